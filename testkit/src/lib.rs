@@ -1,0 +1,1 @@
+//! Test support for squillion (see scripts/test-server.sh).
