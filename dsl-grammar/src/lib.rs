@@ -1,1 +1,17 @@
-//! placeholder
+//! The squillion schema language (`.sqn`): grammar, parser, spanned syntax tree and diagnostics.
+//!
+//! ```
+//! let schema = squillion_grammar::parse("entity Book { title: string @index }").unwrap();
+//! assert_eq!(schema.items.len(), 1);
+//! ```
+#![deny(missing_docs)]
+
+pub mod ast;
+pub mod codes;
+pub mod diagnostic;
+mod parser;
+pub mod span;
+
+pub use diagnostic::{Diagnostic, LocatedDiagnostic, Severity, SourceFile};
+pub use parser::{parse, MAX_NESTING, MAX_SOURCE_BYTES};
+pub use span::{LineIndex, Position, Span};
