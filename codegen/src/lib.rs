@@ -1,1 +1,12 @@
-//! placeholder
+//! squillion's middle and back end: the Model (names resolved, facts checked), the decision engine
+//! that turns it into a Plan, and the emitters that read the Plan.
+//!
+//! Data flows one way: `.sqn` text -> [`squillion_grammar::ast::Schema`] -> [`model::Model`] ->
+//! Plan -> outputs.
+#![deny(missing_docs)]
+
+pub mod codes;
+pub mod model;
+pub mod resolve;
+
+pub use resolve::{load, resolve};

@@ -1,0 +1,1 @@
+//! Stable codes of the semantic diagnostics (documented in `docs/diagnostics.md`).

@@ -1,0 +1,242 @@
+//! Fields and their BSON types.
+
+use serde::Serialize;
+use squillion_grammar::Span;
+
+/// The BSON types a field can have (seed 000's list plus decimal128).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BsonType {
+    /// 64-bit float.
+    Double,
+    /// UTF-8 string.
+    String,
+    /// Binary data.
+    Binary,
+    /// ObjectId.
+    ObjectId,
+    /// Boolean.
+    Bool,
+    /// UTC datetime.
+    Date,
+    /// Null.
+    Null,
+    /// Regular expression.
+    Regex,
+    /// 32-bit integer.
+    Int32,
+    /// Internal timestamp.
+    Timestamp,
+    /// 64-bit integer.
+    Int64,
+    /// 128-bit decimal.
+    Decimal128,
+}
+
+impl BsonType {
+    /// Every BSON type, in the order of the language reference.
+    pub const ALL: [BsonType; 12] = [
+        BsonType::Double,
+        BsonType::String,
+        BsonType::Binary,
+        BsonType::ObjectId,
+        BsonType::Bool,
+        BsonType::Date,
+        BsonType::Null,
+        BsonType::Regex,
+        BsonType::Int32,
+        BsonType::Timestamp,
+        BsonType::Int64,
+        BsonType::Decimal128,
+    ];
+
+    /// The name used in `.sqn` files.
+    pub fn sqn_name(self) -> &'static str {
+        match self {
+            BsonType::Double => "double",
+            BsonType::String => "string",
+            BsonType::Binary => "binary",
+            BsonType::ObjectId => "objectId",
+            BsonType::Bool => "bool",
+            BsonType::Date => "date",
+            BsonType::Null => "null",
+            BsonType::Regex => "regex",
+            BsonType::Int32 => "int32",
+            BsonType::Timestamp => "timestamp",
+            BsonType::Int64 => "int64",
+            BsonType::Decimal128 => "decimal128",
+        }
+    }
+
+    /// The `$jsonSchema` `bsonType` name.
+    pub fn json_schema_name(self) -> &'static str {
+        match self {
+            BsonType::Double => "double",
+            BsonType::String => "string",
+            BsonType::Binary => "binData",
+            BsonType::ObjectId => "objectId",
+            BsonType::Bool => "bool",
+            BsonType::Date => "date",
+            BsonType::Null => "null",
+            BsonType::Regex => "regex",
+            BsonType::Int32 => "int",
+            BsonType::Timestamp => "timestamp",
+            BsonType::Int64 => "long",
+            BsonType::Decimal128 => "decimal",
+        }
+    }
+
+    /// The type named `name` in a `.sqn` file.
+    pub fn from_sqn(name: &str) -> Option<BsonType> {
+        BsonType::ALL.into_iter().find(|t| t.sqn_name() == name)
+    }
+
+    /// Whether values can be summed, compared as numbers.
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            BsonType::Double | BsonType::Int32 | BsonType::Int64 | BsonType::Decimal128
+        )
+    }
+
+    /// Whether values are ordered (usable by `time_range`, `<`, sorting meaningfully).
+    pub fn is_ordered(self) -> bool {
+        self.is_numeric()
+            || matches!(
+                self,
+                BsonType::String | BsonType::Date | BsonType::Timestamp | BsonType::ObjectId
+            )
+    }
+
+    /// Size of the value in BSON, for fixed-size types; `None` for strings, binary, regex.
+    pub fn fixed_size(self) -> Option<u64> {
+        match self {
+            BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => Some(8),
+            BsonType::ObjectId => Some(12),
+            BsonType::Bool => Some(1),
+            BsonType::Null => Some(0),
+            BsonType::Int32 => Some(4),
+            BsonType::Decimal128 => Some(16),
+            BsonType::String | BsonType::Binary | BsonType::Regex => None,
+        }
+    }
+}
+
+/// The type of a field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FieldType {
+    /// A BSON scalar.
+    Scalar {
+        /// The type.
+        bson: BsonType,
+    },
+    /// An embedded value type.
+    Value {
+        /// The value type's name.
+        name: String,
+    },
+    /// An array.
+    Array {
+        /// Element type.
+        elem: Box<FieldType>,
+        /// Elements may be null.
+        elem_optional: bool,
+        /// Declared maximum number of elements.
+        bound: Option<u64>,
+    },
+    /// An object whose keys are data.
+    Map {
+        /// Value type.
+        value: Box<FieldType>,
+    },
+    /// Preallocated int64 counters, `dims` long in each dimension (`[1440]` or `[24, 60]`).
+    Counters {
+        /// Dimensions.
+        dims: Vec<u32>,
+    },
+}
+
+impl FieldType {
+    /// The scalar BSON type, if this is one.
+    pub fn scalar(&self) -> Option<BsonType> {
+        match self {
+            FieldType::Scalar { bson } => Some(*bson),
+            _ => None,
+        }
+    }
+
+    /// The type as written in a `.sqn` file.
+    pub fn sqn(&self) -> String {
+        match self {
+            FieldType::Scalar { bson } => bson.sqn_name().to_owned(),
+            FieldType::Value { name } => name.clone(),
+            FieldType::Array {
+                elem,
+                elem_optional,
+                bound,
+            } => {
+                let q = if *elem_optional { "?" } else { "" };
+                match bound {
+                    Some(b) => format!("[{}{q}; {b}]", elem.sqn()),
+                    None => format!("[{}{q}]", elem.sqn()),
+                }
+            }
+            FieldType::Map { value } => format!("map<{}>", value.sqn()),
+            FieldType::Counters { dims } => {
+                let d: Vec<String> = dims.iter().map(u32::to_string).collect();
+                format!("counters({})", d.join(" x "))
+            }
+        }
+    }
+}
+
+/// Facts declared on a field with attributes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct FieldFacts {
+    /// `@key`: the natural key, stored as `_id`.
+    pub key: bool,
+    /// `@unique`.
+    pub unique: bool,
+    /// `@index`.
+    pub indexed: bool,
+    /// `@ignore_case`: looked up case-insensitively.
+    pub ignore_case: bool,
+    /// `@immutable` (also implied by `@key`).
+    pub immutable: bool,
+    /// `@sensitive`: never shown in samples.
+    pub sensitive: bool,
+    /// `@seldom_read`.
+    pub seldom_read: bool,
+    /// `@payload`: stored, never queried.
+    pub payload: bool,
+    /// `@attributes`: open-ended attributes (a map stored as `[{k, v}]`).
+    pub attributes: bool,
+    /// `@large(size)`: a large value, bytes.
+    pub large_bytes: Option<u64>,
+    /// `@size(size)`: average size of the value, bytes.
+    pub size_bytes: Option<u64>,
+    /// `@updates(rate)`: updates per day.
+    pub updates_per_day: Option<f64>,
+    /// `@expires(duration)`: TTL, seconds.
+    pub expires_after_seconds: Option<u64>,
+}
+
+/// A field of an entity, value type, variant or relationship.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Field {
+    /// The name used in code.
+    pub name: String,
+    /// The name stored in BSON (`@stored`, `_id` for a natural key).
+    pub bson_name: String,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// Its type.
+    pub ty: FieldType,
+    /// May be absent.
+    pub optional: bool,
+    /// Declared facts.
+    pub facts: FieldFacts,
+    /// The field's declaration.
+    pub span: Span,
+}

@@ -1,0 +1,228 @@
+//! The Model: a `.sqn` file with every name resolved and every fact checked.
+//!
+//! The decision engine reads only this. Spans are kept so that its warnings can point into the file.
+
+mod field;
+mod relation;
+mod settings;
+
+use serde::Serialize;
+use squillion_grammar::Span;
+
+pub use field::{BsonType, Field, FieldFacts, FieldType};
+pub use relation::{
+    Cardinality, CardinalityClass, Forced, Layout, Navigate, OrderBy, Page, Relation, RelationEnd,
+    RelationFacts, RelationKind, Show, Side, Subset, Summary, SummaryFn,
+};
+pub use settings::Settings;
+
+/// A validated schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Model {
+    /// Thresholds in force (defaults overridden by the file's `settings`).
+    pub settings: Settings,
+    /// Entities, in declaration order.
+    pub entities: Vec<Entity>,
+    /// Value types, in declaration order.
+    pub values: Vec<ValueType>,
+    /// Relationships, in declaration order.
+    pub relations: Vec<Relation>,
+    /// Declared queries, in declaration order.
+    pub queries: Vec<Query>,
+}
+
+impl Model {
+    /// The entity named `name`.
+    pub fn entity(&self, name: &str) -> Option<&Entity> {
+        self.entities.iter().find(|e| e.name == name)
+    }
+
+    /// The value type named `name`.
+    pub fn value(&self, name: &str) -> Option<&ValueType> {
+        self.values.iter().find(|v| v.name == name)
+    }
+
+    /// The relationships that have `entity` at one of their ends.
+    pub fn relations_of<'a>(&'a self, entity: &'a str) -> impl Iterator<Item = &'a Relation> + 'a {
+        self.relations
+            .iter()
+            .filter(move |r| r.left.entity == entity || r.right.entity == entity)
+    }
+}
+
+/// How documents of an entity are identified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Identity {
+    /// A generated ObjectId in `_id`.
+    ObjectId,
+    /// An immutable natural key stored as `_id` (seed 000: username).
+    Natural {
+        /// The field that holds the key.
+        field: String,
+        /// Its BSON type.
+        bson_type: BsonType,
+    },
+}
+
+/// Entity-level patterns declared with attributes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct EntityPatterns {
+    /// `@tree`: a hierarchy of documents of this entity.
+    pub tree: bool,
+    /// `@queue(priority: f)`: the field that orders jobs.
+    pub queue: Option<String>,
+    /// `@polymorphic(discriminator: "type")`: the discriminator's BSON name.
+    pub polymorphic: Option<String>,
+    /// `@versioned`: document versioning.
+    pub versioned: Option<Versioning>,
+    /// `@schema_version(n)`: the current schema version.
+    pub schema_version: Option<u32>,
+}
+
+/// The document-versioning variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Versioning {
+    /// One current document plus a history collection.
+    CurrentAndHistory,
+    /// Every version in one collection with `valid_from`/`valid_to` (supports future versions).
+    ValidRange,
+}
+
+/// A declared entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entity {
+    /// Its name.
+    pub name: String,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The collection it lives in when it has one.
+    pub collection: String,
+    /// Whether the collection name was given with `@collection`.
+    pub collection_declared: bool,
+    /// How documents are identified.
+    pub identity: Identity,
+    /// Fields common to every document.
+    pub fields: Vec<Field>,
+    /// Variants of a polymorphic entity.
+    pub variants: Vec<Variant>,
+    /// Entity-level patterns.
+    pub patterns: EntityPatterns,
+    /// The declaration's name.
+    pub span: Span,
+}
+
+impl Entity {
+    /// The common field named `name`, or a field of a variant.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields
+            .iter()
+            .chain(self.variants.iter().flat_map(|v| v.fields.iter()))
+            .find(|f| f.name == name)
+    }
+}
+
+/// One variant of a polymorphic entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Variant {
+    /// Its name, also the discriminator's value.
+    pub name: String,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// Its own fields.
+    pub fields: Vec<Field>,
+    /// The declaration's name.
+    pub span: Span,
+}
+
+/// A declared value type (no identity, always embedded).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValueType {
+    /// Its name.
+    pub name: String,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// Its fields.
+    pub fields: Vec<Field>,
+    /// The declaration's name.
+    pub span: Span,
+}
+
+/// A query the application runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Query {
+    /// Its name.
+    pub name: String,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The entity it reads.
+    pub entity: String,
+    /// Conditions, all of which must hold.
+    pub conditions: Vec<Condition>,
+    /// Sort keys.
+    pub sort: Vec<SortKey>,
+    /// `limit N`.
+    pub limit: Option<u64>,
+    /// Executions per second, if given.
+    pub rate_per_second: Option<f64>,
+    /// The declaration's name.
+    pub span: Span,
+}
+
+/// A comparison.
+pub use squillion_grammar::ast::Operator;
+
+/// One condition of a query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    /// The field path as written (`author.name`), resolved.
+    pub path: FieldPath,
+    /// The comparison.
+    pub op: Operator,
+    /// Compared case-insensitively.
+    pub ignore_case: bool,
+    /// The condition in the file.
+    pub span: Span,
+}
+
+/// One sort key of a query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SortKey {
+    /// The field path, resolved.
+    pub path: FieldPath,
+    /// Descending.
+    pub descending: bool,
+    /// The key in the file.
+    pub span: Span,
+}
+
+/// A field path in a query, resolved against the entity and its relations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldPath {
+    /// The segments as written (`["author", "name"]`).
+    pub segments: Vec<String>,
+    /// If the path goes through a relation end of the queried entity, its relation's id and the
+    /// field of the other entity it reaches (`author.name` -> relation `Author.books`, `name`).
+    pub through: Option<Through>,
+    /// The BSON type of the last segment.
+    pub bson_type: Option<BsonType>,
+}
+
+impl FieldPath {
+    /// The path as written, joined by dots.
+    pub fn dotted(&self) -> String {
+        self.segments.join(".")
+    }
+}
+
+/// A query path that crosses a relationship.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Through {
+    /// The relation's id.
+    pub relation: String,
+    /// The entity on the other side.
+    pub entity: String,
+    /// The field of that entity (dotted, for nested value fields).
+    pub field: String,
+}
