@@ -1,0 +1,573 @@
+//! The Plan: every layout decision, collection shape, index and warning, each with its reasons.
+//!
+//! Data only. The decision engine ([`crate::engine`]) writes it; every emitter (Rust code, review
+//! documents, JSON, index and validator scripts) reads it and recomputes nothing. Its JSON form is
+//! versioned ([`Plan::FORMAT_VERSION`]) and described by `docs/plan.schema.json`.
+
+mod rules;
+
+use serde::Serialize;
+
+pub use crate::model::{BsonType, CardinalityClass, Layout, RelationKind, Settings, SummaryFn};
+pub use rules::{citation, RuleCitation, RuleId};
+
+/// The whole design of one schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// Version of this format.
+    pub format_version: u32,
+    /// The source file's name.
+    pub source: String,
+    /// Thresholds in force.
+    pub settings: Settings,
+    /// Every collection, in a stable order (entities in declaration order, then the collections
+    /// that relationships and patterns add).
+    pub collections: Vec<Collection>,
+    /// One decision per declared relationship, in declaration order.
+    pub relationships: Vec<Decision>,
+    /// Anti-pattern warnings and forced-layout warnings, in source order.
+    pub warnings: Vec<Warning>,
+}
+
+impl Plan {
+    /// The version of the JSON format written by this build.
+    pub const FORMAT_VERSION: u32 = 1;
+
+    /// The collection named `name`.
+    pub fn collection(&self, name: &str) -> Option<&Collection> {
+        self.collections.iter().find(|c| c.name == name)
+    }
+
+    /// The decision about relationship `id` (`Entity.field` of its left end).
+    pub fn relationship(&self, id: &str) -> Option<&Decision> {
+        self.relationships.iter().find(|d| d.id == id)
+    }
+
+    /// Whether any warning is an error (a layout that cannot work, e.g. over 16 MB).
+    pub fn has_errors(&self) -> bool {
+        self.warnings.iter().any(|w| w.severity == Severity::Error)
+    }
+}
+
+/// The decision about one relationship.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    /// `Entity.field` of the left end.
+    pub id: String,
+    /// The left end's entity.
+    pub from: String,
+    /// The right end's entity.
+    pub to: String,
+    /// One-to-one, one-to-many or many-to-many.
+    pub kind: RelationKind,
+    /// How many `to` one `from` has, and the reverse, as written (`many(1000)`).
+    pub cardinality: EndCardinalities,
+    /// The entity that owns the relationship (the "one" side of one-to-many).
+    pub parent: String,
+    /// The other entity.
+    pub child: String,
+    /// The chosen layout.
+    pub strategy: Layout,
+    /// The layout was forced with `force`.
+    pub forced: bool,
+    /// Where each side of the relationship is stored.
+    pub placement: Vec<Placement>,
+    /// The rules of thumb and patterns that chose the layout.
+    pub rules: Vec<RuleCitation>,
+    /// One sentence built from the facts.
+    pub because: String,
+    /// The facts the decision used, as sentences.
+    pub facts: Vec<String>,
+    /// Alternatives considered and why each lost.
+    pub rejected: Vec<Rejected>,
+    /// Fields of one side copied into the other (rule 5), each with its fan-out obligation.
+    pub denormalized: Vec<Denormalized>,
+    /// `latest N` children kept in the parent.
+    pub subset: Option<SubsetPlan>,
+    /// Children grouped in bounded bucket documents.
+    pub bucket: Option<BucketPlan>,
+    /// Summaries and top-N lists maintained on write.
+    pub computed: Vec<Computed>,
+    /// Usual children embedded, rare overflow in extra documents.
+    pub outlier: Option<OutlierPlan>,
+    /// Obligations the layout creates for writers, as sentences ("updating Author.name ...").
+    pub obligations: Vec<String>,
+    /// Codes of the plan warnings about this relationship.
+    pub warnings: Vec<String>,
+}
+
+/// The cardinalities of both ends, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndCardinalities {
+    /// How many of `to` one `from` has (`many(1000)`).
+    pub from: String,
+    /// How many of `from` one `to` has (`one`).
+    pub to: String,
+    /// Maximum count on the `from` end in force (`None`: unbounded).
+    pub from_max: Option<u64>,
+    /// Maximum count on the `to` end in force.
+    pub to_max: Option<u64>,
+}
+
+/// How a relationship side is stored in a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// One embedded document.
+    Subdocument,
+    /// An array of embedded documents.
+    ArrayOfSubdocuments,
+    /// One id.
+    Id,
+    /// An array of ids.
+    ArrayOfIds,
+    /// An array of extended references (id plus copied fields).
+    ArrayOfExtendedRefs,
+    /// One extended reference (id plus copied fields).
+    ExtendedRef,
+}
+
+/// Where one side of a relationship lives.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// The entity (or bucket/link document) that holds the field.
+    pub holder: String,
+    /// The collection of the holding document.
+    pub collection: String,
+    /// The field's path in that document.
+    pub path: String,
+    /// What it holds.
+    pub shape: Shape,
+    /// The entity it refers to or embeds.
+    pub target: String,
+    /// Largest number of elements, for arrays.
+    pub max_items: Option<u64>,
+}
+
+/// An alternative layout and why it lost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejected {
+    /// The alternative.
+    pub strategy: Layout,
+    /// Why it lost.
+    pub why: String,
+    /// The rules that ruled it out.
+    pub rules: Vec<RuleId>,
+}
+
+/// A copied field and what keeping it correct costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Denormalized {
+    /// `Entity.field` of the source.
+    pub source: String,
+    /// Collection holding the copies.
+    pub collection: String,
+    /// Path of the copy in that collection's documents.
+    pub copy_path: String,
+    /// Reads per update of the source (rule 5), when known.
+    pub reads_per_update: Option<f64>,
+    /// The update that keeps copies in step when the source changes.
+    pub fan_out: FanOut,
+}
+
+/// The write that propagates a change of a copied field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FanOut {
+    /// Collection to update.
+    pub collection: String,
+    /// Path compared with the source document's id.
+    pub match_path: String,
+    /// Path set to the new value (with `$[elem]` when the copy sits in an array).
+    pub set_path: String,
+    /// An `arrayFilters` condition is needed (the copy sits in an array element).
+    pub array_filter: Option<String>,
+}
+
+/// `latest N` children kept in the parent document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubsetPlan {
+    /// Collection of the parent.
+    pub collection: String,
+    /// Path of the array in the parent.
+    pub path: String,
+    /// How many are kept.
+    pub n: u64,
+    /// Field that orders them.
+    pub sort_by: String,
+    /// Newest (largest) kept.
+    pub descending: bool,
+    /// Fields of the child kept in each copy (empty: all).
+    pub keep: Vec<String>,
+}
+
+/// Children in bounded bucket documents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BucketPlan {
+    /// The bucket collection.
+    pub collection: String,
+    /// Children per bucket.
+    pub size: u64,
+    /// Path of the field referencing the parent.
+    pub parent_path: String,
+    /// Path of the array of children.
+    pub items_path: String,
+    /// Path of the count of children (`count < size` guards the append).
+    pub count_path: String,
+    /// Paths of the first/last values of the time field, for time-range reads.
+    pub time_range: Option<TimeRangePaths>,
+    /// Field that orders the children, for paged reads.
+    pub order_by: Option<String>,
+    /// Why buckets: paged reads, time series, or both.
+    pub purpose: BucketPurpose,
+}
+
+/// What buckets serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BucketPurpose {
+    /// Reading children a page at a time.
+    Pages,
+    /// A time series read by ranges, with summaries.
+    TimeSeries,
+}
+
+/// Bucket fields holding the smallest and largest time of their children.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimeRangePaths {
+    /// The child's time field.
+    pub field: String,
+    /// Smallest value in the bucket.
+    pub start_path: String,
+    /// Largest value in the bucket.
+    pub end_path: String,
+}
+
+/// A value maintained on write.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Computed {
+    /// Collection of the document holding it.
+    pub collection: String,
+    /// Its path.
+    pub path: String,
+    /// What it computes.
+    pub function: ComputedFn,
+    /// The child's field it reads (none for count).
+    pub field: Option<String>,
+}
+
+/// A computed value's function.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "fn", rename_all = "snake_case")]
+pub enum ComputedFn {
+    /// A summary (`$inc` / `$max` / `$min`).
+    Summary {
+        /// count, total, max, min.
+        summary: SummaryFn,
+    },
+    /// The best N children (`$push` `$each` `$sort` `$slice N`).
+    TopN {
+        /// How many.
+        n: u64,
+        /// Field ranking them.
+        sort_by: String,
+        /// Largest first.
+        descending: bool,
+        /// Fields kept.
+        keep: Vec<String>,
+    },
+}
+
+/// Usual children embedded, the rare overflow in extra documents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutlierPlan {
+    /// Collection of the parent.
+    pub collection: String,
+    /// Path of the array in the parent.
+    pub path: String,
+    /// Elements kept in the parent before overflowing.
+    pub embedded_max: u64,
+    /// Path of the flag set on parents that overflowed.
+    pub flag_path: String,
+    /// The collection holding overflow documents.
+    pub overflow_collection: String,
+    /// Typical count declared.
+    pub typical: u64,
+    /// Maximum count in force (`None`: unbounded).
+    pub max: Option<u64>,
+}
+
+/// Why a collection exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CollectionRole {
+    /// The documents of an entity.
+    Entity,
+    /// Buckets of a relationship's children.
+    Bucket {
+        /// The relationship.
+        relation: String,
+    },
+    /// One document per pair of a many-to-many relationship.
+    Link {
+        /// The relationship.
+        relation: String,
+    },
+    /// Overflow documents of an outlier relationship.
+    Overflow {
+        /// The relationship.
+        relation: String,
+    },
+    /// Past versions of a versioned entity.
+    History,
+}
+
+/// A collection and the shape of its documents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Collection {
+    /// Its name.
+    pub name: String,
+    /// The entity whose documents it holds (for buckets, links and overflow: the child entity or
+    /// the relationship's left entity).
+    pub entity: String,
+    /// Why it exists.
+    pub role: CollectionRole,
+    /// Doc comment lines of the entity.
+    pub docs: Vec<String>,
+    /// How documents are identified.
+    pub id: IdPlan,
+    /// The document's fields, `_id` first, in a stable order.
+    pub fields: Vec<PlanField>,
+    /// Secondary indexes (`_id` is implicit).
+    pub indexes: Vec<Index>,
+    /// Estimated sizes of one document.
+    pub size: SizeEstimate,
+    /// Entity-level patterns applied.
+    pub patterns: Vec<PatternUse>,
+    /// Polymorphic variants stored here, with their discriminator.
+    pub variants: Option<Variants>,
+}
+
+impl Collection {
+    /// The top-level field named `name` (BSON name).
+    pub fn field(&self, name: &str) -> Option<&PlanField> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The field at a dotted BSON path.
+    pub fn field_at(&self, path: &str) -> Option<&PlanField> {
+        let mut fields = &self.fields;
+        let mut found = None;
+        for segment in path.split('.') {
+            let f = fields.iter().find(|f| f.name == segment)?;
+            fields = &f.children;
+            found = Some(f);
+        }
+        found
+    }
+}
+
+/// How `_id` is made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IdPlan {
+    /// Its BSON type.
+    pub bson_type: BsonType,
+    /// The natural key it holds, if any (seed 000: username).
+    pub natural_key: Option<String>,
+}
+
+/// Polymorphic variants sharing a collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Variants {
+    /// BSON name of the discriminator field.
+    pub discriminator: String,
+    /// The variants' names (discriminator values), in declaration order.
+    pub names: Vec<String>,
+}
+
+/// The kind of a planned field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldKind {
+    /// A declared scalar (or array/map of scalars).
+    Scalar,
+    /// An embedded document or array of them (value type or embedded entity).
+    Embedded,
+    /// An id of another document.
+    Ref,
+    /// An array of ids or extended references.
+    RefArray,
+    /// A copy of another entity's field.
+    Denormalized,
+    /// A value maintained on write (summary, top-N, count, flag).
+    Computed,
+    /// A field added by a pattern (discriminator, ancestors, schema version...).
+    Pattern,
+}
+
+/// A field of a planned document. Embedded documents and arrays of them carry `children`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanField {
+    /// Its BSON name at this level.
+    pub name: String,
+    /// Dotted path from the document root (array levels are not written, as in MongoDB queries).
+    pub path: String,
+    /// The name used in code.
+    pub code_name: String,
+    /// What it is.
+    pub kind: FieldKind,
+    /// The BSON type of the value (`object` for documents; for arrays, the element's type).
+    pub bson_type: String,
+    /// Arrays: nesting depth (1 for `[T]`, 2 for `[[T]]`).
+    pub array_depth: u8,
+    /// Arrays: largest number of elements (outermost level).
+    pub max_items: Option<u64>,
+    /// Inner dimensions of nested arrays (counters 24 x 60: `[60]`).
+    pub inner_dims: Vec<u64>,
+    /// A map whose keys are data.
+    pub map: bool,
+    /// May be absent.
+    pub optional: bool,
+    /// Name of the embedded type (value type, embedded entity, or generated reference type).
+    pub type_name: Option<String>,
+    /// Fields of the embedded document (or of each element / map value).
+    pub children: Vec<PlanField>,
+    /// The embedded document repeats an enclosing type (trees of replies).
+    pub recursive: bool,
+    /// For refs and copies: `Entity` referenced, or `Entity.field` copied.
+    pub source: Option<String>,
+    /// The relationship that placed it.
+    pub relation: Option<String>,
+    /// Only in documents of this variant.
+    pub variant: Option<String>,
+    /// Facts that matter downstream.
+    pub flags: FieldFlags,
+    /// Doc comment lines (the declaration's, or the decision's for relationship fields).
+    pub docs: Vec<String>,
+    /// Estimated size in a document, average and worst case.
+    pub size: SizeEstimate,
+}
+
+/// Field facts emitters need.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct FieldFlags {
+    /// Never shown in samples.
+    pub sensitive: bool,
+    /// Stored, never queried.
+    pub payload: bool,
+    /// Never changes.
+    pub immutable: bool,
+    /// Large value.
+    pub large: bool,
+    /// Seldom read.
+    pub seldom_read: bool,
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Index {
+    /// Stable name (MongoDB's default form: `field_1_other_-1`).
+    pub name: String,
+    /// Keys in order, with direction (1 or -1).
+    pub keys: Vec<IndexKey>,
+    /// Unique.
+    pub unique: bool,
+    /// Sparse (skips documents without the field).
+    pub sparse: bool,
+    /// Partial filter expression, as JSON.
+    pub partial_filter: Option<serde_json::Value>,
+    /// Collation (case-insensitive lookups use strength 2).
+    pub collation: Option<IndexCollation>,
+    /// TTL in seconds.
+    pub expire_after_seconds: Option<u64>,
+    /// Indexes an array (multikey).
+    pub multikey: bool,
+    /// Why it exists: the queries and rules it serves.
+    pub reasons: Vec<String>,
+}
+
+/// One index key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexKey {
+    /// Dotted path.
+    pub path: String,
+    /// 1 or -1.
+    pub direction: i32,
+}
+
+/// An index collation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexCollation {
+    /// Locale, e.g. `en`.
+    pub locale: String,
+    /// Strength (2: case-insensitive).
+    pub strength: u8,
+}
+
+/// Estimated BSON sizes, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SizeEstimate {
+    /// Average.
+    pub average: u64,
+    /// Worst case (`None`: unbounded).
+    pub worst: Option<u64>,
+}
+
+/// An entity-level pattern applied to a collection.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PatternUse {
+    /// tree, queue, polymorphic, attributes, document_versioning, schema_versioning, histogram,
+    /// payload.
+    pub name: String,
+    /// What it adds, as a sentence.
+    pub detail: String,
+    /// Rule or seed citation.
+    pub rule: RuleCitation,
+}
+
+/// How serious a plan warning is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The layout cannot work as planned (unless forced).
+    Error,
+    /// Deserves attention.
+    Warning,
+    /// A change the engine made that the reader should know (a collation index added).
+    Info,
+}
+
+/// An anti-pattern or rule warning.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    /// Stable code (`W1xx`).
+    pub code: String,
+    /// Seriousness.
+    pub severity: Severity,
+    /// The rule of thumb or source it comes from.
+    pub rule: RuleCitation,
+    /// What is wrong, with the numbers.
+    pub message: String,
+    /// How to fix it, where known.
+    pub help: Option<String>,
+    /// Where in the `.sqn` file.
+    pub position: SourcePosition,
+    /// The collection concerned, if any.
+    pub collection: Option<String>,
+    /// The relationship concerned, if any.
+    pub relation: Option<String>,
+}
+
+/// A place in the source file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourcePosition {
+    /// The file's name.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// Byte offsets.
+    pub start: usize,
+    /// End byte offset.
+    pub end: usize,
+}
