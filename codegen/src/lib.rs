@@ -7,6 +7,7 @@
 
 pub mod codes;
 pub mod model;
+pub mod engine;
 pub mod plan;
 pub mod resolve;
 
