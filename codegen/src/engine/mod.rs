@@ -1,21 +1,185 @@
 //! The decision engine: Model -> Plan.
 //!
-//! One module per rule family. Every decision records the rules it applied, the facts it used and
-//! the alternatives it rejected.
+//! One module per rule family: [`relation`] chooses each relationship's layout with the six rules
+//! of thumb, `placement` decides where each side is stored, `denormalize` applies rule 5,
+//! `collections` shapes every document, `indexes` derives indexes from facts and queries, `size`
+//! estimates document sizes and `warnings` reports anti-patterns. Every decision records the
+//! rules it applied, the facts it used and the alternatives it rejected.
+
+mod collections;
+mod context;
+mod denormalize;
+mod fields;
+mod indexes;
+mod placement;
+mod relation;
+mod size;
+mod warnings;
+
+use std::collections::BTreeSet;
 
 use squillion_grammar::SourceFile;
 
-use crate::model::Model;
-use crate::plan::Plan;
+use crate::model::{Layout, Model};
+use crate::plan::{Decision, EndCardinalities, Plan, RuleId, Shape};
+
+pub use warnings::codes;
 
 /// Decides the layout of every relationship and the shape of every collection.
+///
+/// Total on any valid [`Model`]: it never panics, and the same model gives the same plan.
 pub fn plan(model: &Model, source: &SourceFile) -> Plan {
+    let ctx = context::Ctx::new(model, source);
+    let mut decisions = Vec::new();
+    let mut layouts = Vec::new();
+    let mut declined = Vec::new();
+    for rel in &model.relations {
+        let choice = relation::decide(&ctx, rel);
+        let mut lay = placement::place(&ctx, rel, &choice);
+        let copies = denormalize::copies(&ctx, rel, &choice, &mut lay);
+        let parent = rel.end(choice.parent).entity.clone();
+        let child = match choice.parent {
+            crate::model::Side::Left => rel.right.entity.clone(),
+            crate::model::Side::Right => rel.left.entity.clone(),
+        };
+        let mut rules: Vec<RuleId> = Vec::new();
+        let mut add_rule = |r: RuleId| {
+            if !rules.contains(&r) {
+                rules.push(r);
+            }
+        };
+        choice.rules.iter().copied().for_each(&mut add_rule);
+        copies.rules.iter().copied().for_each(&mut add_rule);
+        if lay.subset.is_some() {
+            add_rule(RuleId::Subset);
+        }
+        if !lay.computed.is_empty() {
+            add_rule(RuleId::Computed);
+        }
+        let mut because = choice.because.clone();
+        if !copies.denormalized.is_empty() {
+            let sources: BTreeSet<&str> = copies
+                .denormalized
+                .iter()
+                .map(|d| d.source.as_str())
+                .collect();
+            because.push_str(&format!(
+                ". Copies of {} travel with the references (rule 5: read far more often than updated)",
+                sources.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(s) = &lay.subset {
+            because.push_str(&format!(
+                ". The {} also keeps its latest {} {} (subset pattern)",
+                parent,
+                context::count(s.n),
+                child
+            ));
+        }
+        let mut facts = choice.facts.clone();
+        facts.extend(copies.facts.iter().cloned());
+        let mut rejected = choice.rejected.clone();
+        rejected.extend(denormalize::rejected(&copies.declined));
+        let s = &model.settings;
+        decisions.push(Decision {
+            id: rel.id.clone(),
+            from: rel.left.entity.clone(),
+            to: rel.right.entity.clone(),
+            kind: rel.kind,
+            cardinality: EndCardinalities {
+                from: rel.left.cardinality.describe(),
+                to: rel.right.cardinality.describe(),
+                from_max: rel.left.cardinality.max(s),
+                to_max: rel.right.cardinality.max(s),
+            },
+            parent,
+            child,
+            strategy: choice.strategy,
+            forced: choice.forced,
+            placement: lay.placement.clone(),
+            rules: rules.into_iter().map(crate::plan::citation).collect(),
+            because,
+            facts,
+            rejected,
+            denormalized: copies.denormalized,
+            subset: lay.subset.clone(),
+            bucket: lay.bucket.clone(),
+            computed: lay.computed.clone(),
+            outlier: lay.outlier.clone(),
+            obligations: lay.obligations.clone(),
+            warnings: Vec::new(),
+        });
+        declined.extend(
+            copies
+                .declined
+                .into_iter()
+                .map(|d| (rel.id.clone(), rel.span, d)),
+        );
+        layouts.push((rel, lay));
+    }
+
+    let mut embedded = BTreeSet::new();
+    let mut referenced = BTreeSet::new();
+    for d in &decisions {
+        if matches!(d.strategy, Layout::Embed | Layout::Bucket) {
+            embedded.insert(d.child.clone());
+        }
+        for p in &d.placement {
+            if matches!(
+                p.shape,
+                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
+            ) {
+                referenced.insert(p.target.clone());
+            }
+        }
+    }
+    let placements = collections::Placements {
+        placed: layouts
+            .iter()
+            .flat_map(|(rel, lay)| lay.placed.iter().map(move |p| (p, rel.span)))
+            .collect(),
+        extra: layouts
+            .iter()
+            .flat_map(|(rel, lay)| lay.extra.iter().map(move |x| (x, rel.span)))
+            .collect(),
+        embedded,
+        referenced,
+    };
+    let mut spans = collections::SpanIndex::new();
+    let mut collections = collections::build(&ctx, &placements, &mut spans);
+    let joins = indexes::plan(&ctx, &mut collections, &decisions);
+    size::estimate(&mut collections);
+
+    let mut emit = warnings::Emit {
+        ctx: &ctx,
+        out: context::Warnings::default(),
+    };
+    for ((rel, _), d) in layouts.iter().zip(&decisions) {
+        warnings::forced(&mut emit, rel, d);
+    }
+    warnings::collections(&mut emit, &collections, &decisions, &spans);
+    warnings::queries(&mut emit, &joins, &declined);
+    let mut list = emit.out.list;
+    list.sort_by(|a, b| {
+        (a.0.start, &a.1.code, &a.1.message).cmp(&(b.0.start, &b.1.code, &b.1.message))
+    });
+    list.dedup_by(|a, b| a.1 == b.1);
+    let warnings: Vec<_> = list.into_iter().map(|(_, w)| w).collect();
+    for d in &mut decisions {
+        d.warnings = warnings
+            .iter()
+            .filter(|w| w.relation.as_deref() == Some(d.id.as_str()))
+            .map(|w| w.code.clone())
+            .collect();
+        d.warnings.dedup();
+    }
+
     Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),
         settings: model.settings.clone(),
-        collections: Vec::new(),
-        relationships: Vec::new(),
-        warnings: Vec::new(),
+        collections,
+        relationships: decisions,
+        warnings,
     }
 }

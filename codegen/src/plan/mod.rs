@@ -144,11 +144,11 @@ pub struct Placement {
     pub max_items: Option<u64>,
 }
 
-/// An alternative layout and why it lost.
+/// An alternative and why it lost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rejected {
-    /// The alternative.
-    pub strategy: Layout,
+    /// The alternative: a layout's name (`embed`, `two_way`...) or a modifier (`denormalized`).
+    pub strategy: String,
     /// Why it lost.
     pub why: String,
     /// The rules that ruled it out.
@@ -460,6 +460,14 @@ pub struct FieldFlags {
     pub large: bool,
     /// Seldom read.
     pub seldom_read: bool,
+    /// Declared unique.
+    pub unique: bool,
+    /// Declared indexed.
+    pub indexed: bool,
+    /// Looked up case-insensitively.
+    pub ignore_case: bool,
+    /// TTL in seconds (a date field whose documents expire).
+    pub expire_after_seconds: Option<u64>,
 }
 
 /// A secondary index.

@@ -1,0 +1,582 @@
+//! Indexes: from declared field facts, relationship layouts, patterns and declared queries.
+//!
+//! Query indexes follow equality, sort, range. One compound index serves its prefixes, so an index
+//! whose keys are a prefix of another's (with the same options) is folded into it.
+
+use crate::model::{Layout, Navigate, Operator, Query, Versioning};
+use crate::plan::{
+    Collection, CollectionRole, Decision, Index, IndexCollation, IndexKey, PlanField,
+};
+
+use super::context::Ctx;
+
+/// An index wanted on a collection, before folding.
+struct Want {
+    collection: String,
+    index: Index,
+}
+
+fn index(keys: &[(&str, i32)], reason: impl Into<String>) -> Index {
+    Index {
+        name: String::new(),
+        keys: keys
+            .iter()
+            .map(|(p, d)| IndexKey {
+                path: (*p).to_owned(),
+                direction: *d,
+            })
+            .collect(),
+        unique: false,
+        sparse: false,
+        partial_filter: None,
+        collation: None,
+        expire_after_seconds: None,
+        multikey: false,
+        reasons: vec![reason.into()],
+    }
+}
+
+fn case_insensitive() -> IndexCollation {
+    IndexCollation {
+        locale: "en".to_owned(),
+        strength: 2,
+    }
+}
+
+/// Adds every index to `collections`. Returns, for warnings, the queries that could not be served
+/// by an index in their own collection (they join in the application).
+pub(crate) fn plan(
+    ctx: &Ctx<'_>,
+    collections: &mut [Collection],
+    decisions: &[Decision],
+) -> Vec<(String, String)> {
+    let mut wants = Vec::new();
+    for c in collections.iter() {
+        declared(c, &c.fields, &mut wants);
+        patterns(ctx, c, &mut wants);
+    }
+    for d in decisions {
+        relationship(ctx, d, collections, &mut wants);
+    }
+    let mut joins = Vec::new();
+    for q in &ctx.model.queries {
+        query(ctx, q, collections, decisions, &mut wants, &mut joins);
+    }
+    for c in collections.iter_mut() {
+        let mine: Vec<Index> = wants
+            .iter()
+            .filter(|w| w.collection == c.name)
+            .map(|w| w.index.clone())
+            .collect();
+        c.indexes = fold(mine);
+        for i in &mut c.indexes {
+            i.multikey = i.keys.iter().any(|k| through_array(&c.fields, &k.path));
+            i.name = name(i);
+        }
+        dedupe_names(&mut c.indexes);
+    }
+    joins
+}
+
+fn declared(c: &Collection, fields: &[PlanField], out: &mut Vec<Want>) {
+    for f in fields {
+        if f.name == "_id" && f.path == "_id" {
+            continue;
+        }
+        let flags = &f.flags;
+        if flags.unique || flags.indexed {
+            let mut i = index(
+                &[(&f.path, 1)],
+                format!(
+                    "{} `{}` is declared {}",
+                    if f.variant.is_some() {
+                        "variant field"
+                    } else {
+                        "field"
+                    },
+                    f.path,
+                    if flags.unique { "@unique" } else { "@index" }
+                ),
+            );
+            i.unique = flags.unique && !path_in_array(&c.fields, &f.path);
+            i.sparse = f.variant.is_some() || (flags.unique && f.optional);
+            if flags.ignore_case && f.bson_type == "string" {
+                i.collation = Some(case_insensitive());
+                i.reasons.push(format!(
+                    "`{}` is looked up case-insensitively: collation strength 2",
+                    f.path
+                ));
+            }
+            out.push(Want {
+                collection: c.name.clone(),
+                index: i,
+            });
+        }
+        if let Some(ttl) = flags.expire_after_seconds {
+            let mut i = index(
+                &[(&f.path, 1)],
+                format!("documents expire {ttl} s after `{}` (TTL)", f.path),
+            );
+            i.expire_after_seconds = Some(ttl);
+            out.push(Want {
+                collection: c.name.clone(),
+                index: i,
+            });
+        }
+        declared(c, &f.children, out);
+    }
+}
+
+fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
+    let mut add = |keys: &[(&str, i32)], reason: &str| {
+        out.push(Want {
+            collection: c.name.clone(),
+            index: index(keys, reason),
+        })
+    };
+    match &c.role {
+        CollectionRole::History => {
+            add(
+                &[("document_id", 1), ("version", -1)],
+                "document versioning: a document's history, newest first",
+            );
+            return;
+        }
+        CollectionRole::Entity => {}
+        _ => return,
+    }
+    let Some(entity) = ctx.entity(&c.entity) else {
+        return;
+    };
+    let p = &entity.patterns;
+    if p.tree {
+        add(&[("parent", 1)], "tree: children of a node");
+        add(
+            &[("ancestors", 1)],
+            "tree: descendants of a node (multikey on ancestors)",
+        );
+    }
+    if let Some(priority) = &p.queue {
+        let path = entity
+            .field(priority)
+            .map(|f| f.bson_name.clone())
+            .unwrap_or_else(|| priority.clone());
+        add(
+            &[("in_progress", 1), (&path, -1)],
+            "queue: claim the next job (find-and-modify on in_progress, highest priority first)",
+        );
+    }
+    if p.versioned == Some(Versioning::ValidRange) {
+        add(
+            &[("document_id", 1), ("valid_to", 1), ("valid_from", -1)],
+            "document versioning: the version current at a time (valid_to first: fewer future entries, seed 002)",
+        );
+    }
+    for f in &c.fields {
+        if f.kind == crate::plan::FieldKind::Pattern
+            && f.array_depth == 1
+            && f.children.len() == 2
+            && f.children[0].name == "k"
+        {
+            let k = format!("{}.k", f.path);
+            let v = format!("{}.v", f.path);
+            add(
+                &[(&k, 1), (&v, 1)],
+                "attribute pattern: any attribute by name and value",
+            );
+        }
+    }
+}
+
+fn relationship(ctx: &Ctx<'_>, d: &Decision, collections: &[Collection], out: &mut Vec<Want>) {
+    let Some(rel) = ctx.model.relations.iter().find(|r| r.id == d.id) else {
+        return;
+    };
+    let mut add = |collection: &str, keys: Vec<(String, i32)>, reason: String, unique: bool| {
+        if !collections.iter().any(|c| c.name == collection) {
+            return;
+        }
+        let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
+        let mut i = index(&k, reason);
+        i.unique = unique;
+        out.push(Want {
+            collection: collection.to_owned(),
+            index: i,
+        });
+    };
+    let id_path = |collection: &str, path: &str| -> String {
+        let extended = collections
+            .iter()
+            .find(|c| c.name == collection)
+            .and_then(|c| c.field_at(path))
+            .is_some_and(|f| f.bson_type == "object");
+        if extended {
+            format!("{path}.id")
+        } else {
+            path.to_owned()
+        }
+    };
+    let order = rel
+        .facts
+        .page
+        .as_ref()
+        .and_then(|p| p.by.clone())
+        .or_else(|| rel.facts.latest.as_ref().map(|l| l.by.clone()))
+        .map(|b| (b.field, if b.descending { -1 } else { 1 }))
+        .or_else(|| rel.facts.time_range.clone().map(|f| (f, 1)));
+    for p in &d.placement {
+        let is_child_id =
+            p.shape == crate::plan::Shape::Id || p.shape == crate::plan::Shape::ExtendedRef;
+        match d.strategy {
+            Layout::ChildRef | Layout::TwoWay if is_child_id && p.holder == d.child => {
+                let path = id_path(&p.collection, &p.path);
+                let mut keys = vec![(path.clone(), 1)];
+                if let Some((field, dir)) = &order {
+                    let bson = ctx
+                        .entity(&d.child)
+                        .and_then(|e| e.field(field))
+                        .map(|f| f.bson_name.clone())
+                        .unwrap_or_else(|| field.clone());
+                    keys.push((bson, *dir));
+                }
+                let unique = d.kind == crate::model::RelationKind::OneToOne;
+                add(
+                    &p.collection,
+                    keys,
+                    format!(
+                        "{} ({}): a {}'s {} through `{path}`",
+                        d.strategy.as_str(),
+                        d.id,
+                        d.parent,
+                        d.child
+                    ),
+                    unique,
+                );
+            }
+            Layout::OneWay if !is_child_id => {
+                let path = id_path(&p.collection, &p.path);
+                add(
+                    &p.collection,
+                    vec![(path.clone(), 1)],
+                    format!(
+                        "one_way ({}): the other direction, through the multikey index on `{path}`",
+                        d.id
+                    ),
+                    false,
+                );
+            }
+            Layout::ParentRefs
+                if !is_child_id && matches!(rel.facts.navigate, Navigate::Both)
+                    || matches!(&rel.facts.navigate, Navigate::Entity(e) if *e == d.child) =>
+            {
+                if d.strategy == Layout::ParentRefs && !is_child_id {
+                    let path = id_path(&p.collection, &p.path);
+                    add(
+                        &p.collection,
+                        vec![(path.clone(), 1)],
+                        format!(
+                            "parent_refs ({}): a {}'s {} through the multikey index on `{path}`",
+                            d.id, d.child, d.parent
+                        ),
+                        false,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(b) = &d.bucket {
+        let parent = id_path(&b.collection, &b.parent_path);
+        add(
+            &b.collection,
+            vec![(parent.clone(), 1), (b.count_path.clone(), 1)],
+            format!(
+                "bucket ({}): the append upsert finds the open bucket by {{{parent}, count < {}}}",
+                d.id, b.size
+            ),
+            false,
+        );
+        if let Some(t) = &b.time_range {
+            add(
+                &b.collection,
+                vec![(parent.clone(), 1), (t.start_path.clone(), 1)],
+                format!("bucket ({}): reads by time range", d.id),
+                false,
+            );
+        } else {
+            add(
+                &b.collection,
+                vec![(parent.clone(), 1), ("_id".to_owned(), 1)],
+                format!(
+                    "bucket ({}): page k of a parent (buckets in creation order)",
+                    d.id
+                ),
+                false,
+            );
+        }
+    }
+    if d.strategy == Layout::LinkCollection {
+        let (lk, rk) = super::placement::link_keys(rel);
+        if let Some(link) = d.placement.first().map(|p| p.collection.clone()) {
+            add(&link, vec![(lk.clone(), 1), (rk.clone(), 1)], format!("link_collection ({}): one document per pair (links are idempotent), {}'s partners", d.id, rel.left.entity), true);
+            add(
+                &link,
+                vec![(rk, 1), (lk, 1)],
+                format!(
+                    "link_collection ({}): {}'s partners",
+                    d.id, rel.right.entity
+                ),
+                false,
+            );
+        }
+    }
+    if let Some(o) = &d.outlier {
+        let key = super::context::snake(&d.parent);
+        add(
+            &o.overflow_collection,
+            vec![(key, 1)],
+            format!(
+                "outlier ({}): overflow documents of a flagged {}",
+                d.id, d.parent
+            ),
+            false,
+        );
+    }
+}
+
+/// Resolves a query path (code names) to a BSON path in `c`, with the field found.
+fn bson_path<'a>(c: &'a Collection, segments: &[String]) -> Option<(String, &'a PlanField)> {
+    let mut fields = &c.fields;
+    let mut path = Vec::new();
+    let mut found = None;
+    for s in segments {
+        let f = fields
+            .iter()
+            .find(|f| &f.code_name == s || (f.name == "_id" && (s == "_id" || s == "id")))?;
+        path.push(f.name.clone());
+        fields = &f.children;
+        found = Some(f);
+    }
+    found.map(|f| (path.join("."), f))
+}
+
+fn query(
+    ctx: &Ctx<'_>,
+    q: &Query,
+    collections: &[Collection],
+    decisions: &[Decision],
+    out: &mut Vec<Want>,
+    joins: &mut Vec<(String, String)>,
+) {
+    let Some(entity) = ctx.entity(&q.entity) else {
+        return;
+    };
+    let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+        return;
+    };
+    let mut eq = Vec::new();
+    let mut range = Vec::new();
+    let mut ignore_case = false;
+    let mut sparse = false;
+    let rate = q
+        .rate_per_second
+        .map(|r| {
+            format!(
+                ", {}/s",
+                if r >= 1.0 {
+                    format!("{r:.0}")
+                } else {
+                    format!("{r:.3}")
+                }
+            )
+        })
+        .unwrap_or_default();
+    for cond in &q.conditions {
+        let resolved = match &cond.path.through {
+            None => bson_path(c, &cond.path.segments),
+            Some(t) => {
+                // Embedded, or copied into this collection: the path exists here.
+                let copy = decisions
+                    .iter()
+                    .filter(|d| d.id == t.relation)
+                    .flat_map(|d| d.denormalized.iter())
+                    .find(|x| {
+                        x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field)
+                    });
+                match copy {
+                    Some(x) => c.field_at(&x.copy_path).map(|f| (x.copy_path.clone(), f)),
+                    None => bson_path(c, &cond.path.segments),
+                }
+            }
+        };
+        let Some((path, field)) = resolved else {
+            if let Some(t) = &cond.path.through {
+                joins.push((q.name.clone(), format!("{}.{}", t.entity, t.field)));
+                // The application joins: index the target field in its own collection.
+                if let Some(target) = ctx.entity(&t.entity) {
+                    let mut i = index(
+                        &[(&t.field, 1)],
+                        format!(
+                            "query `{}` joins through {}: first step",
+                            q.name, t.relation
+                        ),
+                    );
+                    if cond.ignore_case {
+                        i.collation = Some(case_insensitive());
+                    }
+                    out.push(Want {
+                        collection: target.collection.clone(),
+                        index: i,
+                    });
+                }
+            }
+            continue;
+        };
+        sparse |= field.variant.is_some();
+        ignore_case |= cond.ignore_case;
+        match cond.op {
+            Operator::Eq | Operator::In => eq.push((path, 1)),
+            _ => range.push((path, 1)),
+        }
+    }
+    let mut sort = Vec::new();
+    for key in &q.sort {
+        let resolved = match &key.path.through {
+            None => bson_path(c, &key.path.segments),
+            Some(t) => decisions
+                .iter()
+                .flat_map(|d| d.denormalized.iter())
+                .find(|x| x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field))
+                .and_then(|x| c.field_at(&x.copy_path).map(|f| (x.copy_path.clone(), f))),
+        };
+        if let Some((path, _)) = resolved {
+            sort.push((path, if key.descending { -1 } else { 1 }));
+        }
+    }
+    let mut keys: Vec<(String, i32)> = Vec::new();
+    for k in eq.into_iter().chain(sort).chain(range) {
+        if !keys.iter().any(|(p, _)| *p == k.0) {
+            keys.push(k);
+        }
+    }
+    if keys.is_empty() || (keys.len() == 1 && keys[0].0 == "_id") {
+        return;
+    }
+    let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
+    let mut i = index(
+        &k,
+        format!("query `{}`{rate} (equality, then sort, then range)", q.name),
+    );
+    i.sparse = sparse;
+    if ignore_case {
+        i.collation = Some(case_insensitive());
+    }
+    out.push(Want {
+        collection: c.name.clone(),
+        index: i,
+    });
+}
+
+/// Folds indexes served by another: identical keys, or a prefix with the same options.
+fn fold(mut wants: Vec<Index>) -> Vec<Index> {
+    let mut out: Vec<Index> = Vec::new();
+    // Longer indexes first, so prefixes find the index that serves them.
+    let mut order: Vec<usize> = (0..wants.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(wants[i].keys.len()));
+    let mut kept: Vec<usize> = Vec::new();
+    for i in order {
+        let candidate = wants[i].clone();
+        let host = kept
+            .iter()
+            .copied()
+            .find(|&k| serves(&wants[k], &candidate));
+        match host {
+            Some(k) => {
+                let reasons = candidate.reasons.clone();
+                let host = &mut wants[k];
+                if host.keys == candidate.keys {
+                    host.unique |= candidate.unique;
+                }
+                for r in reasons {
+                    if !host.reasons.contains(&r) {
+                        host.reasons.push(r);
+                    }
+                }
+            }
+            None => kept.push(i),
+        }
+    }
+    kept.sort_unstable();
+    for k in kept {
+        out.push(wants[k].clone());
+    }
+    out
+}
+
+/// Whether `host` serves every query `wanted` serves.
+fn serves(host: &Index, wanted: &Index) -> bool {
+    let prefix =
+        wanted.keys.len() <= host.keys.len() && host.keys[..wanted.keys.len()] == wanted.keys[..];
+    if !prefix
+        || host.collation != wanted.collation
+        || host.sparse != wanted.sparse
+        || host.partial_filter != wanted.partial_filter
+    {
+        return false;
+    }
+    if host.expire_after_seconds.is_some() || wanted.expire_after_seconds.is_some() {
+        return host.keys == wanted.keys
+            && host.expire_after_seconds == wanted.expire_after_seconds;
+    }
+    if wanted.unique {
+        return host.keys == wanted.keys;
+    }
+    !host.unique || host.keys == wanted.keys
+}
+
+fn name(i: &Index) -> String {
+    let keys: Vec<String> = i
+        .keys
+        .iter()
+        .map(|k| format!("{}_{}", k.path, k.direction))
+        .collect();
+    keys.join("_")
+}
+
+fn dedupe_names(indexes: &mut [Index]) {
+    for i in 0..indexes.len() {
+        let mut suffix = 1;
+        while indexes[..i].iter().any(|o| o.name == indexes[i].name) {
+            suffix += 1;
+            let base = name(&indexes[i]);
+            let tag = if indexes[i].collation.is_some() {
+                "ci"
+            } else {
+                "alt"
+            };
+            indexes[i].name = if suffix == 2 {
+                format!("{base}_{tag}")
+            } else {
+                format!("{base}_{tag}{suffix}")
+            };
+        }
+    }
+}
+
+fn through_array(fields: &[PlanField], path: &str) -> bool {
+    let mut fields = fields;
+    for segment in path.split('.') {
+        let Some(f) = fields.iter().find(|f| f.name == segment) else {
+            return false;
+        };
+        if f.array_depth > 0 || f.map {
+            return true;
+        }
+        fields = &f.children;
+    }
+    false
+}
+
+fn path_in_array(fields: &[PlanField], path: &str) -> bool {
+    through_array(fields, path)
+}

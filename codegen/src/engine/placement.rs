@@ -1,0 +1,764 @@
+//! From a [`Choice`] to where things live: the fields each document gets, the collections a
+//! relationship adds (buckets, links, overflow), and the modifiers (subset, computed, outlier).
+
+use crate::model::{Layout, Relation, RelationEnd, RelationKind, Side, SummaryFn};
+use crate::plan::{
+    BucketPlan, BucketPurpose, CollectionRole, Computed, ComputedFn, FieldKind, OutlierPlan,
+    Placement, PlanField, Shape, SubsetPlan, TimeRangePaths,
+};
+
+use super::context::{count, snake, Ctx};
+use super::fields::{new_field, reference};
+use super::relation::Choice;
+
+/// Whose documents a placed field goes into.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Holder {
+    /// Every document of this entity (wherever it is stored, even embedded).
+    Entity(String),
+    /// Documents of a collection a relationship adds.
+    Collection(String),
+}
+
+/// A field placed by a relationship.
+pub(crate) struct Placed {
+    pub holder: Holder,
+    pub field: PlanField,
+    /// Fill the field's children with this entity's document (embedding).
+    pub embed_entity: Option<String>,
+}
+
+/// A collection a relationship adds.
+pub(crate) struct ExtraCollection {
+    pub name: String,
+    pub entity: String,
+    pub role: CollectionRole,
+    pub docs: Vec<String>,
+    pub parent: String,
+    pub fields: Vec<PlanField>,
+    pub embed_items: Option<(String, String)>,
+}
+
+/// Everything placement decides for one relationship.
+pub(crate) struct Layouted {
+    pub placement: Vec<Placement>,
+    pub placed: Vec<Placed>,
+    pub extra: Vec<ExtraCollection>,
+    pub subset: Option<SubsetPlan>,
+    pub bucket: Option<BucketPlan>,
+    pub computed: Vec<Computed>,
+    pub outlier: Option<OutlierPlan>,
+    pub obligations: Vec<String>,
+    /// The id reference to the parent stored in children (child_ref, two_way, bucket), and its
+    /// holder: where copies of parent fields go.
+    pub child_ref: Option<(Holder, String)>,
+    /// The id array in the parent (parent_refs, two_way, one_way).
+    pub parent_array: Option<(Holder, String)>,
+}
+
+fn collection_of(ctx: &Ctx<'_>, entity: &str) -> String {
+    ctx.entity(entity)
+        .map(|e| e.collection.clone())
+        .unwrap_or_else(|| snake(entity))
+}
+
+pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted {
+    let s = ctx.settings;
+    let parent = rel.end(choice.parent);
+    let child = match choice.parent {
+        Side::Left => &rel.right,
+        Side::Right => &rel.left,
+    };
+    let p_coll = collection_of(ctx, &parent.entity);
+    let c_coll = collection_of(ctx, &child.entity);
+    let n_max = parent.cardinality.max(s);
+    let mut out = Layouted {
+        placement: Vec::new(),
+        placed: Vec::new(),
+        extra: Vec::new(),
+        subset: None,
+        bucket: None,
+        computed: Vec::new(),
+        outlier: None,
+        obligations: Vec::new(),
+        child_ref: None,
+        parent_array: None,
+    };
+    let rel_doc = format!(
+        "{} ({}): {}",
+        choice.strategy.as_str(),
+        rel.id,
+        choice.because
+    );
+    let holder_p = Holder::Entity(parent.entity.clone());
+    let holder_c = Holder::Entity(child.entity.clone());
+
+    match choice.strategy {
+        Layout::Embed => {
+            let one = rel.kind == RelationKind::OneToOne;
+            let cap = choice.outlier_cap.or(n_max);
+            let mut f = new_field("", &parent.field, FieldKind::Embedded, "object");
+            f.type_name = Some(child.entity.clone());
+            if !one {
+                f.array_depth = 1;
+                f.max_items = cap;
+            } else {
+                f.optional = true;
+            }
+            f.relation = Some(rel.id.clone());
+            f.docs = vec![rel_doc.clone()];
+            out.placement.push(Placement {
+                holder: parent.entity.clone(),
+                collection: p_coll.clone(),
+                path: parent.field.clone(),
+                shape: if one {
+                    Shape::Subdocument
+                } else {
+                    Shape::ArrayOfSubdocuments
+                },
+                target: child.entity.clone(),
+                max_items: if one { None } else { cap },
+            });
+            out.placed.push(Placed {
+                holder: holder_p.clone(),
+                field: f,
+                embed_entity: Some(child.entity.clone()),
+            });
+            if let (Some(cap), Some(typical)) = (choice.outlier_cap, parent.cardinality.typical) {
+                outlier(
+                    ctx, rel, parent, child, &p_coll, cap, typical, true, &mut out,
+                );
+            }
+        }
+        Layout::ParentRefs | Layout::OneWay => {
+            parent_ids(ctx, rel, parent, child, &p_coll, choice, &rel_doc, &mut out);
+        }
+        Layout::ChildRef => {
+            child_id(ctx, rel, parent, child, &c_coll, &rel_doc, &mut out);
+            if rel.kind == RelationKind::OneToOne
+                || ctx.is_standalone(&child.entity)
+                || n_max.is_none()
+            {
+                out.obligations.push(format!(
+                    "listing a {}'s {} is one query on the index of {}.{}",
+                    parent.entity, child.entity, c_coll, child.field
+                ));
+            }
+        }
+        Layout::TwoWay => {
+            parent_ids(ctx, rel, parent, child, &p_coll, choice, &rel_doc, &mut out);
+            if rel.kind == RelationKind::ManyToMany {
+                // Both sides hold arrays of ids.
+                let mut f = new_field(
+                    "",
+                    &child.field,
+                    FieldKind::RefArray,
+                    super::fields::id_type(ctx.model, &parent.entity).json_schema_name(),
+                );
+                f.array_depth = 1;
+                f.max_items = child.cardinality.max(s);
+                f.source = Some(parent.entity.clone());
+                f.relation = Some(rel.id.clone());
+                f.docs = vec![rel_doc.clone()];
+                out.placement.push(Placement {
+                    holder: child.entity.clone(),
+                    collection: c_coll.clone(),
+                    path: child.field.clone(),
+                    shape: Shape::ArrayOfIds,
+                    target: parent.entity.clone(),
+                    max_items: f.max_items,
+                });
+                out.placed.push(Placed {
+                    holder: holder_c.clone(),
+                    field: f,
+                    embed_entity: None,
+                });
+            } else {
+                child_id(ctx, rel, parent, child, &c_coll, &rel_doc, &mut out);
+            }
+            out.obligations.push(format!(
+                "linking or unlinking a {} and a {} updates both documents: one transaction keeps them in agreement",
+                parent.entity, child.entity
+            ));
+        }
+        Layout::Bucket => bucket(ctx, rel, parent, child, choice, &rel_doc, &mut out),
+        Layout::LinkCollection => link(ctx, rel, &rel_doc, &mut out),
+    }
+
+    modifiers(ctx, rel, parent, child, &p_coll, choice, &mut out);
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn parent_ids(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    p_coll: &str,
+    choice: &Choice,
+    rel_doc: &str,
+    out: &mut Layouted,
+) {
+    let s = ctx.settings;
+    let cap = choice.outlier_cap.or(parent.cardinality.max(s));
+    let mut f = new_field(
+        "",
+        &parent.field,
+        FieldKind::RefArray,
+        super::fields::id_type(ctx.model, &child.entity).json_schema_name(),
+    );
+    f.array_depth = 1;
+    f.max_items = cap;
+    f.source = Some(child.entity.clone());
+    f.relation = Some(rel.id.clone());
+    f.docs = vec![rel_doc.to_owned()];
+    out.placement.push(Placement {
+        holder: parent.entity.clone(),
+        collection: p_coll.to_owned(),
+        path: parent.field.clone(),
+        shape: Shape::ArrayOfIds,
+        target: child.entity.clone(),
+        max_items: cap,
+    });
+    out.parent_array = Some((Holder::Entity(parent.entity.clone()), parent.field.clone()));
+    out.placed.push(Placed {
+        holder: Holder::Entity(parent.entity.clone()),
+        field: f,
+        embed_entity: None,
+    });
+    out.obligations.push(format!(
+        "adding a {} to a {} is `$addToSet` on {}.{} guarded by its bound ({}); loading them is one `$in` query with a projection",
+        child.entity,
+        parent.entity,
+        p_coll,
+        parent.field,
+        cap.map(count).unwrap_or_else(|| "none".to_owned())
+    ));
+    if let (Some(cap), Some(typical)) = (choice.outlier_cap, parent.cardinality.typical) {
+        outlier(ctx, rel, parent, child, p_coll, cap, typical, false, out);
+    }
+}
+
+fn child_id(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    c_coll: &str,
+    rel_doc: &str,
+    out: &mut Layouted,
+) {
+    let mut f = reference(ctx.model, "", &child.field, &parent.entity);
+    f.relation = Some(rel.id.clone());
+    f.docs = vec![rel_doc.to_owned()];
+    out.placement.push(Placement {
+        holder: child.entity.clone(),
+        collection: c_coll.to_owned(),
+        path: child.field.clone(),
+        shape: Shape::Id,
+        target: parent.entity.clone(),
+        max_items: None,
+    });
+    out.child_ref = Some((Holder::Entity(child.entity.clone()), child.field.clone()));
+    out.placed.push(Placed {
+        holder: Holder::Entity(child.entity.clone()),
+        field: f,
+        embed_entity: None,
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn outlier(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    p_coll: &str,
+    cap: u64,
+    typical: u64,
+    embedded: bool,
+    out: &mut Layouted,
+) {
+    let overflow = format!("{}_{}_overflow", p_coll, snake(&parent.field));
+    let flag = format!("{}_overflow", parent.field);
+    let mut flag_field = new_field("", &flag, FieldKind::Computed, "bool");
+    flag_field.optional = true;
+    flag_field.relation = Some(rel.id.clone());
+    flag_field.docs = vec![format!(
+        "outlier ({}): set when this {} has more than {} {} and the rest overflow into `{overflow}`",
+        rel.id,
+        parent.entity,
+        count(cap),
+        child.entity
+    )];
+    out.placed.push(Placed {
+        holder: Holder::Entity(parent.entity.clone()),
+        field: flag_field,
+        embed_entity: None,
+    });
+    let parent_key = snake(&parent.entity);
+    let mut fields = vec![reference(ctx.model, "", &parent_key, &parent.entity)];
+    let mut items = if embedded {
+        let mut f = new_field("", "items", FieldKind::Embedded, "object");
+        f.type_name = Some(child.entity.clone());
+        f
+    } else {
+        let mut f = new_field(
+            "",
+            "items",
+            FieldKind::RefArray,
+            super::fields::id_type(ctx.model, &child.entity).json_schema_name(),
+        );
+        f.source = Some(child.entity.clone());
+        f
+    };
+    items.array_depth = 1;
+    items.max_items = Some(ctx.settings.embed_array_max);
+    items.relation = Some(rel.id.clone());
+    let embed_items = embedded.then(|| ("items".to_owned(), child.entity.clone()));
+    fields.push(items);
+    fields.push(new_field("", "count", FieldKind::Computed, "int"));
+    out.extra.push(ExtraCollection {
+        name: overflow.clone(),
+        entity: child.entity.clone(),
+        role: CollectionRole::Overflow { relation: rel.id.clone() },
+        docs: vec![format!(
+            "Overflow of {}.{}: the {} beyond the first {} of the rare {} that have more (seed 002 outlier pattern).",
+            parent.entity,
+            parent.field,
+            child.entity,
+            count(cap),
+            parent.entity
+        )],
+        parent: parent.entity.clone(),
+        fields,
+        embed_items,
+    });
+    out.outlier = Some(OutlierPlan {
+        collection: p_coll.to_owned(),
+        path: parent.field.clone(),
+        embedded_max: cap,
+        flag_path: flag,
+        overflow_collection: overflow.clone(),
+        typical,
+        max: parent.cardinality.max(ctx.settings),
+    });
+    out.obligations.push(format!(
+        "adding a {} to a full {} ({} already) sets the flag and appends to `{overflow}`; reads of flagged {}s also read their overflow",
+        child.entity,
+        parent.entity,
+        count(cap),
+        parent.entity
+    ));
+}
+
+fn bucket(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    choice: &Choice,
+    rel_doc: &str,
+    out: &mut Layouted,
+) {
+    let size = choice.bucket_size.unwrap_or(ctx.settings.bucket_size);
+    let p_coll = collection_of(ctx, &parent.entity);
+    let name = format!("{}_{}", snake(&parent.entity), snake(&parent.field));
+    let parent_key = child.field.clone();
+    let mut fields = vec![reference(ctx.model, "", &parent_key, &parent.entity)];
+    fields[0].relation = Some(rel.id.clone());
+    let mut items = new_field("", &parent.field, FieldKind::Embedded, "object");
+    items.type_name = Some(child.entity.clone());
+    items.array_depth = 1;
+    items.max_items = Some(size);
+    items.relation = Some(rel.id.clone());
+    items.docs = vec![rel_doc.to_owned()];
+    fields.push(items);
+    let mut count_field = new_field("", "count", FieldKind::Computed, "int");
+    count_field.docs = vec![format!(
+        "number of {} in this bucket; appends are guarded by `count < {size}`",
+        child.entity
+    )];
+    fields.push(count_field);
+    let f = &rel.facts;
+    let time_range = f.time_range.as_ref().map(|field| {
+        let bson = ctx
+            .entity(&child.entity)
+            .and_then(|e| e.field(field))
+            .and_then(|fl| fl.ty.scalar())
+            .map(|b| b.json_schema_name())
+            .unwrap_or("date");
+        for name in ["start", "end"] {
+            let mut t = new_field("", name, FieldKind::Computed, bson);
+            t.docs = vec![format!(
+                "{} {field} of the {} in this bucket",
+                if name == "start" {
+                    "smallest"
+                } else {
+                    "largest"
+                },
+                child.entity
+            )];
+            fields.push(t);
+        }
+        TimeRangePaths {
+            field: field.clone(),
+            start_path: "start".to_owned(),
+            end_path: "end".to_owned(),
+        }
+    });
+    for summary in &f.summary {
+        if summary.function == SummaryFn::Count {
+            continue;
+        }
+        let path = summary_name(&f.summary, summary.function, summary.field.as_deref(), None);
+        let bson = summary_bson(
+            ctx,
+            &child.entity,
+            summary.function,
+            summary.field.as_deref(),
+        );
+        let mut sf = new_field("", &path, FieldKind::Computed, bson);
+        sf.docs = vec![format!(
+            "{} of {} over this bucket (computed on write)",
+            summary.function.as_str(),
+            summary.field.as_deref().unwrap_or("")
+        )];
+        fields.push(sf);
+        out.computed.push(Computed {
+            collection: name.clone(),
+            path,
+            function: ComputedFn::Summary {
+                summary: summary.function,
+            },
+            field: summary.field.clone(),
+        });
+    }
+    if f.summary.iter().any(|s| s.function == SummaryFn::Count) || !f.summary.is_empty() {
+        out.computed.insert(
+            0,
+            Computed {
+                collection: name.clone(),
+                path: "count".to_owned(),
+                function: ComputedFn::Summary {
+                    summary: SummaryFn::Count,
+                },
+                field: None,
+            },
+        );
+    }
+    out.placement.push(Placement {
+        holder: format!("{name} (bucket)"),
+        collection: name.clone(),
+        path: parent.field.clone(),
+        shape: Shape::ArrayOfSubdocuments,
+        target: child.entity.clone(),
+        max_items: Some(size),
+    });
+    out.placement.push(Placement {
+        holder: format!("{name} (bucket)"),
+        collection: name.clone(),
+        path: parent_key.clone(),
+        shape: Shape::Id,
+        target: parent.entity.clone(),
+        max_items: None,
+    });
+    let purpose = if f.page.is_some() {
+        BucketPurpose::Pages
+    } else {
+        BucketPurpose::TimeSeries
+    };
+    out.bucket = Some(BucketPlan {
+        collection: name.clone(),
+        size,
+        parent_path: parent_key.clone(),
+        items_path: parent.field.clone(),
+        count_path: "count".to_owned(),
+        time_range,
+        order_by: f
+            .page
+            .as_ref()
+            .and_then(|p| p.by.as_ref())
+            .map(|b| b.field.clone()),
+        purpose,
+    });
+    out.child_ref = Some((Holder::Collection(name.clone()), parent_key.clone()));
+    out.obligations.push(format!(
+        "appending a {} is one upsert on `{name}` filtered on {{{parent_key}, count < {size}}} with $push and $inc (a new bucket is created when the last is full)",
+        child.entity
+    ));
+    out.extra.push(ExtraCollection {
+        name,
+        entity: child.entity.clone(),
+        role: CollectionRole::Bucket {
+            relation: rel.id.clone(),
+        },
+        docs: vec![format!(
+            "Buckets of up to {size} {} of one {} ({}; {}).",
+            child.entity,
+            parent.entity,
+            rel.id,
+            if purpose == BucketPurpose::Pages {
+                "one bucket is one page"
+            } else {
+                "a time series with summaries"
+            }
+        )],
+        parent: parent.entity.clone(),
+        fields,
+        embed_items: Some((parent.field.clone(), child.entity.clone())),
+    });
+    let _ = p_coll;
+}
+
+fn link(ctx: &Ctx<'_>, rel: &Relation, rel_doc: &str, out: &mut Layouted) {
+    let name = format!("{}_{}", snake(&rel.left.entity), snake(&rel.left.field));
+    let (lk, rk) = link_keys(rel);
+    let mut l = reference(ctx.model, "", &lk, &rel.left.entity);
+    l.relation = Some(rel.id.clone());
+    let mut r = reference(ctx.model, "", &rk, &rel.right.entity);
+    r.relation = Some(rel.id.clone());
+    let mut fields = vec![l, r];
+    for f in &rel.fields {
+        fields.push(super::fields::declared(ctx.model, f, "", 0));
+    }
+    for (key, entity) in [(&lk, &rel.left.entity), (&rk, &rel.right.entity)] {
+        out.placement.push(Placement {
+            holder: format!("{name} (link)"),
+            collection: name.clone(),
+            path: key.clone(),
+            shape: Shape::Id,
+            target: entity.clone(),
+            max_items: None,
+        });
+    }
+    out.obligations.push(format!(
+        "linking is one insert into `{name}` (idempotent under the unique index on the pair); listing either side's partners is one indexed query, then one `$in` query"
+    ));
+    out.extra.push(ExtraCollection {
+        name,
+        entity: rel.left.entity.clone(),
+        role: CollectionRole::Link {
+            relation: rel.id.clone(),
+        },
+        docs: vec![rel_doc.to_owned()],
+        parent: rel.left.entity.clone(),
+        fields,
+        embed_items: None,
+    });
+}
+
+/// Names of the two id fields of a link document.
+pub(crate) fn link_keys(rel: &Relation) -> (String, String) {
+    if rel.left.entity == rel.right.entity {
+        ("from".to_owned(), "to".to_owned())
+    } else {
+        (snake(&rel.left.entity), snake(&rel.right.entity))
+    }
+}
+
+fn summary_name(
+    all: &[crate::model::Summary],
+    function: SummaryFn,
+    field: Option<&str>,
+    prefix: Option<&str>,
+) -> String {
+    let same_fn = all.iter().filter(|s| s.function == function).count();
+    let base = match (function, field) {
+        (SummaryFn::Count, _) => "count".to_owned(),
+        (f, Some(field)) if same_fn > 1 => format!("{}_{field}", f.as_str()),
+        (f, _) => f.as_str().to_owned(),
+    };
+    match prefix {
+        Some(p) => format!("{p}_{base}"),
+        None => base,
+    }
+}
+
+fn summary_bson(
+    ctx: &Ctx<'_>,
+    child: &str,
+    function: SummaryFn,
+    field: Option<&str>,
+) -> &'static str {
+    if function == SummaryFn::Count {
+        return "int";
+    }
+    field
+        .and_then(|f| ctx.entity(child).and_then(|e| e.field(f)))
+        .and_then(|f| f.ty.scalar())
+        .map(|b| b.json_schema_name())
+        .unwrap_or("double")
+}
+
+/// Subset (`latest N`), computed top-N (`top N`) and summaries kept on the parent.
+fn modifiers(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    p_coll: &str,
+    choice: &Choice,
+    out: &mut Layouted,
+) {
+    let f = &rel.facts;
+    let holder = Holder::Entity(parent.entity.clone());
+    let taken: Vec<String> = out
+        .placed
+        .iter()
+        .filter(|p| p.holder == holder)
+        .map(|p| p.field.name.clone())
+        .collect();
+    if let Some(latest) = &f.latest {
+        if choice.strategy == Layout::Embed {
+            out.obligations.push(format!(
+                "the latest {} {} are already embedded with the rest: no subset copy needed",
+                count(latest.n),
+                child.entity
+            ));
+        } else {
+            let name = if taken.contains(&parent.field) {
+                format!("latest_{}", parent.field)
+            } else {
+                parent.field.clone()
+            };
+            let mut field = copies_field(ctx, &name, child, &latest.keep, rel);
+            field.max_items = Some(latest.n);
+            field.docs = vec![format!(
+                "subset ({}): the latest {} {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
+                rel.id,
+                count(latest.n),
+                child.entity,
+                latest.by.field,
+                parent.entity
+            )];
+            let keep_all = latest.keep.is_empty();
+            out.placed.push(Placed {
+                holder: holder.clone(),
+                field,
+                embed_entity: keep_all.then(|| child.entity.clone()),
+            });
+            out.subset = Some(SubsetPlan {
+                collection: p_coll.to_owned(),
+                path: name.clone(),
+                n: latest.n,
+                sort_by: latest.by.field.clone(),
+                descending: latest.by.descending,
+                keep: latest.keep.clone(),
+            });
+            out.obligations.push(format!(
+                "adding a {} also pushes a copy into {}.{} with $each, $sort by {} and $slice -{} (the oldest fall out)",
+                child.entity,
+                p_coll,
+                name,
+                latest.by.field,
+                latest.n
+            ));
+        }
+    }
+    if let Some(top) = &f.top {
+        let name = format!("top_{}", parent.field);
+        let mut field = copies_field(ctx, &name, child, &top.keep, rel);
+        field.kind = FieldKind::Computed;
+        field.max_items = Some(top.n);
+        field.docs = vec![format!(
+            "computed top-{} ({}): the best {} {} by {} {}, maintained on write with $push, $each, $sort and $slice (seed 002 best times)",
+            top.n,
+            rel.id,
+            count(top.n),
+            child.entity,
+            top.by.field,
+            if top.by.descending { "descending" } else { "ascending" }
+        )];
+        out.placed.push(Placed {
+            holder: holder.clone(),
+            field,
+            embed_entity: top.keep.is_empty().then(|| child.entity.clone()),
+        });
+        out.computed.push(Computed {
+            collection: p_coll.to_owned(),
+            path: name.clone(),
+            function: ComputedFn::TopN {
+                n: top.n,
+                sort_by: top.by.field.clone(),
+                descending: top.by.descending,
+                keep: top.keep.clone(),
+            },
+            field: Some(top.by.field.clone()),
+        });
+        out.obligations.push(format!(
+            "recording a {} also updates {}.{}: $push with $each, $sort by {} and $slice {} (upsert)",
+            child.entity, p_coll, name, top.by.field, top.n
+        ));
+    }
+    if choice.strategy != Layout::Bucket {
+        for summary in &f.summary {
+            let path = summary_name(
+                &f.summary,
+                summary.function,
+                summary.field.as_deref(),
+                Some(&parent.field),
+            );
+            let bson = summary_bson(
+                ctx,
+                &child.entity,
+                summary.function,
+                summary.field.as_deref(),
+            );
+            let mut sf = new_field("", &path, FieldKind::Computed, bson);
+            sf.docs = vec![format!(
+                "computed ({}): {} of the {} {}, maintained on write",
+                rel.id,
+                summary.function.as_str(),
+                parent.entity,
+                child.entity
+            )];
+            sf.relation = Some(rel.id.clone());
+            out.placed.push(Placed {
+                holder: holder.clone(),
+                field: sf,
+                embed_entity: None,
+            });
+            out.computed.push(Computed {
+                collection: p_coll.to_owned(),
+                path: path.clone(),
+                function: ComputedFn::Summary {
+                    summary: summary.function,
+                },
+                field: summary.field.clone(),
+            });
+            out.obligations.push(format!(
+                "adding or removing a {} updates {}.{} in the same write",
+                child.entity, p_coll, path
+            ));
+        }
+    }
+}
+
+/// An array of copies of a child's `keep` fields (all of them when empty).
+fn copies_field(
+    ctx: &Ctx<'_>,
+    name: &str,
+    child: &RelationEnd,
+    keep: &[String],
+    rel: &Relation,
+) -> PlanField {
+    let mut field = new_field("", name, FieldKind::Denormalized, "object");
+    if let Some(entity) = ctx.entity(&child.entity) {
+        field.children = keep
+            .iter()
+            .filter_map(|k| entity.field(k))
+            .map(|f| super::fields::declared(ctx.model, f, name, 0))
+            .collect();
+    }
+    field.array_depth = 1;
+    field.type_name = Some(if keep.is_empty() {
+        child.entity.clone()
+    } else {
+        format!("{}{}", child.entity, super::fields::pascal(name))
+    });
+    field.relation = Some(rel.id.clone());
+    field.source = Some(child.entity.clone());
+    field
+}

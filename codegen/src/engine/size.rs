@@ -1,0 +1,165 @@
+//! Estimated BSON sizes of planned documents, average and worst case.
+//!
+//! Each element costs its type byte, its name and a NUL, plus its value; a document costs 5 bytes
+//! of framing; an array is a document whose keys are "0", "1", ... Strings and binaries without a
+//! declared size use the defaults below; unbounded arrays have no worst case.
+
+use crate::plan::{Collection, PlanField, SizeEstimate};
+
+/// Average string length when none is declared.
+const STRING_AVERAGE: u64 = 24;
+/// Worst-case string length when none is declared.
+const STRING_WORST: u64 = 1024;
+/// Average binary length when none is declared.
+const BINARY_AVERAGE: u64 = 1024;
+/// Worst-case binary length when none is declared.
+const BINARY_WORST: u64 = 64 * 1024;
+/// Entries of a map on average, and at worst.
+const MAP_AVERAGE: u64 = 10;
+const MAP_WORST: u64 = 200;
+/// Elements of an unbounded array on average.
+const UNBOUNDED_AVERAGE: u64 = 10;
+
+/// Fills the size of every field and collection.
+/// A field's `size` holds, before estimation, its declared hint: `average` from `@size` (or
+/// `@large`), `worst` from `@large`; zero/none when nothing was declared.
+pub(crate) fn estimate(collections: &mut [Collection]) {
+    for c in collections {
+        let mut avg = 5;
+        let mut worst = Some(5u64);
+        for f in &mut c.fields {
+            let s = field(f);
+            avg += s.average;
+            worst = add(worst, s.worst);
+        }
+        c.size = SizeEstimate {
+            average: avg,
+            worst,
+        };
+    }
+}
+
+fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    a.zip(b).map(|(a, b)| a.saturating_add(b))
+}
+
+fn mul(a: Option<u64>, n: Option<u64>) -> Option<u64> {
+    a.zip(n).map(|(a, n)| a.saturating_mul(n))
+}
+
+/// Size of one element (name + value), and sets `f.size`.
+fn field(f: &mut PlanField) -> SizeEstimate {
+    let name_cost = 2 + f.name.len() as u64;
+    // The value of one element (for arrays: of one innermost element).
+    let scalar = |bson: &str, avg: Option<u64>, worst: Option<u64>| -> (u64, Option<u64>) {
+        match bson {
+            "double" | "date" | "long" | "timestamp" => (8, Some(8)),
+            "objectId" => (12, Some(12)),
+            "bool" => (1, Some(1)),
+            "null" => (0, Some(0)),
+            "int" => (4, Some(4)),
+            "decimal" => (16, Some(16)),
+            "binData" => {
+                let a = avg.unwrap_or(BINARY_AVERAGE);
+                (5 + a, Some(5 + worst.unwrap_or(BINARY_WORST.max(a))))
+            }
+            "regex" => (34, Some(258)),
+            _ => {
+                let a = avg.unwrap_or(STRING_AVERAGE);
+                (5 + a, Some(5 + worst.unwrap_or(STRING_WORST.max(a))))
+            }
+        }
+    };
+    let (value_avg, value_worst) = if f.bson_type == "object" {
+        let mut a = 5;
+        let mut w = Some(5u64);
+        if f.recursive {
+            // A recursive tree: unbounded by nature.
+            a += 64;
+            w = None;
+        }
+        for c in &mut f.children {
+            let s = field(c);
+            a += s.average;
+            w = add(w, s.worst);
+        }
+        (a, w)
+    } else {
+        let hint = f.size;
+        scalar(
+            &f.bson_type,
+            (hint.average > 0).then_some(hint.average),
+            hint.worst,
+        )
+    };
+    // Inner array levels (counters 24 x 60): fixed sizes.
+    let mut inner_avg = value_avg;
+    let mut inner_worst = value_worst;
+    for &dim in f.inner_dims.iter().rev() {
+        let keys = keys_cost(dim);
+        inner_avg = 5 + dim * (inner_avg + 1) + keys;
+        inner_worst = inner_worst.map(|w| 5 + dim * (w + 1) + keys);
+    }
+    let (avg, worst) = if f.array_depth > 0 {
+        let n_avg = match f.max_items {
+            Some(m) => (m / 2).max(1),
+            None => UNBOUNDED_AVERAGE,
+        };
+        let n_avg = if f.inner_dims.is_empty() {
+            n_avg
+        } else {
+            f.max_items.unwrap_or(n_avg)
+        };
+        let avg = 5 + n_avg * (inner_avg + 1) + keys_cost(n_avg);
+        let worst = f
+            .max_items
+            .and_then(|m| mul(inner_worst.map(|w| w + 1), Some(m)).map(|x| x + 5 + keys_cost(m)));
+        (avg, worst)
+    } else if f.map {
+        let key = 1 + 8;
+        (
+            5 + MAP_AVERAGE * (value_avg + key),
+            value_worst.map(|w| 5 + MAP_WORST * (w + key + 16)),
+        )
+    } else {
+        (value_avg, value_worst)
+    };
+    let size = SizeEstimate {
+        average: if f.optional {
+            avg / 2 + name_cost
+        } else {
+            avg + name_cost
+        },
+        worst: worst.map(|w| w + name_cost),
+    };
+    f.size = size;
+    size
+}
+
+/// Bytes of the keys "0".."n-1" with their type bytes and NULs.
+fn keys_cost(n: u64) -> u64 {
+    let mut total = 0;
+    let mut digits = 1;
+    let mut start = 0;
+    let mut end = 10;
+    while start < n {
+        let count = end.min(n) - start;
+        total += count * (digits + 1);
+        digits += 1;
+        start = end;
+        end *= 10;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_of_arrays() {
+        assert_eq!(keys_cost(0), 0);
+        assert_eq!(keys_cost(3), 6);
+        assert_eq!(keys_cost(12), 10 * 2 + 2 * 3);
+    }
+}

@@ -1,0 +1,497 @@
+//! Anti-pattern warnings (seed 002, DOMAIN.md) and forced-layout warnings, each with a code, the
+//! rule it comes from, the numbers, and the place in the `.sqn` file.
+
+use squillion_grammar::Span;
+
+use crate::model::Relation;
+use crate::plan::{
+    citation, Collection, CollectionRole, Decision, FieldKind, PlanField, RuleId, Severity, Warning,
+};
+
+use super::collections::SpanIndex;
+use super::context::{count, Ctx, Warnings};
+use super::relation::{broken_rules, bytes_words};
+
+/// Stable codes of plan warnings.
+pub mod codes {
+    /// An embedded array can exceed `embed_array_max`, or has no bound.
+    pub const LARGE_EMBEDDED_ARRAY: &str = "W101";
+    /// An array of ids can exceed `id_array_max`.
+    pub const LARGE_ID_ARRAY: &str = "W102";
+    /// A document's worst case exceeds `doc_warn_size`.
+    pub const LARGE_DOCUMENT: &str = "W103";
+    /// A document's worst case exceeds `doc_max_size` (16 MB).
+    pub const DOCUMENT_TOO_LARGE: &str = "W104";
+    /// More indexes than `max_indexes` on a collection.
+    pub const TOO_MANY_INDEXES: &str = "W105";
+    /// More top-level fields than `max_top_level_fields`.
+    pub const FLAT_DOCUMENT: &str = "W106";
+    /// A case-insensitive query: the Plan adds a collation index.
+    pub const CASE_INSENSITIVE_QUERY: &str = "W107";
+    /// An index on an array that can be large.
+    pub const INDEX_ON_LARGE_ARRAY: &str = "W108";
+    /// Large, seldom-read data in a document read often.
+    pub const LARGE_SELDOM_READ: &str = "W109";
+    /// A forced layout breaks a rule.
+    pub const FORCED_LAYOUT: &str = "W110";
+    /// Flat counters restructured as nested arrays.
+    pub const FLAT_COUNTERS: &str = "W112";
+    /// A long field name repeated in every document.
+    pub const LONG_FIELD_NAME: &str = "W113";
+    /// More collections than `max_collections`.
+    pub const TOO_MANY_COLLECTIONS: &str = "W114";
+    /// A query filters on another entity's field without a copy: it joins in the application.
+    pub const QUERY_NEEDS_JOIN: &str = "W115";
+    /// A shown field is not copied (ratio missing or too low).
+    pub const COPY_DECLINED: &str = "W116";
+    /// An entity is embedded and also stored in a collection of its own.
+    pub const EMBEDDED_AND_STORED: &str = "W117";
+
+    /// Every plan warning code with a one-line summary.
+    pub const ALL: &[(&str, &str)] = &[
+        (
+            LARGE_EMBEDDED_ARRAY,
+            "embedded array can exceed its threshold or has no bound",
+        ),
+        (LARGE_ID_ARRAY, "array of ids can exceed its threshold"),
+        (
+            LARGE_DOCUMENT,
+            "worst-case document size over the warning size (2 MB)",
+        ),
+        (
+            DOCUMENT_TOO_LARGE,
+            "worst-case document size over MongoDB's 16 MB limit",
+        ),
+        (TOO_MANY_INDEXES, "too many indexes on a collection"),
+        (FLAT_DOCUMENT, "too many top-level fields"),
+        (
+            CASE_INSENSITIVE_QUERY,
+            "case-insensitive query: collation index added",
+        ),
+        (INDEX_ON_LARGE_ARRAY, "index on a large array"),
+        (LARGE_SELDOM_READ, "large, seldom-read data beside hot data"),
+        (FORCED_LAYOUT, "forced layout breaks a rule"),
+        (FLAT_COUNTERS, "flat counters stored as nested arrays"),
+        (
+            LONG_FIELD_NAME,
+            "long field name repeated in every document",
+        ),
+        (TOO_MANY_COLLECTIONS, "too many collections"),
+        (
+            QUERY_NEEDS_JOIN,
+            "query on another entity's field joins in the application",
+        ),
+        (COPY_DECLINED, "shown field not copied"),
+        (EMBEDDED_AND_STORED, "entity embedded and stored on its own"),
+    ];
+}
+
+pub(crate) struct Emit<'a, 'c> {
+    pub ctx: &'a Ctx<'c>,
+    pub out: Warnings,
+}
+
+impl Emit<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn warn(
+        &mut self,
+        code: &str,
+        severity: Severity,
+        rule: RuleId,
+        span: Span,
+        message: String,
+        help: Option<String>,
+        collection: Option<&str>,
+        relation: Option<&str>,
+    ) {
+        self.out.push(
+            span,
+            Warning {
+                code: code.to_owned(),
+                severity,
+                rule: citation(rule),
+                message,
+                help,
+                position: self.ctx.position(span),
+                collection: collection.map(str::to_owned),
+                relation: relation.map(str::to_owned),
+            },
+        );
+    }
+}
+
+/// Warnings about one relationship: a forced layout's broken rules.
+pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    if !d.forced {
+        return;
+    }
+    let span = rel.facts.force.map(|f| f.span).unwrap_or(rel.span);
+    for (rule, why) in broken_rules(e.ctx, rel, d.strategy) {
+        e.warn(
+            codes::FORCED_LAYOUT,
+            Severity::Warning,
+            rule,
+            span,
+            format!(
+                "forced layout {} for {} breaks {}: {why}",
+                d.strategy.as_str(),
+                d.id,
+                rule_name(rule)
+            ),
+            Some(
+                "remove `force` to let the engine choose, or keep it if you accept the cost"
+                    .to_owned(),
+            ),
+            None,
+            Some(&d.id),
+        );
+    }
+}
+
+fn rule_name(rule: RuleId) -> String {
+    let c = citation(rule);
+    match c.number {
+        Some(n) => format!("rule {n} ({})", c.title.to_lowercase()),
+        None => c.title.to_lowercase(),
+    }
+}
+
+/// Warnings about collection shapes, sizes and indexes.
+pub(crate) fn collections(
+    e: &mut Emit<'_, '_>,
+    collections: &[Collection],
+    decisions: &[Decision],
+    spans: &SpanIndex,
+) {
+    let s = e.ctx.settings;
+    let forced_any = |c: &Collection| {
+        decisions
+            .iter()
+            .any(|d| d.forced && d.placement.iter().any(|p| p.collection == c.name))
+    };
+    for c in collections {
+        let span_of = |path: &str| {
+            spans
+                .get(&(c.name.clone(), path.to_owned()))
+                .copied()
+                .unwrap_or_default()
+        };
+        let entity_span = e.ctx.entity(&c.entity).map(|x| x.span).unwrap_or_default();
+        walk(e, c, &c.fields, spans);
+        match c.size.worst {
+            Some(w) if w > s.doc_max_size => {
+                let severity = if forced_any(c) { Severity::Warning } else { Severity::Error };
+                e.warn(
+                    codes::DOCUMENT_TOO_LARGE,
+                    severity,
+                    RuleId::DocumentSize,
+                    entity_span,
+                    format!("a `{}` document can reach {} in the worst case, over MongoDB's {} limit", c.name, bytes_words(w), bytes_words(s.doc_max_size)),
+                    Some("bound the largest arrays or move them out of the document".to_owned()),
+                    Some(&c.name),
+                    None,
+                );
+            }
+            Some(w) if w > s.doc_warn_size => e.warn(
+                codes::LARGE_DOCUMENT,
+                Severity::Warning,
+                RuleId::DocumentSize,
+                entity_span,
+                format!("a `{}` document can reach {} in the worst case (warning from {})", c.name, bytes_words(w), bytes_words(s.doc_warn_size)),
+                Some("large documents are slow to read and update: consider bounding arrays or splitting".to_owned()),
+                Some(&c.name),
+                None,
+            ),
+            _ => {}
+        }
+        if c.indexes.len() as u64 > s.max_indexes {
+            e.warn(
+                codes::TOO_MANY_INDEXES,
+                Severity::Warning,
+                RuleId::Indexing,
+                entity_span,
+                format!(
+                    "`{}` has {} indexes, more than {}: every insert updates them all",
+                    c.name,
+                    c.indexes.len(),
+                    s.max_indexes
+                ),
+                Some(
+                    "fold indexes whose keys are prefixes of others, or drop ones no query needs"
+                        .to_owned(),
+                ),
+                Some(&c.name),
+                None,
+            );
+        }
+        if c.fields.len() as u64 > s.max_top_level_fields {
+            e.warn(
+                codes::FLAT_DOCUMENT,
+                Severity::Warning,
+                RuleId::DocumentShape,
+                entity_span,
+                format!("`{}` documents have {} top-level fields, more than {}", c.name, c.fields.len(), s.max_top_level_fields),
+                Some("group related fields into `value` types (subdocuments): lookups skip whole subdocuments".to_owned()),
+                Some(&c.name),
+                None,
+            );
+        }
+        for i in &c.indexes {
+            if let Some(f) = i
+                .keys
+                .iter()
+                .find_map(|k| large_array_on(&c.fields, &k.path, s.embed_array_max))
+            {
+                e.warn(
+                    codes::INDEX_ON_LARGE_ARRAY,
+                    Severity::Warning,
+                    RuleId::Indexing,
+                    span_of(&f.path),
+                    format!(
+                        "index `{}` on `{}` indexes an array of {} elements: one index entry per element",
+                        i.name,
+                        c.name,
+                        f.max_items.map(count).unwrap_or_else(|| "unbounded".to_owned())
+                    ),
+                    Some("index arrays only when a query needs it, and keep them bounded".to_owned()),
+                    Some(&c.name),
+                    None,
+                );
+            }
+        }
+        if c.role == CollectionRole::Entity {
+            let embedded_elsewhere = decisions.iter().find(|d| {
+                d.child == c.entity
+                    && matches!(
+                        d.strategy,
+                        crate::model::Layout::Embed | crate::model::Layout::Bucket
+                    )
+            });
+            if let Some(d) = embedded_elsewhere {
+                e.warn(
+                    codes::EMBEDDED_AND_STORED,
+                    Severity::Warning,
+                    RuleId::Rule2,
+                    entity_span,
+                    format!("{} is embedded in {} ({}) but also has its own collection `{}`: the embedded copies must be kept in step", c.entity, d.parent, d.id, c.name),
+                    Some(format!("if {} is read on its own, reference it instead of embedding", c.entity)),
+                    Some(&c.name),
+                    Some(&d.id),
+                );
+            }
+        }
+    }
+    let entity_collections = collections.len() as u64;
+    if entity_collections > s.max_collections {
+        e.warn(
+            codes::TOO_MANY_COLLECTIONS,
+            Severity::Warning,
+            RuleId::DocumentShape,
+            Span::default(),
+            format!(
+                "the schema has {entity_collections} collections, more than {}",
+                s.max_collections
+            ),
+            None,
+            None,
+            None,
+        );
+    }
+}
+
+fn large_array_on<'f>(fields: &'f [PlanField], path: &str, max: u64) -> Option<&'f PlanField> {
+    let mut fields = fields;
+    for segment in path.split('.') {
+        let f = fields.iter().find(|f| f.name == segment)?;
+        if f.array_depth > 0 && f.kind != FieldKind::Pattern && f.max_items.is_none_or(|m| m > max)
+        {
+            return Some(f);
+        }
+        fields = &f.children;
+    }
+    None
+}
+
+fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &SpanIndex) {
+    let s = e.ctx.settings;
+    for f in fields {
+        let span = spans
+            .get(&(c.name.clone(), f.path.clone()))
+            .copied()
+            .unwrap_or_default();
+        if f.array_depth > 0 {
+            match f.kind {
+                FieldKind::RefArray => {
+                    if f.max_items.is_none_or(|m| m > s.id_array_max) {
+                        e.warn(
+                            codes::LARGE_ID_ARRAY,
+                            Severity::Warning,
+                            RuleId::Rule3,
+                            span,
+                            format!(
+                                "`{}.{}` is an array of ids that can hold {}, more than {} (rule 3)",
+                                c.name,
+                                f.path,
+                                f.max_items.map(count).unwrap_or_else(|| "any number".to_owned()),
+                                count(s.id_array_max)
+                            ),
+                            Some("reference the parent from each child instead (child_ref)".to_owned()),
+                            Some(&c.name),
+                            f.relation.as_deref(),
+                        );
+                    }
+                }
+                FieldKind::Pattern => {}
+                _ => {
+                    if f.max_items.is_none_or(|m| m > s.embed_array_max) && f.inner_dims.is_empty()
+                    {
+                        let message = match f.max_items {
+                            Some(m) => format!("`{}.{}` is an embedded array that can hold {} elements, more than {} (rule 3)", c.name, f.path, count(m), count(s.embed_array_max)),
+                            None => format!("`{}.{}` is an array with no bound: arrays should not grow without bound (rule 3)", c.name, f.path),
+                        };
+                        e.warn(
+                            codes::LARGE_EMBEDDED_ARRAY,
+                            Severity::Warning,
+                            RuleId::Rule3,
+                            span,
+                            message,
+                            Some(if f.max_items.is_none() {
+                                "declare a bound, e.g. `[string; 20]`".to_owned()
+                            } else {
+                                "keep arrays under about 200 elements: bucket or reference the elements".to_owned()
+                            }),
+                            Some(&c.name),
+                            f.relation.as_deref(),
+                        );
+                    }
+                }
+            }
+        }
+        if f.kind == FieldKind::Pattern && f.bson_type == "long" && f.array_depth > 1 {
+            let flat: u64 = f.max_items.unwrap_or(1) * f.inner_dims.iter().product::<u64>();
+            let declared_flat = e
+                .ctx
+                .entity(&c.entity)
+                .and_then(|x| x.fields.iter().find(|m| m.bson_name == f.name))
+                .is_some_and(|m| matches!(&m.ty, crate::model::FieldType::Counters { dims } if dims.len() == 1));
+            if declared_flat {
+                e.warn(
+                    codes::FLAT_COUNTERS,
+                    Severity::Info,
+                    RuleId::Histogram,
+                    span,
+                    format!(
+                        "`{}.{}`: {} counters are stored as {} x {} nested arrays, not one flat array (updates reach an element in about {} steps instead of {})",
+                        c.name,
+                        f.path,
+                        count(flat),
+                        f.max_items.unwrap_or(0),
+                        f.inner_dims.first().copied().unwrap_or(0),
+                        f.max_items.unwrap_or(0) / 2 + f.inner_dims.first().copied().unwrap_or(0) / 2,
+                        flat / 2
+                    ),
+                    None,
+                    Some(&c.name),
+                    None,
+                );
+            }
+        }
+        if f.flags.seldom_read
+            && f.size
+                .worst
+                .or(Some(f.size.average))
+                .is_some_and(|w| w >= 4096)
+            && c.role == CollectionRole::Entity
+        {
+            e.warn(
+                codes::LARGE_SELDOM_READ,
+                Severity::Warning,
+                RuleId::DocumentShape,
+                span,
+                format!(
+                    "`{}.{}` holds up to {} of seldom-read data beside the fields read often: every read of a `{}` document loads it",
+                    c.name,
+                    f.path,
+                    bytes_words(f.size.worst.unwrap_or(f.size.average)),
+                    c.name
+                ),
+                Some("move it to a one-to-one entity of its own (the engine keeps large seldom-read sides out of the hot document)".to_owned()),
+                Some(&c.name),
+                None,
+            );
+        }
+        if f.name.len() > 24 {
+            e.warn(
+                codes::LONG_FIELD_NAME,
+                Severity::Info,
+                RuleId::DocumentShape,
+                span,
+                format!(
+                    "`{}.{}`: a {}-character field name is stored in every document",
+                    c.name,
+                    f.path,
+                    f.name.len()
+                ),
+                Some("store a compact name with `@stored(\"...\")`".to_owned()),
+                Some(&c.name),
+                None,
+            );
+        }
+        walk(e, c, &f.children, spans);
+    }
+}
+
+/// Warnings about queries and declined copies.
+pub(crate) fn queries(
+    e: &mut Emit<'_, '_>,
+    joins: &[(String, String)],
+    declined: &[(String, Span, super::denormalize::Declined)],
+) {
+    for (query, field) in joins {
+        let Some(q) = e.ctx.model.queries.iter().find(|q| &q.name == query) else {
+            continue;
+        };
+        e.warn(
+            codes::QUERY_NEEDS_JOIN,
+            Severity::Warning,
+            RuleId::Rule4,
+            q.span,
+            format!("query `{query}` filters on {field}, which is not copied into `{}`: it needs an application-level join (two queries)", q.entity),
+            Some(format!("state `show {field} on {} ratio R:1` with a ratio of at least {} to copy it", q.entity, e.ctx.settings.denormalize_min_ratio)),
+            None,
+            None,
+        );
+    }
+    for (relation, span, d) in declined {
+        if d.for_query.is_some() {
+            continue;
+        }
+        e.warn(
+            codes::COPY_DECLINED,
+            Severity::Info,
+            RuleId::Rule5,
+            *span,
+            format!("{} is not copied ({relation}): {}", d.source, d.reason),
+            None,
+            None,
+            Some(relation),
+        );
+    }
+    for q in &e.ctx.model.queries {
+        if let Some(c) = q.conditions.iter().find(|c| c.ignore_case) {
+            let span = c.span;
+            let name = q.name.clone();
+            let path = c.path.dotted();
+            e.warn(
+                codes::CASE_INSENSITIVE_QUERY,
+                Severity::Info,
+                RuleId::Indexing,
+                span,
+                format!("query `{name}` compares `{path}` case-insensitively: the Plan adds an index with collation strength 2, and the query must use the same collation"),
+                None,
+                None,
+                None,
+            );
+        }
+    }
+}
