@@ -6,8 +6,9 @@
 #![deny(missing_docs)]
 
 pub mod codes;
-pub mod model;
 pub mod engine;
+pub mod explain;
+pub mod model;
 pub mod plan;
 pub mod resolve;
 

@@ -547,6 +547,27 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         );
     }
 
+    if let Some(query) = child_found_through(ctx, rel) {
+        let because = format!(
+            "the application finds {c} by their {p} (query `{query}`), so each {c} stores its {p}'s id, indexed: one query answers it (rule 6; seed 000 books by author)"
+        );
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule6],
+            format!("query `{query}` reads {c} through the relationship: an id array in the {p} cannot answer it without first reading the {p}"),
+        ));
+        if f.navigate != Navigate::Both {
+            return choice(
+                Layout::ChildRef,
+                parent_side,
+                vec![RuleId::Rule6, RuleId::Rule4],
+                because,
+                facts,
+                rej,
+            );
+        }
+    }
+
     if f.navigate == Navigate::Both {
         let because = format!(
             "both directions are read often and {n_words} {c} per {p} fit an id array: the {p} holds its {c} ids and each {c} holds its {p}'s id (seed 004 two-way referencing)"
@@ -590,6 +611,26 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     });
     rules.push(RuleId::Rule4);
     choice(Layout::ParentRefs, parent_side, rules, because, facts, rej)
+}
+
+/// A query on the child that filters through this relationship (`where author == ?` or
+/// `author.name starts_with ?` on Book): the child is found by its parent.
+fn child_found_through(ctx: &Ctx<'_>, rel: &Relation) -> Option<String> {
+    let child = rel.child();
+    ctx.model
+        .queries
+        .iter()
+        .filter(|q| q.entity == child.entity)
+        .find(|q| {
+            q.conditions.iter().any(|c| {
+                c.path
+                    .through
+                    .as_ref()
+                    .is_some_and(|t| t.relation == rel.id)
+                    || c.path.segments.first() == Some(&child.field)
+            })
+        })
+        .map(|q| q.name.clone())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ use serde::Serialize;
 use squillion_grammar::Span;
 
 /// The BSON types a field can have (seed 000's list plus decimal128).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum BsonType {
     /// 64-bit float.

@@ -7,7 +7,9 @@ use super::field::Field;
 use super::settings::Settings;
 
 /// How many of the other side one document has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CardinalityClass {
     /// Exactly one.
@@ -100,7 +102,7 @@ pub enum Side {
 }
 
 /// The shape of a relationship.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RelationKind {
     /// Both ends `one`.
@@ -113,7 +115,9 @@ pub enum RelationKind {
 
 /// The layouts of a relationship (DOMAIN.md vocabulary), as forced by `force` and chosen by the
 /// engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// The related thing lives inside the owner document.
@@ -236,7 +240,7 @@ pub struct Subset {
 }
 
 /// A summary function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryFn {
     /// Number of children.

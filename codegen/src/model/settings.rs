@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Thresholds in force for one schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Settings {
     /// Largest embedded array before rule 3 says "don't embed" (default 200; also the default
     /// bound of `few`).
@@ -57,15 +57,51 @@ pub enum SettingKind {
 impl Settings {
     /// Every setting's name, kind and one-line meaning.
     pub const DESCRIPTIONS: &'static [(&'static str, SettingKind, &'static str)] = &[
-        ("embed_array_max", SettingKind::Count, "largest embedded array (rule 3), default bound of `few`"),
-        ("id_array_max", SettingKind::Count, "largest array of ids (rule 3), default bound of `many`"),
-        ("denormalize_min_ratio", SettingKind::Ratio, "reads per update from which shown fields are copied (rule 5)"),
-        ("doc_warn_size", SettingKind::Size, "worst-case document size that draws a warning"),
-        ("doc_max_size", SettingKind::Size, "worst-case document size that is an error"),
-        ("max_indexes", SettingKind::Count, "indexes per collection before a warning"),
-        ("max_top_level_fields", SettingKind::Count, "top-level fields before a warning"),
-        ("max_collections", SettingKind::Count, "collections per database before a warning"),
-        ("bucket_size", SettingKind::Count, "children per bucket when no page size is given"),
+        (
+            "embed_array_max",
+            SettingKind::Count,
+            "largest embedded array (rule 3), default bound of `few`",
+        ),
+        (
+            "id_array_max",
+            SettingKind::Count,
+            "largest array of ids (rule 3), default bound of `many`",
+        ),
+        (
+            "denormalize_min_ratio",
+            SettingKind::Ratio,
+            "reads per update from which shown fields are copied (rule 5)",
+        ),
+        (
+            "doc_warn_size",
+            SettingKind::Size,
+            "worst-case document size that draws a warning",
+        ),
+        (
+            "doc_max_size",
+            SettingKind::Size,
+            "worst-case document size that is an error",
+        ),
+        (
+            "max_indexes",
+            SettingKind::Count,
+            "indexes per collection before a warning",
+        ),
+        (
+            "max_top_level_fields",
+            SettingKind::Count,
+            "top-level fields before a warning",
+        ),
+        (
+            "max_collections",
+            SettingKind::Count,
+            "collections per database before a warning",
+        ),
+        (
+            "bucket_size",
+            SettingKind::Count,
+            "children per bucket when no page size is given",
+        ),
     ];
 
     /// Sets the setting `name` to `value` (already converted to its unit). Returns `false` for an

@@ -12,7 +12,7 @@ pub use crate::model::{BsonType, CardinalityClass, Layout, RelationKind, Setting
 pub use rules::{citation, RuleCitation, RuleId};
 
 /// The whole design of one schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Plan {
     /// Version of this format.
     pub format_version: u32,
@@ -43,6 +43,28 @@ impl Plan {
         self.relationships.iter().find(|d| d.id == id)
     }
 
+    /// The JSON Schema of the Plan's JSON form (`docs/plan.schema.json` is this, kept in sync by a
+    /// test).
+    pub fn json_schema() -> serde_json::Value {
+        let mut schema = serde_json::to_value(schemars::schema_for!(Plan)).unwrap_or_default();
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert(
+                "$id".to_owned(),
+                serde_json::Value::String(format!(
+                    "https://squillion.dev/schema/plan/v{}.json",
+                    Plan::FORMAT_VERSION
+                )),
+            );
+        }
+        schema
+    }
+
+    /// The Plan as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        // Serializing plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
     /// Whether any warning is an error (a layout that cannot work, e.g. over 16 MB).
     pub fn has_errors(&self) -> bool {
         self.warnings.iter().any(|w| w.severity == Severity::Error)
@@ -50,7 +72,7 @@ impl Plan {
 }
 
 /// The decision about one relationship.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Decision {
     /// `Entity.field` of the left end.
     pub id: String,
@@ -97,7 +119,7 @@ pub struct Decision {
 }
 
 /// The cardinalities of both ends, as written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct EndCardinalities {
     /// How many of `to` one `from` has (`many(1000)`).
     pub from: String,
@@ -110,7 +132,7 @@ pub struct EndCardinalities {
 }
 
 /// How a relationship side is stored in a document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
     /// One embedded document.
@@ -128,7 +150,7 @@ pub enum Shape {
 }
 
 /// Where one side of a relationship lives.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Placement {
     /// The entity (or bucket/link document) that holds the field.
     pub holder: String,
@@ -145,7 +167,7 @@ pub struct Placement {
 }
 
 /// An alternative and why it lost.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Rejected {
     /// The alternative: a layout's name (`embed`, `two_way`...) or a modifier (`denormalized`).
     pub strategy: String,
@@ -156,7 +178,7 @@ pub struct Rejected {
 }
 
 /// A copied field and what keeping it correct costs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Denormalized {
     /// `Entity.field` of the source.
     pub source: String,
@@ -171,7 +193,7 @@ pub struct Denormalized {
 }
 
 /// The write that propagates a change of a copied field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct FanOut {
     /// Collection to update.
     pub collection: String,
@@ -184,7 +206,7 @@ pub struct FanOut {
 }
 
 /// `latest N` children kept in the parent document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct SubsetPlan {
     /// Collection of the parent.
     pub collection: String,
@@ -201,7 +223,7 @@ pub struct SubsetPlan {
 }
 
 /// Children in bounded bucket documents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct BucketPlan {
     /// The bucket collection.
     pub collection: String,
@@ -222,7 +244,7 @@ pub struct BucketPlan {
 }
 
 /// What buckets serve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BucketPurpose {
     /// Reading children a page at a time.
@@ -232,7 +254,7 @@ pub enum BucketPurpose {
 }
 
 /// Bucket fields holding the smallest and largest time of their children.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct TimeRangePaths {
     /// The child's time field.
     pub field: String,
@@ -243,7 +265,7 @@ pub struct TimeRangePaths {
 }
 
 /// A value maintained on write.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Computed {
     /// Collection of the document holding it.
     pub collection: String,
@@ -256,7 +278,7 @@ pub struct Computed {
 }
 
 /// A computed value's function.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 #[serde(tag = "fn", rename_all = "snake_case")]
 pub enum ComputedFn {
     /// A summary (`$inc` / `$max` / `$min`).
@@ -278,7 +300,7 @@ pub enum ComputedFn {
 }
 
 /// Usual children embedded, the rare overflow in extra documents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct OutlierPlan {
     /// Collection of the parent.
     pub collection: String,
@@ -297,7 +319,7 @@ pub struct OutlierPlan {
 }
 
 /// Why a collection exists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CollectionRole {
     /// The documents of an entity.
@@ -322,7 +344,7 @@ pub enum CollectionRole {
 }
 
 /// A collection and the shape of its documents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Collection {
     /// Its name.
     pub name: String,
@@ -367,7 +389,7 @@ impl Collection {
 }
 
 /// How `_id` is made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct IdPlan {
     /// Its BSON type.
     pub bson_type: BsonType,
@@ -376,7 +398,7 @@ pub struct IdPlan {
 }
 
 /// Polymorphic variants sharing a collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct Variants {
     /// BSON name of the discriminator field.
     pub discriminator: String,
@@ -385,7 +407,7 @@ pub struct Variants {
 }
 
 /// The kind of a planned field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldKind {
     /// A declared scalar (or array/map of scalars).
@@ -405,7 +427,7 @@ pub enum FieldKind {
 }
 
 /// A field of a planned document. Embedded documents and arrays of them carry `children`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct PlanField {
     /// Its BSON name at this level.
     pub name: String,
@@ -448,7 +470,7 @@ pub struct PlanField {
 }
 
 /// Field facts emitters need.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Default, Serialize)]
 pub struct FieldFlags {
     /// Never shown in samples.
     pub sensitive: bool,
@@ -471,7 +493,7 @@ pub struct FieldFlags {
 }
 
 /// A secondary index.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Index {
     /// Stable name (MongoDB's default form: `field_1_other_-1`).
     pub name: String,
@@ -494,7 +516,7 @@ pub struct Index {
 }
 
 /// One index key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct IndexKey {
     /// Dotted path.
     pub path: String,
@@ -503,7 +525,7 @@ pub struct IndexKey {
 }
 
 /// An index collation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct IndexCollation {
     /// Locale, e.g. `en`.
     pub locale: String,
@@ -512,7 +534,7 @@ pub struct IndexCollation {
 }
 
 /// Estimated BSON sizes, bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct SizeEstimate {
     /// Average.
     pub average: u64,
@@ -521,7 +543,7 @@ pub struct SizeEstimate {
 }
 
 /// An entity-level pattern applied to a collection.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct PatternUse {
     /// tree, queue, polymorphic, attributes, document_versioning, schema_versioning, histogram,
     /// payload.
@@ -533,7 +555,7 @@ pub struct PatternUse {
 }
 
 /// How serious a plan warning is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The layout cannot work as planned (unless forced).
@@ -545,7 +567,7 @@ pub enum Severity {
 }
 
 /// An anti-pattern or rule warning.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Warning {
     /// Stable code (`W1xx`).
     pub code: String,
@@ -566,7 +588,7 @@ pub struct Warning {
 }
 
 /// A place in the source file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct SourcePosition {
     /// The file's name.
     pub file: String,

@@ -3,7 +3,9 @@
 use serde::Serialize;
 
 /// A rule of thumb or a named design pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, schemars::JsonSchema, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleId {
     /// Favor embedding unless there is a compelling reason not to.
@@ -67,7 +69,7 @@ pub enum RuleId {
 }
 
 /// A cited rule: its id, number (for rules of thumb), title, text and source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct RuleCitation {
     /// Which rule.
     pub id: RuleId,
