@@ -11,5 +11,8 @@ pub mod explain;
 pub mod model;
 pub mod plan;
 pub mod resolve;
+pub mod rust;
+pub mod scripts;
+pub mod validator;
 
 pub use resolve::{load, resolve};

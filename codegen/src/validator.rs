@@ -1,0 +1,101 @@
+//! The `$jsonSchema` validator of a planned collection, derived from its fields only.
+//!
+//! `bsonType`, `required` (non-optional fields), `properties`, `maxItems` from bounds (each nested
+//! array level), `enum` for discriminators, `additionalProperties` left open so that older and
+//! newer schema versions can coexist (schema versioning, seed 002).
+
+use serde_json::{json, Map, Value};
+
+use crate::plan::{Collection, PlanField};
+
+/// The validator document: `{"$jsonSchema": {...}}`.
+pub fn validator(collection: &Collection) -> Value {
+    json!({ "$jsonSchema": document_schema(collection) })
+}
+
+/// The `$jsonSchema` of one collection's documents.
+pub fn document_schema(collection: &Collection) -> Value {
+    let mut schema = object_schema(&collection.fields);
+    if let (Some(v), Some(obj)) = (&collection.variants, schema.as_object_mut()) {
+        if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+            props.insert(
+                v.discriminator.clone(),
+                json!({ "bsonType": "string", "enum": v.names }),
+            );
+        }
+    }
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert(
+            "title".to_owned(),
+            Value::String(format!("{} documents", collection.name)),
+        );
+    }
+    schema
+}
+
+fn object_schema(fields: &[PlanField]) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for f in fields {
+        properties.insert(f.name.clone(), field_schema(f));
+        if !f.optional && f.variant.is_none() {
+            required.push(Value::String(f.name.clone()));
+        }
+    }
+    let mut obj = Map::new();
+    obj.insert("bsonType".to_owned(), json!("object"));
+    if !required.is_empty() {
+        obj.insert("required".to_owned(), Value::Array(required));
+    }
+    obj.insert("properties".to_owned(), Value::Object(properties));
+    Value::Object(obj)
+}
+
+fn field_schema(f: &PlanField) -> Value {
+    let mut value = if f.bson_type == "object" && !f.recursive {
+        object_schema(&f.children)
+    } else if f.bson_type == "object" {
+        json!({ "bsonType": "object" })
+    } else {
+        json!({ "bsonType": f.bson_type })
+    };
+    if f.map {
+        value = json!({ "bsonType": "object", "additionalProperties": value });
+    }
+    // Inner array levels first (counters 24 x 60: the inner arrays hold 60).
+    for dim in f.inner_dims.iter().rev() {
+        value = json!({ "bsonType": "array", "maxItems": dim, "items": value });
+    }
+    if f.array_depth > 0 {
+        let mut arr = Map::new();
+        arr.insert("bsonType".to_owned(), json!("array"));
+        if let Some(m) = f.max_items {
+            arr.insert("maxItems".to_owned(), json!(m));
+        }
+        arr.insert("items".to_owned(), value);
+        value = Value::Object(arr);
+        // Deeper levels without declared dimensions ([[T]]).
+        for _ in (f.inner_dims.len() + 1)..usize::from(f.array_depth) {
+            value = json!({ "bsonType": "array", "items": value });
+        }
+    }
+    if f.optional {
+        if let Some(obj) = value.as_object_mut() {
+            if let Some(t) = obj.get("bsonType").cloned() {
+                obj.insert("bsonType".to_owned(), json!([t, "null"]));
+            }
+        }
+    }
+    if let Some(doc) = f.docs.first() {
+        if let Some(obj) = value.as_object_mut() {
+            let mut d = doc.clone();
+            if d.len() > 200 {
+                let cut = d.char_indices().nth(200).map(|(i, _)| i).unwrap_or(d.len());
+                d.truncate(cut);
+                d.push_str("...");
+            }
+            obj.insert("description".to_owned(), Value::String(d));
+        }
+    }
+    value
+}
