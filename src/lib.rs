@@ -11,3 +11,6 @@
 
 pub use squillion_codegen as codegen;
 pub use squillion_grammar as grammar;
+
+#[cfg(feature = "build")]
+pub mod build;

@@ -9,6 +9,7 @@ pub mod codes;
 pub mod engine;
 pub mod explain;
 pub mod model;
+pub mod pipeline;
 pub mod plan;
 pub mod resolve;
 pub mod rust;

@@ -4,9 +4,38 @@
 use proptest::prelude::*;
 use squillion_grammar::SourceFile;
 
-const TYPES: &[&str] = &["string", "int32", "int64", "double", "bool", "date", "objectId", "decimal128", "binary", "[string; 10]", "[int32]", "map<string>"];
-const CLASSES: &[&str] = &["one", "few", "few(5)", "many", "many(1000)", "many(20000, typical 50)", "squillions"];
-const LAYOUTS: &[&str] = &["embed", "parent_refs", "child_ref", "two_way", "one_way", "bucket(50)", "link_collection"];
+const TYPES: &[&str] = &[
+    "string",
+    "int32",
+    "int64",
+    "double",
+    "bool",
+    "date",
+    "objectId",
+    "decimal128",
+    "binary",
+    "[string; 10]",
+    "[int32]",
+    "map<string>",
+];
+const CLASSES: &[&str] = &[
+    "one",
+    "few",
+    "few(5)",
+    "many",
+    "many(1000)",
+    "many(20000, typical 50)",
+    "squillions",
+];
+const LAYOUTS: &[&str] = &[
+    "embed",
+    "parent_refs",
+    "child_ref",
+    "two_way",
+    "one_way",
+    "bucket(50)",
+    "link_collection",
+];
 
 #[derive(Debug, Clone)]
 struct Rel {
@@ -19,7 +48,12 @@ struct Rel {
     ratio: u32,
 }
 
-fn schema_text(entities: &[Vec<usize>], patterns: &[u8], rels: &[Rel], queries: &[(usize, u8)]) -> String {
+fn schema_text(
+    entities: &[Vec<usize>],
+    patterns: &[u8],
+    rels: &[Rel],
+    queries: &[(usize, u8)],
+) -> String {
     let mut s = String::new();
     for (i, fields) in entities.iter().enumerate() {
         let attr = match patterns[i] % 6 {
@@ -74,8 +108,24 @@ fn schema_text(entities: &[Vec<usize>], patterns: &[u8], rels: &[Rel], queries: 
 }
 
 fn rel_strategy() -> impl Strategy<Value = Rel> {
-    (0..6usize, 0..6usize, 0..7usize, 0..7usize, prop::collection::vec(any::<u8>(), 0..4), prop::option::of(0..7usize), 0..2000u32)
-        .prop_map(|(a, b, ca, cb, facts, force, ratio)| Rel { a, b, ca, cb, facts, force, ratio: ratio + 1 })
+    (
+        0..6usize,
+        0..6usize,
+        0..7usize,
+        0..7usize,
+        prop::collection::vec(any::<u8>(), 0..4),
+        prop::option::of(0..7usize),
+        0..2000u32,
+    )
+        .prop_map(|(a, b, ca, cb, facts, force, ratio)| Rel {
+            a,
+            b,
+            ca,
+            cb,
+            facts,
+            force,
+            ratio: ratio + 1,
+        })
 }
 
 proptest! {

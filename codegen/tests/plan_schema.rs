@@ -41,10 +41,16 @@ fn every_example_plan_validates_against_the_schema() {
             .unwrap_or_else(|d| panic!("{}", source.render(&d, false)));
         let plan = squillion_codegen::engine::plan(&checked.model, &source);
         let json: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&json).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
         assert_eq!(json["format_version"], Plan::FORMAT_VERSION);
         seen += 1;
     }
-    assert!(seen >= 5, "expected the seed examples under examples/, found {seen}");
+    assert!(
+        seen >= 5,
+        "expected the seed examples under examples/, found {seen}"
+    );
 }

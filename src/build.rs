@@ -1,0 +1,181 @@
+//! Generating code from `build.rs` (feature `build`).
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     squillion::build::Builder::new().schema("schema/library.sqn").compile()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs
+//! include!(concat!(env!("OUT_DIR"), "/library.rs"));
+//! ```
+//!
+//! The builder writes `$OUT_DIR/<schema file stem>.rs`, prints `cargo:rerun-if-changed` for every
+//! schema it reads, rewrites a file only when its content changed, and on a bad schema fails with
+//! the rendered diagnostics.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_grammar::SourceFile;
+
+/// Why code generation failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// A schema could not be read, or the output could not be written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A schema has errors; `rendered` shows them with file:line:col and the source underlined.
+    Schema {
+        /// The schema file.
+        path: PathBuf,
+        /// The diagnostics, rendered.
+        rendered: String,
+    },
+    /// `OUT_DIR` is not set and no output directory was given.
+    NoOutDir,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            BuildError::Schema { path, rendered } => {
+                write!(f, "squillion: {} has errors:\n{rendered}", path.display())
+            }
+            BuildError::NoOutDir => f.write_str(
+                "squillion: OUT_DIR is not set; call this from build.rs or set Builder::out_dir",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Generates Rust from `.sqn` schemas at build time.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    schemas: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    settings: GenerateSettings,
+    emit_rerun: bool,
+}
+
+impl Builder {
+    /// A builder with default settings.
+    pub fn new() -> Self {
+        Builder {
+            emit_rerun: true,
+            ..Builder::default()
+        }
+    }
+
+    /// Adds a schema file.
+    pub fn schema(mut self, path: impl AsRef<Path>) -> Self {
+        self.schemas.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes into `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Uses these generation settings (shared with `squillion generate`).
+    pub fn settings(mut self, settings: GenerateSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed` lines (on by default).
+    pub fn emit_rerun_if_changed(mut self, emit: bool) -> Self {
+        self.emit_rerun = emit;
+        self
+    }
+
+    /// Generates every schema. Nothing is written unless every schema is valid.
+    pub fn compile(self) -> Result<Vec<PathBuf>, BuildError> {
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(BuildError::NoOutDir)?,
+        };
+        let mut outputs = Vec::new();
+        for path in &self.schemas {
+            if self.emit_rerun {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+            let text = std::fs::read_to_string(path).map_err(|source| BuildError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let source = SourceFile::new(path.display().to_string(), text);
+            let generated =
+                compile(&source, &self.settings).map_err(|diags| BuildError::Schema {
+                    path: path.clone(),
+                    rendered: source.render(&diags, false),
+                })?;
+            for w in &generated.warnings {
+                let pos = source.position(w.span.start);
+                println!(
+                    "cargo:warning={}:{}:{}: {}",
+                    path.display(),
+                    pos.line,
+                    pos.column,
+                    w
+                );
+            }
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "schema".to_owned());
+            outputs.push((out_dir.join(format!("{stem}.rs")), generated.rust));
+        }
+        let mut written = Vec::new();
+        for (path, content) in outputs {
+            write_if_changed(&path, &content)?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// Writes `content` to `path` unless the file already holds exactly it (no rebuild cascades).
+fn write_if_changed(path: &Path, content: &str) -> Result<(), BuildError> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| BuildError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    // Write to a temporary file first so a failure never leaves a half-written output.
+    let tmp = path.with_extension("rs.tmp");
+    std::fs::write(&tmp, content).map_err(|source| BuildError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    std::fs::rename(&tmp, path).map_err(|source| BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
