@@ -537,7 +537,7 @@ fn an_immutable_natural_key_is_the_id_and_references_store_it() {
     let p = plan(
         "entity User { username: string @key password: string @sensitive }
          entity Book { title: string }
-         relation User.books: many(1000) <-> Book.owner: one { standalone Book }",
+         relation User.books: squillions <-> Book.owner: one",
     );
     let users = p.collection("users").unwrap();
     assert_eq!(users.id.natural_key.as_deref(), Some("username"));
@@ -640,7 +640,7 @@ fn a_forced_layout_is_honoured_with_a_warning_naming_the_rule() {
 
 #[test]
 fn a_document_that_can_exceed_16_mb_is_an_error() {
-    let p = plan("entity Doc { blobs: [binary; 1000] @large(1MB) }");
+    let p = plan("entity Doc { blob: binary @large(20MB) }");
     assert!(p
         .warnings
         .iter()
