@@ -21,7 +21,8 @@ pub(crate) type SpanIndex = BTreeMap<(String, String), Span>;
 
 /// What the relationships decided, as the collection builder needs it.
 pub(crate) struct Placements<'a> {
-    pub placed: Vec<(&'a Placed, Span)>,
+    /// Placed fields by holder, in relationship order.
+    pub placed: BTreeMap<Holder, Vec<(&'a Placed, Span)>>,
     pub extra: Vec<(&'a ExtraCollection, Span)>,
     /// Entities embedded (or bucketed) by some relationship.
     pub embedded: BTreeSet<String>,
@@ -191,10 +192,8 @@ fn document(
             fields.push(pf);
         }
     }
-    for (placed, span) in &p.placed {
-        if placed.holder != Holder::Entity(entity.name.clone()) {
-            continue;
-        }
+    let holder = Holder::Entity(entity.name.clone());
+    for (placed, span) in p.placed.get(&holder).map(Vec::as_slice).unwrap_or(&[]) {
         let mut f = placed.field.clone();
         reroot(&mut f, prefix);
         if let Some(embedded) = &placed.embed_entity {

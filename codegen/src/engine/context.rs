@@ -1,10 +1,10 @@
 //! What every engine module reads: the model, the thresholds, and facts derived once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use squillion_grammar::{SourceFile, Span};
 
-use crate::model::{Entity, Model, Settings};
+use crate::model::{Entity, Model, Query, Relation, Settings};
 use crate::plan::{SourcePosition, Warning};
 
 /// The engine's view of one model.
@@ -15,6 +15,13 @@ pub(crate) struct Ctx<'a> {
     /// Entities read on their own: declared `standalone`, queried, or carrying a pattern that
     /// needs a collection (tree, queue, versioning).
     pub standalone: BTreeSet<String>,
+    /// Entities declared `standalone` in some relation.
+    declared_standalone: BTreeSet<&'a str>,
+    entities: BTreeMap<&'a str, &'a Entity>,
+    relations: BTreeMap<&'a str, &'a Relation>,
+    queries_on: BTreeMap<&'a str, Vec<&'a Query>>,
+    queries_through: BTreeMap<&'a str, Vec<&'a Query>>,
+    queries_by_name: BTreeMap<&'a str, &'a Query>,
 }
 
 impl<'a> Ctx<'a> {
@@ -32,16 +39,76 @@ impl<'a> Ctx<'a> {
                 standalone.insert(e.name.clone());
             }
         }
+        let declared_standalone = model
+            .relations
+            .iter()
+            .flat_map(|r| r.facts.standalone.iter().map(String::as_str))
+            .collect();
+        let mut queries_on: BTreeMap<&str, Vec<&Query>> = BTreeMap::new();
+        let mut queries_through: BTreeMap<&str, Vec<&Query>> = BTreeMap::new();
+        for q in &model.queries {
+            queries_on.entry(q.entity.as_str()).or_default().push(q);
+            let paths = q
+                .conditions
+                .iter()
+                .map(|c| &c.path)
+                .chain(q.sort.iter().map(|s| &s.path));
+            let mut seen = BTreeSet::new();
+            for path in paths {
+                if let Some(t) = &path.through {
+                    if seen.insert(t.relation.as_str()) {
+                        queries_through
+                            .entry(t.relation.as_str())
+                            .or_default()
+                            .push(q);
+                    }
+                }
+            }
+        }
         Ctx {
             model,
             settings: &model.settings,
             source,
             standalone,
+            declared_standalone,
+            entities: model
+                .entities
+                .iter()
+                .map(|e| (e.name.as_str(), e))
+                .collect(),
+            relations: model.relations.iter().map(|r| (r.id.as_str(), r)).collect(),
+            queries_on,
+            queries_through,
+            queries_by_name: model.queries.iter().map(|q| (q.name.as_str(), q)).collect(),
         }
     }
 
     pub fn entity(&self, name: &str) -> Option<&'a Entity> {
-        self.model.entity(name)
+        self.entities.get(name).copied()
+    }
+
+    pub fn relation(&self, id: &str) -> Option<&'a Relation> {
+        self.relations.get(id).copied()
+    }
+
+    /// Queries that read `entity` directly.
+    pub fn queries_on(&self, entity: &str) -> &[&'a Query] {
+        self.queries_on
+            .get(entity)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Queries whose paths cross relationship `id`.
+    pub fn queries_through(&self, id: &str) -> &[&'a Query] {
+        self.queries_through
+            .get(id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    pub fn query(&self, name: &str) -> Option<&'a Query> {
+        self.queries_by_name.get(name).copied()
     }
 
     pub fn is_standalone(&self, entity: &str) -> bool {
@@ -50,10 +117,10 @@ impl<'a> Ctx<'a> {
 
     /// Why `entity` counts as standalone, for the decision's facts.
     pub fn standalone_reason(&self, entity: &str) -> Option<String> {
-        if self.model.relations.iter().any(|r| r.is_standalone(entity)) {
+        if self.declared_standalone.contains(entity) {
             return Some(format!("{entity} is read on its own (declared standalone)"));
         }
-        if let Some(q) = self.model.queries.iter().find(|q| q.entity == entity) {
+        if let Some(q) = self.queries_on(entity).first() {
             return Some(format!(
                 "{entity} is read on its own (query `{}` reads it directly)",
                 q.name

@@ -50,7 +50,7 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
         })
         .collect();
     // Queries that filter or sort through this relationship need the copy too.
-    for q in &ctx.model.queries {
+    for q in ctx.queries_through(&rel.id) {
         let paths = q
             .conditions
             .iter()

@@ -3,6 +3,8 @@
 //! Query indexes follow equality, sort, range. One compound index serves its prefixes, so an index
 //! whose keys are a prefix of another's (with the same options) is folded into it.
 
+use std::collections::BTreeMap;
+
 use crate::model::{Layout, Navigate, Operator, Query, Versioning};
 use crate::plan::{
     Collection, CollectionRole, Decision, Index, IndexCollation, IndexKey, PlanField,
@@ -55,19 +57,39 @@ pub(crate) fn plan(
         declared(c, &c.fields, &mut wants);
         patterns(ctx, c, &mut wants);
     }
-    for d in decisions {
-        relationship(ctx, d, collections, &mut wants);
+    {
+        let by_name: BTreeMap<&str, &Collection> =
+            collections.iter().map(|c| (c.name.as_str(), c)).collect();
+        for d in decisions {
+            relationship(ctx, d, &by_name, &mut wants);
+        }
     }
     let mut joins = Vec::new();
+    let by_name: BTreeMap<&str, usize> = collections
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
     for q in &ctx.model.queries {
-        query(ctx, q, collections, decisions, &mut wants, &mut joins);
+        query(
+            ctx,
+            q,
+            collections,
+            &by_name,
+            decisions,
+            &mut wants,
+            &mut joins,
+        );
+    }
+    let mut per_collection: BTreeMap<String, Vec<Index>> = BTreeMap::new();
+    for w in wants {
+        per_collection
+            .entry(w.collection)
+            .or_default()
+            .push(w.index);
     }
     for c in collections.iter_mut() {
-        let mine: Vec<Index> = wants
-            .iter()
-            .filter(|w| w.collection == c.name)
-            .map(|w| w.index.clone())
-            .collect();
+        let mine = per_collection.remove(&c.name).unwrap_or_default();
         c.indexes = fold(mine);
         for i in &mut c.indexes {
             i.multikey = i.keys.iter().any(|k| through_array(&c.fields, &k.path));
@@ -188,12 +210,17 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
     }
 }
 
-fn relationship(ctx: &Ctx<'_>, d: &Decision, collections: &[Collection], out: &mut Vec<Want>) {
-    let Some(rel) = ctx.model.relations.iter().find(|r| r.id == d.id) else {
+fn relationship(
+    ctx: &Ctx<'_>,
+    d: &Decision,
+    collections: &BTreeMap<&str, &Collection>,
+    out: &mut Vec<Want>,
+) {
+    let Some(rel) = ctx.relation(&d.id) else {
         return;
     };
     let mut add = |collection: &str, keys: Vec<(String, i32)>, reason: String, unique: bool| {
-        if !collections.iter().any(|c| c.name == collection) {
+        if !collections.contains_key(collection) {
             return;
         }
         let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
@@ -206,8 +233,7 @@ fn relationship(ctx: &Ctx<'_>, d: &Decision, collections: &[Collection], out: &m
     };
     let id_path = |collection: &str, path: &str| -> String {
         let extended = collections
-            .iter()
-            .find(|c| c.name == collection)
+            .get(collection)
             .and_then(|c| c.field_at(path))
             .is_some_and(|f| f.bson_type == "object");
         if extended {
@@ -364,6 +390,7 @@ fn query(
     ctx: &Ctx<'_>,
     q: &Query,
     collections: &[Collection],
+    by_name: &BTreeMap<&str, usize>,
     decisions: &[Decision],
     out: &mut Vec<Want>,
     joins: &mut Vec<(String, String)>,
@@ -371,7 +398,10 @@ fn query(
     let Some(entity) = ctx.entity(&q.entity) else {
         return;
     };
-    let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+    let Some(c) = by_name
+        .get(entity.collection.as_str())
+        .map(|&i| &collections[i])
+    else {
         return;
     };
     let mut eq = Vec::new();

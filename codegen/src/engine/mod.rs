@@ -134,10 +134,19 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         }
     }
     let placements = collections::Placements {
-        placed: layouts
-            .iter()
-            .flat_map(|(rel, lay)| lay.placed.iter().map(move |p| (p, rel.span)))
-            .collect(),
+        placed: {
+            let mut by_holder: std::collections::BTreeMap<_, Vec<_>> =
+                std::collections::BTreeMap::new();
+            for (rel, lay) in &layouts {
+                for p in &lay.placed {
+                    by_holder
+                        .entry(p.holder.clone())
+                        .or_default()
+                        .push((p, rel.span));
+                }
+            }
+            by_holder
+        },
         extra: layouts
             .iter()
             .flat_map(|(rel, lay)| lay.extra.iter().map(move |x| (x, rel.span)))

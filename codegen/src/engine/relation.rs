@@ -617,10 +617,8 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 /// `author.name starts_with ?` on Book): the child is found by its parent.
 fn child_found_through(ctx: &Ctx<'_>, rel: &Relation) -> Option<String> {
     let child = rel.child();
-    ctx.model
-        .queries
+    ctx.queries_on(&child.entity)
         .iter()
-        .filter(|q| q.entity == child.entity)
         .find(|q| {
             q.conditions.iter().any(|c| {
                 c.path

@@ -164,11 +164,21 @@ pub(crate) fn collections(
     spans: &SpanIndex,
 ) {
     let s = e.ctx.settings;
-    let forced_any = |c: &Collection| {
-        decisions
-            .iter()
-            .any(|d| d.forced && d.placement.iter().any(|p| p.collection == c.name))
-    };
+    let forced_collections: std::collections::BTreeSet<&str> = decisions
+        .iter()
+        .filter(|d| d.forced)
+        .flat_map(|d| d.placement.iter().map(|p| p.collection.as_str()))
+        .collect();
+    let mut embedded_by: std::collections::BTreeMap<&str, &Decision> =
+        std::collections::BTreeMap::new();
+    for d in decisions {
+        if matches!(
+            d.strategy,
+            crate::model::Layout::Embed | crate::model::Layout::Bucket
+        ) {
+            embedded_by.entry(d.child.as_str()).or_insert(d);
+        }
+    }
     for c in collections {
         let span_of = |path: &str| {
             spans
@@ -180,7 +190,7 @@ pub(crate) fn collections(
         walk(e, c, &c.fields, spans);
         match c.size.worst {
             Some(w) if w > s.doc_max_size => {
-                let severity = if forced_any(c) { Severity::Warning } else { Severity::Error };
+                let severity = if forced_collections.contains(c.name.as_str()) { Severity::Warning } else { Severity::Error };
                 e.warn(
                     codes::DOCUMENT_TOO_LARGE,
                     severity,
@@ -260,13 +270,7 @@ pub(crate) fn collections(
             }
         }
         if c.role == CollectionRole::Entity {
-            let embedded_elsewhere = decisions.iter().find(|d| {
-                d.child == c.entity
-                    && matches!(
-                        d.strategy,
-                        crate::model::Layout::Embed | crate::model::Layout::Bucket
-                    )
-            });
+            let embedded_elsewhere = embedded_by.get(c.entity.as_str()).copied();
             if let Some(d) = embedded_elsewhere {
                 e.warn(
                     codes::EMBEDDED_AND_STORED,
@@ -448,7 +452,7 @@ pub(crate) fn queries(
     declined: &[(String, Span, super::denormalize::Declined)],
 ) {
     for (query, field) in joins {
-        let Some(q) = e.ctx.model.queries.iter().find(|q| &q.name == query) else {
+        let Some(q) = e.ctx.query(query) else {
             continue;
         };
         e.warn(
