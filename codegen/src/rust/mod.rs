@@ -51,7 +51,6 @@ pub fn generate(plan: &Plan, settings: &RustSettings) -> String {
     }
     let mut gen = Generator {
         settings,
-        plan,
         types: BTreeMap::new(),
         items: Vec::new(),
         by_collection,
@@ -81,7 +80,6 @@ pub fn generate(plan: &Plan, settings: &RustSettings) -> String {
 
 struct Generator<'a> {
     settings: &'a RustSettings,
-    plan: &'a Plan,
     /// Embedded type names and the shape signature they were generated with.
     types: BTreeMap<String, String>,
     /// Embedded type definitions, in the order they were first met.
