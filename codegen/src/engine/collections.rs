@@ -68,6 +68,7 @@ pub(crate) fn build(ctx: &Ctx<'_>, p: &Placements<'_>, spans: &mut SpanIndex) ->
                 discriminator: d.clone(),
                 names: entity.variants.iter().map(|v| v.name.clone()).collect(),
             }),
+            schema_version: entity.patterns.schema_version,
         });
         if entity.patterns.versioned == Some(Versioning::CurrentAndHistory) {
             out.push(history(ctx, p, entity, spans));
@@ -103,6 +104,7 @@ pub(crate) fn build(ctx: &Ctx<'_>, p: &Placements<'_>, spans: &mut SpanIndex) ->
             size: SizeEstimate::default(),
             patterns: Vec::new(),
             variants: None,
+            schema_version: None,
         });
         let _ = &extra.parent;
     }
@@ -339,6 +341,7 @@ fn history(
         size: SizeEstimate::default(),
         patterns: Vec::new(),
         variants: None,
+        schema_version: entity.patterns.schema_version,
     }
 }
 

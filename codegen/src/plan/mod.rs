@@ -367,6 +367,8 @@ pub struct Collection {
     pub patterns: Vec<PatternUse>,
     /// Polymorphic variants stored here, with their discriminator.
     pub variants: Option<Variants>,
+    /// The schema version written on every document (schema versioning), if any.
+    pub schema_version: Option<u32>,
 }
 
 impl Collection {
