@@ -12,6 +12,7 @@ pub mod model;
 pub mod pipeline;
 pub mod plan;
 pub mod resolve;
+pub mod review;
 pub mod rust;
 pub mod scripts;
 pub mod validator;

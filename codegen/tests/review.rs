@@ -1,0 +1,256 @@
+//! The design-review printout: snapshots of the Markdown and terminal documents, and the content
+//! a reviewer relies on (every decision's facts, rules, rejected alternatives and costs; samples;
+//! redaction; warnings with positions; the diagram).
+
+mod support;
+
+use squillion_codegen::plan::Plan;
+use squillion_codegen::review::{render, Format, ReviewError};
+
+fn md(plan: &Plan) -> String {
+    render(plan, Format::Markdown)
+        .expect("markdown renders")
+        .main
+}
+
+fn text(plan: &Plan) -> String {
+    render(plan, Format::Text { color: false })
+        .expect("text renders")
+        .main
+}
+
+fn html(plan: &Plan) -> String {
+    render(plan, Format::Html).expect("html renders").main
+}
+
+/// The words of a document or a sentence, whatever the format did to them: HTML entities and
+/// `<code>` decoded, Markdown escapes and backticks dropped, wrapped lines joined.
+fn words(s: &str) -> String {
+    let s = s
+        .replace("<code>", "")
+        .replace("</code>", "")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+        .replace(['`', '\\'], "");
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn assert_mentions(doc: &str, sentence: &str, what: &str) {
+    let probe: String = words(sentence).chars().take(48).collect();
+    assert!(words(doc).contains(&probe), "{what}: {probe:?} missing");
+}
+
+#[test]
+fn fixture_markdown_snapshot() {
+    insta::assert_snapshot!("fixture_md", md(&support::plan()));
+}
+
+#[test]
+fn fixture_text_snapshot() {
+    insta::assert_snapshot!("fixture_text", text(&support::plan()));
+}
+
+#[test]
+fn fixture_diagram_snapshot() {
+    let rendered = render(&support::plan(), Format::Markdown).unwrap();
+    assert_eq!(rendered.files.len(), 1);
+    assert_eq!(rendered.files[0].name, "fixture.erd.svg");
+    insta::assert_snapshot!("fixture_svg", rendered.files[0].content);
+}
+
+#[test]
+fn every_decision_is_explained_with_facts_rules_rejections_and_costs() {
+    let plan = support::plan();
+    for doc in [md(&plan), text(&plan), html(&plan)] {
+        for d in &plan.relationships {
+            assert_mentions(&doc, &d.id, "relationship");
+            assert_mentions(&doc, &d.because, "because");
+            for f in &d.facts {
+                assert_mentions(&doc, f, "fact");
+            }
+            for r in &d.rules {
+                assert_mentions(&doc, r.text, "rule text");
+            }
+            for r in &d.rejected {
+                assert_mentions(&doc, &r.strategy, "rejected alternative");
+                assert_mentions(&doc, &r.why, "why it lost");
+            }
+            for o in &d.obligations {
+                assert_mentions(&doc, o, "obligation");
+            }
+        }
+    }
+}
+
+#[test]
+fn fan_outs_are_shown_as_the_update_they_require() {
+    let doc = md(&support::plan());
+    assert!(doc.contains("db.products.updateMany("));
+    assert!(doc.contains("\"parts.$[elem].name\""));
+    assert!(doc.contains("arrayFilters"));
+    assert!(doc.contains("1,000 reads per update"));
+}
+
+#[test]
+fn samples_use_shell_types_and_redact_sensitive_fields() {
+    let plan = support::plan();
+    let doc = md(&plan);
+    for needle in [
+        "ObjectId(\"",
+        "ISODate(\"",
+        "NumberDecimal(\"",
+        "NumberInt(",
+        "NumberLong(",
+        "ssn: \"<redacted>\"",
+        "/* \u{2026} up to 1,000 */",
+    ] {
+        assert!(doc.contains(needle), "{needle} missing");
+    }
+    assert!(!doc.contains("ssn: \"ssn"), "a sensitive value leaked");
+}
+
+#[test]
+fn references_in_samples_match_the_referenced_samples_ids() {
+    let plan = support::plan();
+    let parts = plan.collection("parts").unwrap();
+    let sample = squillion_codegen::review::sample::document(parts);
+    let own = squillion_codegen::review::sample::object_id("Part", 1);
+    assert!(sample.contains(&own));
+    let products =
+        squillion_codegen::review::sample::document(plan.collection("products").unwrap());
+    assert!(
+        products.contains(&own),
+        "products.parts[0].id should be the parts sample's _id"
+    );
+}
+
+#[test]
+fn warnings_show_code_severity_and_source_position() {
+    let plan = support::plan();
+    for doc in [md(&plan), text(&plan), html(&plan)] {
+        assert!(doc.contains("W104"));
+        assert!(doc.contains("fixture.sqn:98:1"));
+        assert!(doc.contains("fixture.sqn:112:3"));
+        assert!(doc.contains("lower `latest`") || doc.contains("lower <code>latest</code>"));
+    }
+}
+
+#[test]
+fn thresholds_in_force_are_listed() {
+    let doc = md(&support::plan());
+    for needle in [
+        "`embed_array_max` | 200",
+        "`id_array_max` | 5,000",
+        "`doc_max_size` | 16 MB",
+    ] {
+        assert!(doc.contains(needle), "{needle} missing");
+    }
+}
+
+#[test]
+fn validator_summary_comes_from_the_fields() {
+    let plan = support::plan();
+    let rows = squillion_codegen::review::view::validator_rows(
+        &plan.collection("products").unwrap().fields,
+    );
+    let parts = rows.iter().find(|r| r.path == "parts").unwrap();
+    assert_eq!(parts.bson_type, "array of object");
+    assert_eq!(parts.max_items, "1,000");
+    assert!(parts.required);
+    assert!(rows.iter().any(|r| r.path == "parts.name"));
+}
+
+#[test]
+fn the_diagram_has_every_collection_and_labelled_arrows() {
+    let plan = support::plan();
+    let svg = &render(&plan, Format::Markdown).unwrap().files[0].content;
+    assert!(svg.starts_with("<svg"));
+    for c in &plan.collections {
+        assert!(
+            svg.contains(&format!(">{}", c.name)),
+            "{} missing from the diagram",
+            c.name
+        );
+    }
+    assert!(svg.contains("parent_refs \u{00b7} many(1000) : one"));
+    assert!(svg.contains("child_ref \u{00b7} squillions : one"));
+    assert!(svg.contains("subset copies"));
+    assert!(
+        svg.contains("class=\"nest1\""),
+        "embedded documents are nested boxes"
+    );
+    let doc = html(&plan);
+    assert!(doc.contains("<svg"), "the HTML inlines the diagram");
+    assert!(
+        !doc.contains("<script"),
+        "no JavaScript is needed to view it"
+    );
+}
+
+#[test]
+fn markdown_links_the_diagram_file() {
+    let doc = md(&support::plan());
+    assert!(doc.contains("](fixture.erd.svg)"));
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let plan = support::plan();
+    for format in [Format::Markdown, Format::Html, Format::Text { color: true }] {
+        assert_eq!(
+            render(&plan, format).unwrap(),
+            render(&plan, format).unwrap()
+        );
+    }
+}
+
+#[test]
+fn terminal_colour_is_opt_in() {
+    let plan = support::plan();
+    assert!(!text(&plan).contains('\u{1b}'));
+    let colored = render(&plan, Format::Text { color: true }).unwrap().main;
+    assert!(colored.contains("\u{1b}["));
+}
+
+#[test]
+fn html_is_self_contained_and_print_ready() {
+    let doc = html(&support::plan());
+    assert!(doc.starts_with("<!DOCTYPE html>"));
+    assert!(doc.contains("@media print"));
+    assert!(doc.contains("break-before: page"));
+    assert!(!doc.contains("<link"), "no external stylesheet");
+    assert!(!doc.contains("src=\"http"), "no external resource");
+    assert!(
+        doc.contains("&quot;&lt;redacted&gt;&quot;"),
+        "samples are escaped and redacted"
+    );
+}
+
+#[test]
+fn unknown_formats_are_refused() {
+    assert!(matches!(
+        "pdf".parse::<Format>(),
+        Err(ReviewError::UnknownFormat { .. })
+    ));
+    assert_eq!("md".parse::<Format>().unwrap(), Format::Markdown);
+    assert_eq!("html".parse::<Format>().unwrap(), Format::Html);
+}
+
+#[test]
+fn an_empty_plan_renders() {
+    let mut plan = support::plan();
+    plan.collections.clear();
+    plan.relationships.clear();
+    plan.warnings.clear();
+    for format in [
+        Format::Markdown,
+        Format::Html,
+        Format::Text { color: false },
+    ] {
+        let out = render(&plan, format).unwrap();
+        assert!(!out.main.is_empty());
+    }
+}
