@@ -138,10 +138,10 @@ fn syntax_diagnostic(source: &str, offset: usize, error: &pest::error::Error<Rul
     let found = describe_found(rest);
     let span = Span::new(at, at + found_len(rest));
 
-    if rest.starts_with("///") {
+    if let Some(doc) = stray_doc_comment(source, at) {
         return Diagnostic::error(
             codes::STRAY_DOC_COMMENT,
-            Span::new(at, at + rest.find('\n').unwrap_or(rest.len())),
+            doc,
             "doc comment with nothing to document",
         )
         .with_label("no declaration, field or fact follows")
@@ -174,6 +174,33 @@ fn syntax_diagnostic(source: &str, offset: usize, error: &pest::error::Error<Rul
         diagnostic = diagnostic.with_help(help);
     }
     diagnostic
+}
+
+/// The doc comment a syntax error at `at` is really about: the error falls inside a `///` line,
+/// or a `}` or the end of the file follows a `///` line.
+fn stray_doc_comment(source: &str, at: usize) -> Option<Span> {
+    let line_start = source[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = source[at..]
+        .find('\n')
+        .map(|i| at + i)
+        .unwrap_or(source.len());
+    let line = &source[line_start..line_end];
+    if line.trim_start().starts_with("///") {
+        let start = line_start + (line.len() - line.trim_start().len());
+        return Some(Span::new(start, line_end));
+    }
+    let rest = source[at..].trim_start();
+    if !(rest.is_empty() || rest.starts_with('}')) {
+        return None;
+    }
+    let before = source[..at].trim_end();
+    let last_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let last = &before[last_start..];
+    if last.trim_start().starts_with("///") {
+        let start = last_start + (last.len() - last.trim_start().len());
+        return Some(Span::new(start, before.len()));
+    }
+    None
 }
 
 fn closes_on_line(rest: &str) -> bool {
@@ -263,6 +290,7 @@ fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::map_type => "`map<type>`",
         Rule::counters_type => "`counters(...)`",
         Rule::counters_shape => "a counter shape like `24 x 60`",
+        Rule::counter_dim => "a number",
         Rule::relation_end => "a relation end like `Author.books: many`",
         Rule::cardinality => "a cardinality (one, few, many, squillions)",
         Rule::card_arg => "a bound like `1000` or `typical 50`",
@@ -699,7 +727,14 @@ fn type_expr(pair: Pair<'_, Rule>) -> Build<TypeExpr> {
             if let Some(name) = s.take(Rule::ident) {
                 TypeExprKind::Counters(CountersShape::Named(ident(name)))
             } else {
-                let dims = s.rest().map(quantity).collect::<Build<_>>()?;
+                let dims = s
+                    .rest()
+                    .map(|d| Quantity {
+                        number: d.as_str().to_owned(),
+                        unit: None,
+                        span: d.as_span().into(),
+                    })
+                    .collect();
                 TypeExprKind::Counters(CountersShape::Dims(dims))
             }
         }

@@ -262,6 +262,11 @@ fn place_copy(
         };
         let mut copy = declared(ctx.model, field, &path, 0);
         copy.kind = FieldKind::Denormalized;
+        // A copy is neither unique (many documents copy one source) nor indexed or expiring on
+        // its own account: queries that need it get their index from the query.
+        copy.flags.unique = false;
+        copy.flags.indexed = false;
+        copy.flags.expire_after_seconds = None;
         copy.source = Some(format!("{}.{}", want.from, field.name));
         copy.docs = vec![format!(
             "copy of {}.{} (rule 5, extended reference): {}",

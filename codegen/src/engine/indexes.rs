@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::model::{Layout, Navigate, Operator, Query, Versioning};
 use crate::plan::{
-    Collection, CollectionRole, Decision, Index, IndexCollation, IndexKey, PlanField,
+    Collection, CollectionRole, Decision, FieldKind, Index, IndexCollation, IndexKey, PlanField,
 };
 
 use super::context::Ctx;
@@ -60,8 +60,12 @@ pub(crate) fn plan(
     {
         let by_name: BTreeMap<&str, &Collection> =
             collections.iter().map(|c| (c.name.as_str(), c)).collect();
+        let mut refs = BTreeMap::new();
+        for c in collections.iter() {
+            reference_fields(&c.name, &c.fields, &mut refs);
+        }
         for d in decisions {
-            relationship(ctx, d, &by_name, &mut wants);
+            relationship(ctx, d, &by_name, &refs, &mut wants);
         }
     }
     let mut joins = Vec::new();
@@ -210,10 +214,29 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
     }
 }
 
+/// Where each relationship's single references ended up: relation id -> (collection, path,
+/// extended). Embedded children carry them inside their parent's documents (`notes.user`).
+type RefSites = BTreeMap<String, Vec<(String, String, bool)>>;
+
+fn reference_fields(collection: &str, fields: &[PlanField], out: &mut RefSites) {
+    for f in fields {
+        if let (Some(rel), FieldKind::Ref) = (&f.relation, f.kind) {
+            let extended = f.bson_type == "object";
+            out.entry(rel.clone()).or_default().push((
+                collection.to_owned(),
+                f.path.clone(),
+                extended,
+            ));
+        }
+        reference_fields(collection, &f.children, out);
+    }
+}
+
 fn relationship(
     ctx: &Ctx<'_>,
     d: &Decision,
     collections: &BTreeMap<&str, &Collection>,
+    refs: &RefSites,
     out: &mut Vec<Want>,
 ) {
     let Some(rel) = ctx.relation(&d.id) else {
@@ -254,31 +277,6 @@ fn relationship(
         let is_child_id =
             p.shape == crate::plan::Shape::Id || p.shape == crate::plan::Shape::ExtendedRef;
         match d.strategy {
-            Layout::ChildRef | Layout::TwoWay if is_child_id && p.holder == d.child => {
-                let path = id_path(&p.collection, &p.path);
-                let mut keys = vec![(path.clone(), 1)];
-                if let Some((field, dir)) = &order {
-                    let bson = ctx
-                        .entity(&d.child)
-                        .and_then(|e| e.field(field))
-                        .map(|f| f.bson_name.clone())
-                        .unwrap_or_else(|| field.clone());
-                    keys.push((bson, *dir));
-                }
-                let unique = d.kind == crate::model::RelationKind::OneToOne;
-                add(
-                    &p.collection,
-                    keys,
-                    format!(
-                        "{} ({}): a {}'s {} through `{path}`",
-                        d.strategy.as_str(),
-                        d.id,
-                        d.parent,
-                        d.child
-                    ),
-                    unique,
-                );
-            }
             Layout::OneWay if !is_child_id => {
                 let path = id_path(&p.collection, &p.path);
                 add(
@@ -309,6 +307,35 @@ fn relationship(
                 }
             }
             _ => {}
+        }
+    }
+    if d.strategy == Layout::ChildRef {
+        for (collection, path, extended) in refs.get(&d.id).map(Vec::as_slice).unwrap_or(&[]) {
+            let path = if *extended {
+                format!("{path}.id")
+            } else {
+                path.clone()
+            };
+            let top_level = !path.trim_end_matches(".id").contains('.');
+            let mut keys = vec![(path.clone(), 1)];
+            if let (Some((field, dir)), true) = (&order, top_level) {
+                let bson = ctx
+                    .entity(&d.child)
+                    .and_then(|e| e.field(field))
+                    .map(|f| f.bson_name.clone())
+                    .unwrap_or_else(|| field.clone());
+                keys.push((bson, *dir));
+            }
+            let unique = d.kind == crate::model::RelationKind::OneToOne && top_level;
+            add(
+                collection,
+                keys,
+                format!(
+                    "child_ref ({}): a {}'s {} through `{path}`",
+                    d.id, d.parent, d.child
+                ),
+                unique,
+            );
         }
     }
     if let Some(b) = &d.bucket {
@@ -439,6 +466,19 @@ fn query(
                 }
             }
         };
+        // A reference compared as a whole (`where author == ?`) compares its id.
+        let resolved =
+            resolved.map(
+                |(path, field)| match field.children.iter().find(|c| c.name == "id") {
+                    Some(id)
+                        if matches!(field.kind, FieldKind::Ref | FieldKind::RefArray)
+                            || field.relation.is_some() && field.source.is_some() =>
+                    {
+                        (format!("{path}.id"), id)
+                    }
+                    _ => (path, field),
+                },
+            );
         let Some((path, field)) = resolved else {
             if let Some(t) = &cond.path.through {
                 joins.push((q.name.clone(), format!("{}.{}", t.entity, t.field)));

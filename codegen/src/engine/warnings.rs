@@ -207,8 +207,43 @@ pub(crate) fn collections(
                 Severity::Warning,
                 RuleId::DocumentSize,
                 entity_span,
-                format!("a `{}` document can reach {} in the worst case (warning from {})", c.name, bytes_words(w), bytes_words(s.doc_warn_size)),
+                format!(
+                    "a `{}` document can reach {} in the worst case (warning from {})",
+                    c.name,
+                    bytes_words(w),
+                    bytes_words(s.doc_warn_size)
+                ),
                 Some("large documents are slow to read and update: consider bounding arrays or splitting".to_owned()),
+                Some(&c.name),
+                None,
+            ),
+            None => e.warn(
+                codes::LARGE_DOCUMENT,
+                Severity::Warning,
+                RuleId::DocumentSize,
+                entity_span,
+                format!(
+                    "a `{}` document has no worst-case size (about {} on average): {}",
+                    c.name,
+                    bytes_words(c.size.average),
+                    unbounded_reason(&c.fields).unwrap_or_else(|| "something in it grows without bound".to_owned())
+                ),
+                Some("bound every array (`[T; N]`, `few(N)`) or move what grows into its own collection".to_owned()),
+                Some(&c.name),
+                None,
+            ),
+            Some(_) if c.size.average > s.doc_warn_size => e.warn(
+                codes::LARGE_DOCUMENT,
+                Severity::Warning,
+                RuleId::DocumentSize,
+                entity_span,
+                format!(
+                    "a `{}` document is about {} on average, over the warning size of {}",
+                    c.name,
+                    bytes_words(c.size.average),
+                    bytes_words(s.doc_warn_size)
+                ),
+                None,
                 Some(&c.name),
                 None,
             ),
@@ -252,9 +287,16 @@ pub(crate) fn collections(
                 .iter()
                 .find_map(|k| large_array_on(&c.fields, &k.path, s.embed_array_max))
             {
+                // A bounded array indexed for a layout's own lookups (one_way's reverse direction,
+                // seed 002's indexed `follows`) is a known cost: a note, not a warning.
+                let severity = if f.max_items.is_some() {
+                    Severity::Info
+                } else {
+                    Severity::Warning
+                };
                 e.warn(
                     codes::INDEX_ON_LARGE_ARRAY,
-                    Severity::Warning,
+                    severity,
                     RuleId::Indexing,
                     span_of(&f.path),
                     format!(
@@ -301,6 +343,25 @@ pub(crate) fn collections(
             None,
         );
     }
+}
+
+/// Why a document has no worst case: the first unbounded array or recursive field.
+fn unbounded_reason(fields: &[PlanField]) -> Option<String> {
+    for f in fields {
+        if f.recursive {
+            return Some(format!(
+                "`{}` nests documents of its own kind without limit",
+                f.path
+            ));
+        }
+        if (f.array_depth > 0 || f.map) && f.max_items.is_none() && f.kind != FieldKind::Pattern {
+            return Some(format!("`{}` is an array with no bound", f.path));
+        }
+        if let Some(r) = unbounded_reason(&f.children) {
+            return Some(r);
+        }
+    }
+    None
 }
 
 fn large_array_on<'f>(fields: &'f [PlanField], path: &str, max: u64) -> Option<&'f PlanField> {
@@ -353,9 +414,12 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             Some(m) => format!("`{}.{}` is an embedded array that can hold {} elements, more than {} (rule 3)", c.name, f.path, count(m), count(s.embed_array_max)),
                             None => format!("`{}.{}` is an array with no bound: arrays should not grow without bound (rule 3)", c.name, f.path),
                         };
+                        // A subset keeps exactly the N the schema asked for (seed 004 keeps 1,000):
+                        // a note, not a warning.
+                        let chosen = f.kind == FieldKind::Denormalized && f.max_items.is_some();
                         e.warn(
                             codes::LARGE_EMBEDDED_ARRAY,
-                            Severity::Warning,
+                            if chosen { Severity::Info } else { Severity::Warning },
                             RuleId::Rule3,
                             span,
                             message,
