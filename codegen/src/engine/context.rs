@@ -178,6 +178,23 @@ pub(crate) fn snake(name: &str) -> String {
     out
 }
 
+/// The English plural of an entity name, for prose ("Parts", "Categories", "Addresses").
+pub(crate) fn plural(name: &str) -> String {
+    let lower = name.to_lowercase();
+    let vowel_before_y =
+        lower.len() >= 2 && "aeiou".contains(&lower[lower.len() - 2..lower.len() - 1]);
+    if lower.ends_with('y') && !vowel_before_y {
+        format!("{}ies", &name[..name.len() - 1])
+    } else if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        format!("{name}es")
+    } else {
+        format!("{name}s")
+    }
+}
+
 /// Formats a count with thousands separators (1000 -> "1,000").
 pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();

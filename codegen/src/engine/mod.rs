@@ -73,7 +73,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
                 ". The {} also keeps its latest {} {} (subset pattern)",
                 parent,
                 context::count(s.n),
-                child
+                context::plural(&child)
             ));
         }
         let mut facts = choice.facts.clone();

@@ -7,7 +7,7 @@
 use crate::model::{Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
 use crate::plan::{Rejected, RuleId};
 
-use super::context::{count, max_words, Ctx};
+use super::context::{count, max_words, plural, Ctx};
 
 /// The outcome of the decision, before placement.
 pub(crate) struct Choice {
@@ -74,7 +74,7 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
         "each {} has {} {} ({}.{}: {})",
         v.parent.entity,
         max_words(v.n_max),
-        v.child.entity,
+        plural(&v.child.entity),
         v.parent.entity,
         v.parent.field,
         v.parent.cardinality.describe()
@@ -84,7 +84,7 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
             "each {} has {} {} ({}.{}: {})",
             v.child.entity,
             max_words(v.child.cardinality.max(ctx.settings)),
-            v.parent.entity,
+            plural(&v.parent.entity),
             v.child.entity,
             v.child.field,
             v.child.cardinality.describe()
@@ -107,15 +107,19 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
     }
     let f = &v.rel.facts;
     if f.append_heavy {
-        facts.push(format!("{} are added often (append-heavy)", v.child.entity));
+        facts.push(format!(
+            "{} are added often (append-heavy)",
+            plural(&v.child.entity)
+        ));
     }
     if f.unbounded {
-        facts.push(format!("{} grow without bound", v.child.entity));
+        facts.push(format!("{} grow without bound", plural(&v.child.entity)));
     }
     if f.atomic_move {
         facts.push(format!(
             "a {} must move between {} atomically",
-            v.child.entity, v.parent.entity
+            v.child.entity,
+            plural(&v.parent.entity)
         ));
     }
     match &f.navigate {
@@ -127,12 +131,16 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
         facts.push(match &p.by {
             Some(by) => format!(
                 "{} are read {} per page, by {}{}",
-                v.child.entity,
+                plural(&v.child.entity),
                 count(p.size),
                 by.field,
                 if by.descending { ", newest first" } else { "" }
             ),
-            None => format!("{} are read {} per page", v.child.entity, count(p.size)),
+            None => format!(
+                "{} are read {} per page",
+                plural(&v.child.entity),
+                count(p.size)
+            ),
         });
     }
     if let Some(field) = &f.time_range {
@@ -157,7 +165,7 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
             "a {} shows its latest {} {} by {}",
             v.parent.entity,
             count(l.n),
-            v.child.entity,
+            plural(&v.child.entity),
             l.by.field
         ));
     }
@@ -166,7 +174,7 @@ fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<String> {
             "a {} keeps its top {} {} by {}",
             v.parent.entity,
             count(t.n),
-            v.child.entity,
+            plural(&v.child.entity),
             t.by.field
         ));
     }
@@ -343,6 +351,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let parent_side = rel.parent_side();
     let f = &rel.facts;
     let (p, c) = (&v.parent.entity, &v.child.entity);
+    let (cs, ps) = (plural(c), plural(p));
     let n_words = max_words(v.n_max);
     let over_embed = v.n_max.is_none_or(|n| n > s.embed_array_max);
     let over_ids = v.n_max.is_none_or(|n| n > s.id_array_max);
@@ -364,13 +373,13 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         rules.push(RuleId::Rule6);
         let because = if f.page.is_some() {
             format!(
-                "{c} are only read through their {p}, {} at a time, so they are grouped in buckets of {}: one read returns a page (seed 003 comment pages; seed 000 bookNotes)",
+                "{cs} are only read through their {p}, {} at a time, so they are grouped in buckets of {}: one read returns a page (seed 003 comment pages; seed 000 bookNotes)",
                 count(size),
                 count(size)
             )
         } else {
             format!(
-                "{c} arrive as a series ({n_words} per {p}) and are read by range with summaries, so they are grouped in buckets of {} with the summaries computed on write (seed 002 IoT readings: bucket + computed)",
+                "{cs} arrive as a series ({n_words} {cs} per {p}) and are read by range with summaries, so they are grouped in buckets of {} with the summaries computed on write (seed 002 IoT readings: bucket + computed)",
                 count(size)
             )
         };
@@ -390,7 +399,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 rejected(
                     Layout::Embed,
                     &[RuleId::Rule3],
-                    format!("{n_words} {c} per {p} would make an unbounded array (rule 3)"),
+                    format!("{n_words} {cs} per {p} would make an unbounded array (rule 3)"),
                 ),
             );
         } else {
@@ -403,7 +412,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             rej.push(rejected(
                 Layout::ParentRefs,
                 &[RuleId::Rule2],
-                format!("{c} are never read on their own, so they need no documents of their own to reference"),
+                format!("{cs} are never read on their own, so they need no documents of their own to reference"),
             ));
         }
         let mut ch = choice(Layout::Bucket, parent_side, rules, because, facts, rej);
@@ -416,7 +425,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         if !v.child_alone && typical <= s.embed_array_max && over_embed && !growing {
             let cap = s.embed_array_max;
             let because = format!(
-                "a {p} usually has {} {c} but rare ones have {n_words}: the usual case is embedded (up to {}) and the rare overflow goes to extra documents flagged in the {p} (seed 002 outlier pattern)",
+                "a {p} usually has {} {cs} but rare ones have {n_words}: the usual case is embedded (up to {}) and the rare overflow goes to extra documents flagged in the {p} (seed 002 outlier pattern)",
                 count(typical),
                 count(cap)
             );
@@ -436,7 +445,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                         Layout::ChildRef,
                         &[RuleId::Rule1],
                         format!(
-                            "a separate read for the {} {c} of the usual {p} buys nothing",
+                            "a separate read for the {} {cs} of the usual {p} buys nothing",
                             count(typical)
                         ),
                     ),
@@ -450,12 +459,12 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     // Embed: few children, never read on their own.
     if !v.child_alone && !over_embed && !growing {
         let because = format!(
-            "{n_words} {c} per {p}, only read through their {p}, so they are embedded as an array: one read returns the {p} with its {c} (rule 1; seed 004 one-to-few)"
+            "{n_words} {cs} per {p}, only read through their {p}, so they are embedded as an array: one read returns the {p} with its {cs} (rule 1; seed 004 one-to-few)"
         );
         let mut rej = vec![rejected(
             Layout::ParentRefs,
             &[RuleId::Rule1],
-            format!("{c} are never read on their own: references would cost a second query and buy nothing"),
+            format!("{cs} are never read on their own: references would cost a second query and buy nothing"),
         )];
         rej.push(rejected(
             Layout::ChildRef,
@@ -474,17 +483,20 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     let mut rej = Vec::new();
     let embed_reason = if v.child_alone {
-        (RuleId::Rule2, format!("{c} are read on their own (rule 2)"))
+        (
+            RuleId::Rule2,
+            format!("{cs} are read on their own (rule 2)"),
+        )
     } else if growing {
         (
             RuleId::Rule3,
-            format!("{c} are added often and without bound: the {p} document would grow forever"),
+            format!("{cs} are added often and without bound: the {p} document would grow forever"),
         )
     } else {
         (
             RuleId::Rule3,
             format!(
-                "{n_words} {c} per {p} is more than the {} an embedded array should hold (rule 3)",
+                "{n_words} {cs} per {p} is more than the {} an embedded array should hold (rule 3)",
                 count(s.embed_array_max)
             ),
         )
@@ -498,7 +510,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     // Too many for an id array: each child references its parent.
     if over_ids {
         let because = format!(
-            "a {p} has {n_words} {c}, too many even for an array of ids (rule 3), so each {c} stores its {p}'s id, indexed (seed 004 one-to-squillions)"
+            "a {p} has {n_words} {cs}, too many even for an array of ids (rule 3), so each {c} stores its {p}'s id, indexed (seed 004 one-to-squillions)"
         );
         rej.push(rejected(
             Layout::ParentRefs,
@@ -525,7 +537,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     if f.atomic_move {
         let because = format!(
-            "a {c} must move between {p}s atomically, which only one field in the {c} allows: each {c} stores its {p}'s id, and moving it is one update"
+            "a {c} must move between {ps} atomically, which only one field in the {c} allows: each {c} stores its {p}'s id, and moving it is one update"
         );
         rej.push(rejected(
             Layout::TwoWay,
@@ -549,12 +561,12 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     if let Some(query) = child_found_through(ctx, rel) {
         let because = format!(
-            "the application finds {c} by their {p} (query `{query}`), so each {c} stores its {p}'s id, indexed: one query answers it (rule 6; seed 000 books by author)"
+            "the application finds {cs} by their {p} (query `{query}`), so each {c} stores its {p}'s id, indexed: one query answers it (rule 6; seed 000 books by author)"
         );
         rej.push(rejected(
             Layout::ParentRefs,
             &[RuleId::Rule6],
-            format!("query `{query}` reads {c} through the relationship: an id array in the {p} cannot answer it without first reading the {p}"),
+            format!("query `{query}` reads {cs} through the relationship: an id array in the {p} cannot answer it without first reading the {p}"),
         ));
         if f.navigate != Navigate::Both {
             return choice(
@@ -570,7 +582,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     if f.navigate == Navigate::Both {
         let because = format!(
-            "both directions are read often and {n_words} {c} per {p} fit an id array: the {p} holds its {c} ids and each {c} holds its {p}'s id (seed 004 two-way referencing)"
+            "both directions are read often and {n_words} {cs} per {p} fit an id array: the {p} holds its {c} ids and each {c} holds its {p}'s id (seed 004 two-way referencing)"
         );
         rej.push(rejected(
             Layout::ParentRefs,
@@ -581,7 +593,7 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             Layout::ChildRef,
             &[RuleId::Rule6],
             format!(
-                "listing a {p}'s {c} would need a query on an index instead of reading its array"
+                "listing a {p}'s {cs} would need a query on an index instead of reading its array"
             ),
         ));
         return choice(
@@ -595,13 +607,13 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     }
 
     let because = format!(
-        "{} and a {p} has {n_words} {c}: the {p} holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)",
-        if v.child_alone { format!("{c} are read on their own") } else { format!("{c} are too many to embed") }
+        "{} and a {p} has {n_words} {cs}: the {p} holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)",
+        if v.child_alone { format!("{cs} are read on their own") } else { format!("{cs} are too many to embed") }
     );
     rej.push(rejected(
         Layout::ChildRef,
         &[RuleId::Rule4],
-        format!("with {n_words} {c} per {p}, an id array in the {p} serves its reads without an index on {c}"),
+        format!("with {n_words} {cs} per {p}, an id array in the {p} serves its reads without an index on {c}"),
     ));
     let mut rules = vec![];
     rules.push(if v.child_alone {
@@ -678,7 +690,7 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                     "a {} usually has {} {} but rare ones have {}: the usual ids are kept in the {} (up to {}), the rest overflow into extra documents flagged in the {} (seed 002 outlier pattern)",
                     end.entity,
                     count(typical),
-                    other.entity,
+                    plural(&other.entity),
                     max_words(max),
                     end.entity,
                     count(s.embed_array_max),
@@ -749,10 +761,10 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             let because = format!(
                 "both sides are small ({} {} per {}, {} {} per {}), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)",
                 max_words(l_max),
-                r.entity,
+                plural(&r.entity),
                 l.entity,
                 max_words(r_max),
-                l.entity,
+                plural(&l.entity),
                 r.entity
             );
             let rej = vec![
@@ -773,14 +785,17 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             let holder = rel.end(side);
             let other = if side == Side::Left { r } else { l };
             let because = format!(
-                "a {} has {} {} but a {} has {} {}: only the small side, {}, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)",
+                "{}.{} holds {} {} but {}.{} would hold {} {}: only the small side, {}.{}, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)",
                 holder.entity,
+                holder.field,
                 max_words(holder.cardinality.max(s)),
+                plural(&other.entity),
                 other.entity,
-                other.entity,
+                other.field,
                 max_words(other.cardinality.max(s)),
+                plural(&holder.entity),
                 holder.entity,
-                holder.entity
+                holder.field
             );
             let rej = vec![
                 rejected(
@@ -815,10 +830,10 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             let because = format!(
                 "neither side can hold an id array ({} {} per {}, {} {} per {}: rule 3), so each pair is a document in a collection of its own, indexed from both ends",
                 max_words(l_max),
-                r.entity,
+                plural(&r.entity),
                 l.entity,
                 max_words(r_max),
-                l.entity,
+                plural(&l.entity),
                 r.entity
             );
             let rej = vec![

@@ -4,7 +4,7 @@
 //! of framing; an array is a document whose keys are "0", "1", ... Strings and binaries without a
 //! declared size use the defaults below; unbounded arrays have no worst case.
 
-use crate::plan::{Collection, PlanField, SizeEstimate};
+use crate::plan::{Collection, FieldKind, PlanField, SizeEstimate};
 
 /// Average string length when none is declared.
 const STRING_AVERAGE: u64 = 24;
@@ -111,8 +111,11 @@ fn field(f: &mut PlanField) -> SizeEstimate {
             f.max_items.unwrap_or(n_avg)
         };
         let avg = 5 + n_avg * (inner_avg + 1) + keys_cost(n_avg);
+        // Pattern arrays (attributes, ancestors) have no declared bound; like maps, they are
+        // estimated at MAP_WORST entries at worst.
         let worst = f
             .max_items
+            .or((f.kind == FieldKind::Pattern).then_some(MAP_WORST))
             .and_then(|m| mul(inner_worst.map(|w| w + 1), Some(m)).map(|x| x + 5 + keys_cost(m)));
         (avg, worst)
     } else if f.map {
