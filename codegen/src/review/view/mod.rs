@@ -1,0 +1,249 @@
+//! The Plan as the templates show it: the same facts, formatted (sizes, counts, type names,
+//! document trees) but never re-decided. Every template reads only [`Review`].
+
+mod collection;
+mod decision;
+
+use serde::Serialize;
+
+use crate::plan::{Plan, Settings, Severity, Warning};
+
+use super::diagram;
+
+pub use collection::{
+    type_label, validator_rows, CollectionView, IndexView, PatternView, TreeRow, ValidatorRow,
+};
+pub use decision::{DecisionView, FanOutView, RejectedView, RuleView};
+
+/// Everything a review template shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Review {
+    /// The schema file's name.
+    pub source: String,
+    /// The Plan's format version.
+    pub format_version: u32,
+    /// Counts for the summary.
+    pub counts: Counts,
+    /// Thresholds in force.
+    pub settings: Vec<SettingRow>,
+    /// The diagram.
+    pub diagram: DiagramView,
+    /// Relationships, in declaration order.
+    pub relationships: Vec<DecisionView>,
+    /// Collections, in the Plan's order.
+    pub collections: Vec<CollectionView>,
+    /// Warnings, in source order.
+    pub warnings: Vec<WarningView>,
+}
+
+/// Summary counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Counts {
+    /// Collections.
+    pub collections: usize,
+    /// Relationships.
+    pub relationships: usize,
+    /// Warnings of error severity.
+    pub errors: usize,
+    /// Warnings of warning severity.
+    pub warnings: usize,
+    /// Notes.
+    pub notes: usize,
+    /// Indexes over all collections.
+    pub indexes: usize,
+}
+
+/// One threshold.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingRow {
+    /// The setting's name in `.sqn` files.
+    pub name: &'static str,
+    /// Its value, formatted.
+    pub value: String,
+    /// What it governs.
+    pub meaning: &'static str,
+}
+
+/// The diagram, inline and as a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiagramView {
+    /// The SVG document (for inline use).
+    pub svg: String,
+    /// The side file's name (Markdown links it).
+    pub file: String,
+    /// The diagram's arrows as text lines (terminal output, and a text fallback).
+    pub edges: Vec<String>,
+}
+
+/// A warning.
+#[derive(Debug, Clone, Serialize)]
+pub struct WarningView {
+    /// `W103`.
+    pub code: String,
+    /// error, warning or note.
+    pub severity: &'static str,
+    /// `file.sqn:12:3`.
+    pub position: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// The rule's title.
+    pub rule: &'static str,
+    /// The rule's source.
+    pub rule_source: &'static str,
+    /// The collection concerned.
+    pub collection: Option<String>,
+    /// The relationship concerned.
+    pub relation: Option<String>,
+}
+
+impl Review {
+    /// The review of `plan`, with its diagram already drawn (`svg`, written as `svg_file`).
+    pub fn new(plan: &Plan, svg: &str, svg_file: &str) -> Review {
+        let count = |s: Severity| plan.warnings.iter().filter(|w| w.severity == s).count();
+        Review {
+            source: plan.source.clone(),
+            format_version: plan.format_version,
+            counts: Counts {
+                collections: plan.collections.len(),
+                relationships: plan.relationships.len(),
+                errors: count(Severity::Error),
+                warnings: count(Severity::Warning),
+                notes: count(Severity::Info),
+                indexes: plan.collections.iter().map(|c| c.indexes.len()).sum(),
+            },
+            settings: settings(&plan.settings),
+            diagram: DiagramView {
+                svg: svg.to_owned(),
+                file: svg_file.to_owned(),
+                edges: diagram::edges(plan)
+                    .iter()
+                    .map(diagram::Edge::describe)
+                    .collect(),
+            },
+            relationships: plan.relationships.iter().map(decision::decision).collect(),
+            collections: plan
+                .collections
+                .iter()
+                .map(|c| collection::collection(plan, c))
+                .collect(),
+            warnings: plan.warnings.iter().map(warning).collect(),
+        }
+    }
+}
+
+/// The file name without folders and extension (`examples/blog.sqn` -> `blog`).
+pub fn file_stem(source: &str) -> String {
+    let name = source.rsplit(['/', '\\']).next().unwrap_or(source);
+    let stem = name.split('.').next().unwrap_or(name);
+    if stem.is_empty() {
+        "schema".to_owned()
+    } else {
+        stem.to_owned()
+    }
+}
+
+/// `1234567` -> `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A size in bytes as people read it (`312 B`, `4.2 KB`, `16 MB`).
+pub fn bytes(n: u64) -> String {
+    const KB: f64 = 1024.0;
+    let f = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if f < KB * KB {
+        trim_unit(f / KB, "KB")
+    } else if f < KB * KB * KB {
+        trim_unit(f / (KB * KB), "MB")
+    } else {
+        trim_unit(f / (KB * KB * KB), "GB")
+    }
+}
+
+fn trim_unit(v: f64, unit: &str) -> String {
+    let s = format!("{v:.1}");
+    let s = s.strip_suffix(".0").unwrap_or(&s);
+    format!("{s} {unit}")
+}
+
+pub(super) fn ratio(r: f64) -> String {
+    if r.fract() == 0.0 && (0.0..1e15).contains(&r) {
+        thousands(r as u64)
+    } else {
+        format!("{r}")
+    }
+}
+
+fn settings(s: &Settings) -> Vec<SettingRow> {
+    Settings::DESCRIPTIONS
+        .iter()
+        .map(|(name, _, meaning)| {
+            let value = match *name {
+                "embed_array_max" => thousands(s.embed_array_max),
+                "id_array_max" => thousands(s.id_array_max),
+                "denormalize_min_ratio" => {
+                    format!("{} reads per update", ratio(s.denormalize_min_ratio))
+                }
+                "doc_warn_size" => bytes(s.doc_warn_size),
+                "doc_max_size" => bytes(s.doc_max_size),
+                "max_indexes" => thousands(s.max_indexes),
+                "max_top_level_fields" => thousands(s.max_top_level_fields),
+                "max_collections" => thousands(s.max_collections),
+                "bucket_size" => thousands(s.bucket_size),
+                _ => String::new(),
+            };
+            SettingRow {
+                name,
+                value,
+                meaning,
+            }
+        })
+        .collect()
+}
+
+/// `Product.parts` -> `rel-product-parts`.
+pub(super) fn anchor(prefix: &str, id: &str) -> String {
+    let mut out = String::from(prefix);
+    out.push('-');
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_owned()
+}
+
+fn warning(w: &Warning) -> WarningView {
+    WarningView {
+        code: w.code.clone(),
+        severity: match w.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "note",
+        },
+        position: format!(
+            "{}:{}:{}",
+            w.position.file, w.position.line, w.position.column
+        ),
+        message: w.message.clone(),
+        help: w.help.clone(),
+        rule: w.rule.title,
+        rule_source: w.rule.source,
+        collection: w.collection.clone(),
+        relation: w.relation.clone(),
+    }
+}
