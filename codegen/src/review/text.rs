@@ -212,7 +212,7 @@ mod tests {
     fn wrapping_indents_continuation_lines() {
         assert_eq!(
             wrap("aaa bbb ccc ddd eee fff ggg hhh".to_owned(), 24, 2),
-            "aaa bbb ccc ddd eee fff\n  ggg hhh"
+            "aaa bbb ccc ddd eee\n  fff ggg hhh"
         );
     }
 
