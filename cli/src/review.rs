@@ -1,0 +1,137 @@
+//! `squillion review FILE --format md|html|text [-o OUT]`: the design-review document of a schema.
+//!
+//! Markdown links its diagram as a side file (`<stem>.erd.svg`), written beside `OUT`; HTML is one
+//! self-contained file; text is for the terminal, coloured when standard output is a terminal,
+//! `NO_COLOR` is unset and no `-o` is given.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use squillion_codegen::review::{self, Format};
+use squillion_grammar::SourceFile;
+
+/// The document formats on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReviewFormat {
+    /// GitHub-flavoured Markdown (the diagram as a linked SVG file beside the output).
+    Md,
+    /// One self-contained HTML file (inline CSS and SVG), ready to print.
+    Html,
+    /// Terminal text.
+    Text,
+}
+
+/// Arguments of `squillion review`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReviewArgs {
+    /// The schema file (`.sqn`).
+    pub file: PathBuf,
+    /// The document format.
+    #[arg(long, short = 'f', value_enum, default_value = "md")]
+    pub format: ReviewFormat,
+    /// Write the document to this file (and the Markdown diagram beside it) instead of stdout.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
+/// Why `squillion review` failed.
+#[derive(Debug)]
+pub enum ReviewFailure {
+    /// The file could not be read or the output written.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// The schema has errors; the rendered diagnostics.
+    Invalid(String),
+    /// The review could not be rendered.
+    Render(review::ReviewError),
+}
+
+impl std::fmt::Display for ReviewFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReviewFailure::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            ReviewFailure::Invalid(diagnostics) => f.write_str(diagnostics.trim_end()),
+            ReviewFailure::Render(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReviewFailure {}
+
+/// Whether terminal output should be coloured: a terminal, `NO_COLOR` unset, no output file.
+pub fn use_color(args: &ReviewArgs) -> bool {
+    args.output.is_none()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::io::stdout().is_terminal()
+}
+
+/// Runs `squillion review`, writing the document to `stdout` (or `-o`) and notes to `stderr`.
+pub fn run(
+    args: &ReviewArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), ReviewFailure> {
+    let text = std::fs::read_to_string(&args.file).map_err(|error| ReviewFailure::Io {
+        path: args.file.clone(),
+        error,
+    })?;
+    let name = args.file.display().to_string();
+    let source = SourceFile::new(name, text);
+    let checked = squillion_codegen::load(&source).map_err(|diagnostics| {
+        ReviewFailure::Invalid(source.render(&diagnostics, use_color(args)))
+    })?;
+    if !checked.warnings.is_empty() {
+        let _ = write!(stderr, "{}", source.render(&checked.warnings, false));
+    }
+    let plan = squillion_codegen::engine::plan(&checked.model, &source);
+    let format = match args.format {
+        ReviewFormat::Md => Format::Markdown,
+        ReviewFormat::Html => Format::Html,
+        ReviewFormat::Text => Format::Text {
+            color: use_color(args),
+        },
+    };
+    let rendered = review::render(&plan, format).map_err(ReviewFailure::Render)?;
+    match &args.output {
+        Some(out) => {
+            write_file(out, &rendered.main)?;
+            let dir = out.parent().unwrap_or_else(|| Path::new(""));
+            for side in &rendered.files {
+                write_file(&dir.join(&side.name), &side.content)?;
+            }
+        }
+        None => {
+            stdout
+                .write_all(rendered.main.as_bytes())
+                .map_err(|error| ReviewFailure::Io {
+                    path: PathBuf::from("<stdout>"),
+                    error,
+                })?;
+            for side in &rendered.files {
+                let _ = writeln!(
+                    stderr,
+                    "note: the diagram `{}` is written only with -o (beside the document)",
+                    side.name
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, content: &str) -> Result<(), ReviewFailure> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|error| ReviewFailure::Io {
+            path: dir.to_path_buf(),
+            error,
+        })?;
+    }
+    std::fs::write(path, content).map_err(|error| ReviewFailure::Io {
+        path: path.to_path_buf(),
+        error,
+    })
+}
