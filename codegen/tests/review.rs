@@ -254,3 +254,89 @@ fn an_empty_plan_renders() {
         assert!(!out.main.is_empty());
     }
 }
+
+#[test]
+fn the_diagram_copes_with_self_references_two_way_links_and_many_collections() {
+    use squillion_codegen::model::Layout;
+    use squillion_codegen::plan::{CollectionRole, Placement, Shape};
+    let mut plan = support::plan();
+    // A tree: parts reference their parent part.
+    let mut tree = plan.relationship("Product.parts").unwrap().clone();
+    tree.id = "Part.parent".to_owned();
+    tree.from = "Part".to_owned();
+    tree.to = "Part".to_owned();
+    tree.parent = "Part".to_owned();
+    tree.child = "Part".to_owned();
+    tree.strategy = Layout::ChildRef;
+    tree.denormalized.clear();
+    tree.placement = vec![Placement {
+        holder: "Part".to_owned(),
+        collection: "parts".to_owned(),
+        path: "parent".to_owned(),
+        shape: Shape::Id,
+        target: "Part".to_owned(),
+        max_items: None,
+    }];
+    // Two-way: products and hosts reference each other.
+    let mut two_way = tree.clone();
+    two_way.id = "Product.hosts".to_owned();
+    two_way.strategy = Layout::TwoWay;
+    two_way.parent = "Product".to_owned();
+    two_way.child = "Host".to_owned();
+    two_way.placement = vec![
+        Placement {
+            holder: "Product".to_owned(),
+            collection: "products".to_owned(),
+            path: "hosts".to_owned(),
+            shape: Shape::ArrayOfIds,
+            target: "Host".to_owned(),
+            max_items: Some(10),
+        },
+        Placement {
+            holder: "Host".to_owned(),
+            collection: "hosts".to_owned(),
+            path: "product".to_owned(),
+            shape: Shape::Id,
+            target: "Product".to_owned(),
+            max_items: None,
+        },
+    ];
+    // A link collection between people and blog posts.
+    let mut link_coll = plan.collection("parts").unwrap().clone();
+    link_coll.name = "person_posts".to_owned();
+    link_coll.entity = "Person".to_owned();
+    link_coll.role = CollectionRole::Link {
+        relation: "Person.posts".to_owned(),
+    };
+    let mut link = tree.clone();
+    link.id = "Person.posts".to_owned();
+    link.strategy = Layout::LinkCollection;
+    link.placement = ["Person", "BlogPost"]
+        .iter()
+        .map(|t| Placement {
+            holder: "person_posts (link)".to_owned(),
+            collection: "person_posts".to_owned(),
+            path: t.to_lowercase(),
+            shape: Shape::Id,
+            target: (*t).to_owned(),
+            max_items: None,
+        })
+        .collect();
+    plan.collections.push(link_coll);
+    plan.relationships.extend([tree, two_way, link]);
+    // Many unrelated collections.
+    for i in 0..12 {
+        let mut c = plan.collection("blog_posts").unwrap().clone();
+        c.name = format!("extra_{i}");
+        c.entity = format!("Extra{i}");
+        plan.collections.push(c);
+    }
+    let rendered = render(&plan, Format::Markdown).expect("the diagram lays out");
+    let svg = &rendered.files[0].content;
+    for c in &plan.collections {
+        assert!(svg.contains(&format!(">{}", c.name)), "{} missing", c.name);
+    }
+    assert!(svg.contains("two_way"));
+    assert!(svg.contains("link_collection"));
+    assert!(render(&plan, Format::Html).is_ok());
+}

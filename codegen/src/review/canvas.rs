@@ -215,6 +215,10 @@ impl SvgCanvas {
         let lines: Vec<&str> = text.lines().collect();
         let line_h = 14.0;
         let top = xy.y - line_h * (lines.len() as f64 - 1.0) / 2.0;
+        // 12 px sans-serif: about 7 px per character; the halo adds 2 px around.
+        let half_w = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 3.5 + 2.0;
+        self.grow(xy.x - half_w, top - line_h / 2.0);
+        self.grow(xy.x + half_w, top + line_h * (lines.len() as f64 - 0.5));
         let mut s = String::from("<text class=\"label\" text-anchor=\"middle\">");
         for (k, line) in lines.iter().enumerate() {
             let _ = write!(
