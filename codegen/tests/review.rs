@@ -340,3 +340,30 @@ fn the_diagram_copes_with_self_references_two_way_links_and_many_collections() {
     assert!(svg.contains("link_collection"));
     assert!(render(&plan, Format::Html).is_ok());
 }
+
+#[test]
+fn names_and_sentences_are_escaped_in_every_format() {
+    let mut plan = support::plan();
+    plan.source = "<evil>.sqn".to_owned();
+    plan.relationships[0].because =
+        "a | b <script>alert(1)</script> {{ not_a_variable }}".to_owned();
+    plan.relationships[0]
+        .facts
+        .push("`count < N | x` and *stars*".to_owned());
+    plan.collections[0].docs = vec!["</pre><script>x</script>".to_owned()];
+    let html = html(&plan);
+    assert!(!html.contains("<script>"), "HTML must escape plan text");
+    assert!(html.contains("&lt;script&gt;"));
+    assert!(
+        html.contains("{{ not_a_variable }}"),
+        "plan text is data, not template"
+    );
+    let md = md(&plan);
+    assert!(
+        md.contains("a \\| b &lt;script&gt;"),
+        "Markdown table cells escape pipes and tags"
+    );
+    assert!(md.contains("`count < N \\| x` and \\*stars\\*"));
+    let svg = &render(&plan, Format::Markdown).unwrap().files[0].content;
+    assert!(svg.contains("&lt;evil&gt;.sqn"));
+}
