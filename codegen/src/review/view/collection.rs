@@ -6,7 +6,7 @@ use crate::plan::{Collection, CollectionRole, FieldKind, Index, Plan, PlanField,
 
 use super::super::sample;
 use super::decision::{rule, RuleView};
-use super::{anchor, bytes, thousands};
+use super::{anchor, bytes, thousands, WarningView};
 
 /// One collection.
 #[derive(Debug, Clone, Serialize)]
@@ -53,8 +53,8 @@ pub struct CollectionView {
     pub variants: Option<String>,
     /// The schema version written on every document (schema versioning).
     pub schema_version: Option<u32>,
-    /// Warning codes about this collection.
-    pub warnings: Vec<String>,
+    /// Warnings about this collection.
+    pub warnings: Vec<WarningView>,
 }
 
 /// A field of the document tree.
@@ -144,7 +144,7 @@ fn size(s: &SizeEstimate, max: u64) -> (String, String, String) {
     (bytes(s.average), worst, share)
 }
 
-pub(super) fn collection(plan: &Plan, c: &Collection) -> CollectionView {
+pub(super) fn collection(plan: &Plan, c: &Collection, warnings: &[WarningView]) -> CollectionView {
     let mut tree = Vec::new();
     tree_rows(&c.fields, 0, "", &mut tree);
     let tree_width = tree
@@ -215,11 +215,10 @@ pub(super) fn collection(plan: &Plan, c: &Collection) -> CollectionView {
             .as_ref()
             .map(|v| format!("`{}`: {}", v.discriminator, v.names.join(", "))),
         schema_version: c.schema_version,
-        warnings: plan
-            .warnings
+        warnings: warnings
             .iter()
             .filter(|w| w.collection.as_deref() == Some(c.name.as_str()))
-            .map(|w| w.code.clone())
+            .cloned()
             .collect(),
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::model::RelationKind;
 use crate::plan::{BucketPurpose, ComputedFn, Decision, RuleCitation, RuleId};
 
-use super::{anchor, ratio, thousands};
+use super::{anchor, ratio, thousands, WarningView};
 
 /// One relationship's decision.
 #[derive(Debug, Clone, Serialize)]
@@ -51,8 +51,8 @@ pub struct DecisionView {
     pub fan_outs: Vec<FanOutView>,
     /// Subset, bucket, computed and outlier details, as sentences.
     pub patterns: Vec<String>,
-    /// Warning codes about this relationship.
-    pub warnings: Vec<String>,
+    /// Warnings about this relationship.
+    pub warnings: Vec<WarningView>,
 }
 
 /// A cited rule.
@@ -120,7 +120,7 @@ fn rule_name(id: RuleId) -> String {
     }
 }
 
-pub(super) fn decision(d: &Decision) -> DecisionView {
+pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
     let mut modifiers = Vec::new();
     if !d.denormalized.is_empty() {
         modifiers.push("denormalized");
@@ -191,7 +191,11 @@ pub(super) fn decision(d: &Decision) -> DecisionView {
             })
             .collect(),
         patterns: patterns(d),
-        warnings: d.warnings.clone(),
+        warnings: warnings
+            .iter()
+            .filter(|w| w.relation.as_deref() == Some(d.id.as_str()))
+            .cloned()
+            .collect(),
     }
 }
 

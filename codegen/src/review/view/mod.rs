@@ -78,6 +78,8 @@ pub struct DiagramView {
 /// A warning.
 #[derive(Debug, Clone, Serialize)]
 pub struct WarningView {
+    /// Its number in the document (1-based; anchors `warn-N`).
+    pub index: usize,
     /// `W103`.
     pub code: String,
     /// error, warning or note.
@@ -102,6 +104,12 @@ impl Review {
     /// The review of `plan`, with its diagram already drawn (`svg`, written as `svg_file`).
     pub fn new(plan: &Plan, svg: &str, svg_file: &str) -> Review {
         let count = |s: Severity| plan.warnings.iter().filter(|w| w.severity == s).count();
+        let warnings: Vec<WarningView> = plan
+            .warnings
+            .iter()
+            .enumerate()
+            .map(|(i, w)| warning(i + 1, w))
+            .collect();
         Review {
             source: plan.source.clone(),
             format_version: plan.format_version,
@@ -122,13 +130,17 @@ impl Review {
                     .map(diagram::Edge::describe)
                     .collect(),
             },
-            relationships: plan.relationships.iter().map(decision::decision).collect(),
+            relationships: plan
+                .relationships
+                .iter()
+                .map(|d| decision::decision(d, &warnings))
+                .collect(),
             collections: plan
                 .collections
                 .iter()
-                .map(|c| collection::collection(plan, c))
+                .map(|c| collection::collection(plan, c, &warnings))
                 .collect(),
-            warnings: plan.warnings.iter().map(warning).collect(),
+            warnings,
         }
     }
 }
@@ -227,8 +239,9 @@ pub(super) fn anchor(prefix: &str, id: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-fn warning(w: &Warning) -> WarningView {
+fn warning(index: usize, w: &Warning) -> WarningView {
     WarningView {
+        index,
         code: w.code.clone(),
         severity: match w.severity {
             Severity::Error => "error",
