@@ -1,0 +1,177 @@
+//! Writing the tokens: the `squillion::Document` impl, `<Name>Repo` with its CRUD, index and
+//! validator methods, and one group of methods per layout.
+
+mod indexes;
+mod layouts;
+mod patterns;
+mod schema;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ast::{Field, Item};
+
+/// `::squillion::__private`.
+pub(crate) fn rt() -> TokenStream {
+    quote!(::squillion::__private)
+}
+
+/// The method name `prefix_field` (raw identifiers lose their `r#`).
+pub(crate) fn method(prefix: &str, f: &Field<'_>, suffix: &str) -> Ident {
+    let name = f.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let mut s = String::new();
+    if !prefix.is_empty() {
+        s.push_str(prefix);
+        s.push('_');
+    }
+    s.push_str(name);
+    if !suffix.is_empty() {
+        s.push('_');
+        s.push_str(suffix);
+    }
+    format_ident!("{}", s, span = f.ident.span())
+}
+
+/// The whole expansion.
+pub fn expand(item: &Item<'_>) -> TokenStream {
+    let rt = rt();
+    let ident = item.ident;
+    let vis = item.vis;
+    let repo = &item.repo;
+    let collection = &item.collection;
+    let id = item.id_field();
+    let id_ident = id.ident;
+    let id_ty = id.ty;
+
+    let schema_version = match item.schema_version() {
+        Some((current, min)) => quote! {
+            ::core::option::Option::Some(::squillion::SchemaVersion { current: #current, min_accepted: #min })
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    let index_list = indexes::collect(item);
+    let index_specs = index_list.iter().map(|i| indexes::spec_tokens(&i.decl));
+    let validator = match &item.attrs.validator {
+        crate::attr::ValidatorDecl::Derived => {
+            let json = schema::derived_validator(item);
+            quote! {
+                #rt::json::document(#json, "derived $jsonSchema validator").map(::core::option::Option::Some)
+            }
+        }
+        crate::attr::ValidatorDecl::Custom(path) => quote! {
+            ::core::result::Result::Ok(::core::option::Option::Some(#path()))
+        },
+        crate::attr::ValidatorDecl::Off => {
+            quote!(::core::result::Result::Ok(::core::option::Option::None))
+        }
+    };
+
+    let layout_methods = layouts::methods(item);
+    let pattern_methods = patterns::methods(item);
+    let extra_index_calls = layouts::extra_index_calls(item);
+
+    let repo_doc = format!(
+        "The repository of [`{ident}`] (collection `{collection}`): CRUD, `ensure_indexes`, \
+         `ensure_validator`, and the operations that keep each declared layout correct. \
+         Written by `#[derive(squillion::Document)]`."
+    );
+
+    quote! {
+        #[automatically_derived]
+        impl ::squillion::Document for #ident {
+            type Id = #id_ty;
+            const COLLECTION: &'static str = #collection;
+            const SCHEMA_VERSION: ::core::option::Option<::squillion::SchemaVersion> = #schema_version;
+            const INDEXES: &'static [::squillion::IndexSpec] = &[#(#index_specs),*];
+            fn id(&self) -> &Self::Id {
+                &self.#id_ident
+            }
+            fn validator() -> ::squillion::Result<::core::option::Option<#rt::bson::Document>> {
+                #validator
+            }
+        }
+
+        #[doc = #repo_doc]
+        #[derive(Clone, Debug)]
+        #vis struct #repo {
+            core: #rt::RepoCore<#ident>,
+        }
+
+        #[automatically_derived]
+        #[allow(dead_code, clippy::needless_lifetimes, clippy::too_many_arguments)]
+        impl #repo {
+            /// The repository of the collection in `db`.
+            pub fn new(db: &#rt::mongodb::Database) -> Self {
+                #repo { core: #rt::RepoCore::new(db) }
+            }
+
+            /// The repository of the same type stored in collection `name` of `db`.
+            pub fn with_collection(db: &#rt::mongodb::Database, name: &str) -> Self {
+                #repo { core: #rt::RepoCore::with_collection(db, name) }
+            }
+
+            /// The shared runtime handles (database, typed and raw collections).
+            pub fn core(&self) -> &#rt::RepoCore<#ident> {
+                &self.core
+            }
+
+            /// The typed collection, for queries the repository does not offer.
+            pub fn collection(&self) -> &#rt::mongodb::Collection<#ident> {
+                self.core.collection()
+            }
+
+            /// Inserts `doc` (`insertOne`), stamping the schema version when one is declared.
+            pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
+                self.core.insert(doc).await
+            }
+
+            /// Inserts every document (`insertMany`).
+            pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
+                self.core.insert_many(docs).await
+            }
+
+            /// The document with this `_id` (`findOne({_id})`), its schema version checked.
+            pub async fn get(&self, id: &#id_ty) -> ::squillion::Result<::core::option::Option<#ident>> {
+                self.core.get(id).await
+            }
+
+            /// Replaces the stored document with `doc` (`replaceOne({_id})`); false if none was stored.
+            pub async fn replace(&self, doc: &#ident) -> ::squillion::Result<bool> {
+                self.core.replace(doc).await
+            }
+
+            /// Deletes the document with this `_id` (`deleteOne({_id})`); false if there was none.
+            pub async fn delete(&self, id: &#id_ty) -> ::squillion::Result<bool> {
+                self.core.delete(id).await
+            }
+
+            /// The documents matching `filter` (`find`).
+            pub async fn find(&self, filter: #rt::bson::Document) -> ::squillion::Result<#rt::Vec<#ident>> {
+                self.core.find(filter, ::core::option::Option::None).await
+            }
+
+            /// How many documents match `filter` (`countDocuments`).
+            pub async fn count(&self, filter: #rt::bson::Document) -> ::squillion::Result<u64> {
+                self.core.count(filter).await
+            }
+
+            /// Creates the declared and layout-implied indexes that are missing, replaces those
+            /// whose definition changed, and leaves every other index alone. Idempotent.
+            pub async fn ensure_indexes(&self) -> ::squillion::Result<::squillion::IndexReport> {
+                let report = #rt::indexes::ensure_indexes(&self.core).await?;
+                #(#extra_index_calls)*
+                ::core::result::Result::Ok(report)
+            }
+
+            /// Sets the collection's validator (`collMod`, or `create` when the collection does
+            /// not exist yet). Idempotent.
+            pub async fn ensure_validator(&self) -> ::squillion::Result<::squillion::ValidatorReport> {
+                #rt::indexes::ensure_validator(&self.core).await
+            }
+
+            #layout_methods
+            #pattern_methods
+        }
+    }
+}

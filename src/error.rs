@@ -1,0 +1,81 @@
+//! The errors every repository operation returns.
+
+/// What can go wrong in a repository operation.
+///
+/// Layout rules that the database enforces (a bound on an array, a schema version) come back as
+/// their own variants, so an application can tell "this array is full" from a network failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An array declared with a bound is full: the update that would have grown it past `max`
+    /// matched nothing, and nothing was written.
+    #[error("`{field}` is full: it holds at most {max} elements (rule of thumb 3: arrays must not grow without bound)")]
+    BoundExceeded {
+        /// `collection.path` of the array.
+        field: String,
+        /// The declared bound.
+        max: usize,
+    },
+    /// The document an operation needs does not exist.
+    #[error("no document with _id {id} in `{collection}`")]
+    NotFound {
+        /// The collection searched.
+        collection: String,
+        /// The id, as extended JSON.
+        id: String,
+    },
+    /// The deployment cannot run multi-document transactions (a standalone server): operations
+    /// that must update two documents atomically refuse to run half of their work.
+    #[error("this operation needs a multi-document transaction, and the deployment cannot run one (a standalone server; use a replica set)")]
+    TransactionsUnsupported,
+    /// A document was written by a schema version this code does not read.
+    #[error("document has schema version {}, this code reads versions {min_accepted} to {expected}", found.map_or_else(|| "none".to_owned(), |v| v.to_string()))]
+    SchemaVersion {
+        /// The version stored in the document (`None`: the field is missing).
+        found: Option<i64>,
+        /// The version this code writes.
+        expected: i64,
+        /// The oldest version this code still reads.
+        min_accepted: i64,
+    },
+    /// A value could not be converted to BSON.
+    #[error("cannot convert to BSON: {0}")]
+    Serialize(#[from] bson::ser::Error),
+    /// A stored document does not have the shape of the Rust type.
+    #[error("stored document does not match the Rust type: {0}")]
+    Deserialize(#[from] bson::de::Error),
+    /// A value declared in an attribute (a partial filter, a validator) is not valid extended JSON.
+    #[error("invalid declaration `{what}`: {reason}")]
+    Declaration {
+        /// What was being read.
+        what: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// The driver or the server failed.
+    #[error(transparent)]
+    Driver(#[from] mongodb::error::Error),
+}
+
+impl Error {
+    /// The server's error code, when the server refused the operation.
+    pub fn server_code(&self) -> Option<i32> {
+        match self {
+            Error::Driver(e) => crate::__private::txn::server_code(e),
+            _ => None,
+        }
+    }
+
+    /// The server refused a document that fails the collection's validator (code 121).
+    pub fn is_validation_failure(&self) -> bool {
+        self.server_code() == Some(121)
+    }
+
+    /// A unique index refused a duplicate (code 11000).
+    pub fn is_duplicate_key(&self) -> bool {
+        self.server_code() == Some(11000)
+    }
+}
+
+/// The result of every repository operation.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

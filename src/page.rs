@@ -1,0 +1,64 @@
+//! Pages of results.
+
+use serde::{Deserialize, Serialize};
+
+/// Which page to read: page numbers start at 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PageRequest {
+    /// 0-based page number.
+    pub page: u64,
+    /// Items per page (at least 1).
+    pub per_page: u64,
+}
+
+impl PageRequest {
+    /// Page `page` (0-based) of `per_page` items.
+    pub fn new(page: u64, per_page: u64) -> Self {
+        PageRequest {
+            page,
+            per_page: per_page.max(1),
+        }
+    }
+
+    /// The first page of `per_page` items.
+    pub fn first(per_page: u64) -> Self {
+        Self::new(0, per_page)
+    }
+
+    /// The page after this one.
+    pub fn next(self) -> Self {
+        Self::new(self.page.saturating_add(1), self.per_page)
+    }
+
+    /// Items skipped before this page.
+    pub fn skip(self) -> u64 {
+        self.page.saturating_mul(self.per_page)
+    }
+}
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    /// The items, in the order of the query.
+    pub items: Vec<T>,
+    /// The request that produced this page.
+    pub request: PageRequest,
+    /// More items follow this page.
+    pub has_more: bool,
+}
+
+impl<T> Page<T> {
+    /// The request for the following page, if there is one.
+    pub fn next(&self) -> Option<PageRequest> {
+        self.has_more.then(|| self.request.next())
+    }
+
+    /// Converts every item.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            request: self.request,
+            has_more: self.has_more,
+        }
+    }
+}

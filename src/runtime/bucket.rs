@@ -1,0 +1,99 @@
+//! The bucket layout: children grouped in bounded bucket documents that reference their owner
+//! (seed 002's IoT readings, seed 003's comment pages).
+
+use bson::{doc, Bson, Document as BsonDocument};
+
+use super::arrays::{add_summaries, merge_operator, ComputedField};
+use crate::{PageRequest, Result};
+
+/// How a bucket document is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketSpec {
+    /// Path of the array of children.
+    pub items: &'static str,
+    /// Path of the count of children.
+    pub count: &'static str,
+    /// Children per bucket.
+    pub size: i64,
+    /// Summaries kept in each bucket.
+    pub computed: &'static [ComputedField],
+    /// Field holding the smallest time of the bucket's children (for range reads and ordering).
+    pub start: Option<&'static str>,
+    /// Field holding the largest time.
+    pub end: Option<&'static str>,
+}
+
+/// Where an append landed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BucketAppend {
+    /// Into an existing bucket with room.
+    Existing,
+    /// Into a new bucket, created by the upsert; its `_id`.
+    NewBucket(Bson),
+}
+
+/// Appends `item` to the owner's bucket that has room, or to a new one:
+/// `updateOne({key..., count: {$lt: size}}, {$push: {items: item}, $inc: {count: 1, ...},
+/// $max: ..., $min: ...}, {upsert: true})`. The `count < size` filter is evaluated by the update,
+/// so no bucket ever holds more than `size` children, however many appends race.
+pub async fn append(
+    coll: &mongodb::Collection<BsonDocument>,
+    key: BsonDocument,
+    spec: &BucketSpec,
+    item: Bson,
+) -> Result<BucketAppend> {
+    let mut filter = key;
+    filter.insert(spec.count, doc! { "$lt": spec.size });
+    let mut update = doc! { "$push": { spec.items: item.clone() } };
+    merge_operator(&mut update, "$inc", doc! { spec.count: 1_i32 });
+    add_summaries(&mut update, spec.computed, &item);
+    let r = coll.update_one(filter, update).upsert(true).await?;
+    Ok(match r.upserted_id {
+        Some(id) => BucketAppend::NewBucket(id),
+        None => BucketAppend::Existing,
+    })
+}
+
+/// The order of an owner's buckets: by start time when there is one, then by `_id`.
+pub fn order(spec: &BucketSpec) -> BsonDocument {
+    let mut sort = BsonDocument::new();
+    if let Some(start) = spec.start {
+        sort.insert(start, 1);
+    }
+    sort.insert("_id", 1);
+    sort
+}
+
+/// The owner's bucket number `k` (0-based) in bucket order.
+pub async fn page(
+    coll: &mongodb::Collection<BsonDocument>,
+    key: BsonDocument,
+    spec: &BucketSpec,
+    k: u64,
+) -> Result<Option<BsonDocument>> {
+    Ok(coll.find_one(key).sort(order(spec)).skip(k).await?)
+}
+
+/// A page of the owner's buckets, in bucket order.
+pub async fn buckets(
+    coll: &mongodb::Collection<BsonDocument>,
+    key: BsonDocument,
+    spec: &BucketSpec,
+    request: PageRequest,
+) -> Result<Vec<BsonDocument>> {
+    super::core::find_page_raw(coll, key, order(spec), None, request).await
+}
+
+/// The filter of buckets whose children's times overlap `[from, to]`:
+/// `{key..., end: {$gte: from}, start: {$lte: to}}`.
+pub fn range_filter(
+    mut key: BsonDocument,
+    start: &str,
+    end: &str,
+    from: Bson,
+    to: Bson,
+) -> BsonDocument {
+    key.insert(end, doc! { "$gte": from });
+    key.insert(start, doc! { "$lte": to });
+    key
+}

@@ -1,0 +1,269 @@
+//! [`RepoCore`]: the collection handles and the CRUD every generated repository delegates to.
+
+use std::sync::{Arc, OnceLock};
+
+use bson::{doc, Bson, Document as BsonDocument};
+use futures::TryStreamExt;
+use mongodb::{Collection, Database};
+
+use crate::{Document, Error, Page, PageRequest, Result, SchemaVersion};
+
+/// The handles of one document type's collection, shared by every method of its repository.
+#[derive(Debug)]
+pub struct RepoCore<T: Document> {
+    db: Database,
+    typed: Collection<T>,
+    raw: Collection<BsonDocument>,
+    transactions: Arc<OnceLock<bool>>,
+}
+
+impl<T: Document> Clone for RepoCore<T> {
+    fn clone(&self) -> Self {
+        RepoCore {
+            db: self.db.clone(),
+            typed: self.typed.clone(),
+            raw: self.raw.clone(),
+            transactions: self.transactions.clone(),
+        }
+    }
+}
+
+/// `value` as BSON.
+pub fn to_bson<V: serde::Serialize + ?Sized>(value: &V) -> Result<Bson> {
+    Ok(bson::to_bson(value)?)
+}
+
+/// `value` as a BSON document.
+pub fn to_document<V: serde::Serialize + ?Sized>(value: &V) -> Result<BsonDocument> {
+    Ok(bson::to_document(value)?)
+}
+
+/// A short text naming an id in error messages.
+pub fn describe(id: &Bson) -> String {
+    id.clone().into_relaxed_extjson().to_string()
+}
+
+impl<T: Document> RepoCore<T> {
+    /// The repository core of `T::COLLECTION` in `db`.
+    pub fn new(db: &Database) -> Self {
+        Self::with_collection(db, T::COLLECTION)
+    }
+
+    /// The repository core of `T` stored in collection `name`.
+    pub fn with_collection(db: &Database, name: &str) -> Self {
+        RepoCore {
+            db: db.clone(),
+            typed: db.collection(name),
+            raw: db.collection(name),
+            transactions: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The database.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The typed collection.
+    pub fn collection(&self) -> &Collection<T> {
+        &self.typed
+    }
+
+    /// The collection, read and written as plain BSON documents.
+    pub fn raw(&self) -> &Collection<BsonDocument> {
+        &self.raw
+    }
+
+    /// The collection's name.
+    pub fn name(&self) -> &str {
+        self.raw.name()
+    }
+
+    /// `collection.path`, for error messages.
+    pub fn qualified(&self, path: &str) -> String {
+        format!("{}.{path}", self.raw.name())
+    }
+
+    /// Whether the deployment runs multi-document transactions (asked once, then remembered).
+    pub async fn transactions_supported(&self) -> Result<bool> {
+        if let Some(known) = self.transactions.get() {
+            return Ok(*known);
+        }
+        let supported = super::txn::supports_transactions(&self.db).await?;
+        let _ = self.transactions.set(supported);
+        Ok(supported)
+    }
+
+    /// Fails with [`Error::TransactionsUnsupported`] unless transactions can run.
+    pub async fn require_transactions(&self) -> Result<()> {
+        if self.transactions_supported().await? {
+            Ok(())
+        } else {
+            Err(Error::TransactionsUnsupported)
+        }
+    }
+
+    /// `doc` as stored: serialized, with the schema version stamped.
+    pub fn encode(&self, doc: &T) -> Result<BsonDocument> {
+        let mut d = to_document(doc)?;
+        if let Some(v) = T::SCHEMA_VERSION {
+            d.insert(SchemaVersion::FIELD, v.current);
+        }
+        Ok(d)
+    }
+
+    /// A stored document as `T`, after checking its schema version.
+    pub fn decode(&self, doc: BsonDocument) -> Result<T> {
+        check_schema_version::<T>(&doc)?;
+        Ok(bson::from_document(doc)?)
+    }
+
+    /// The filter `{_id: id}`.
+    pub fn id_filter(&self, id: &T::Id) -> Result<BsonDocument> {
+        Ok(doc! { "_id": to_bson(id)? })
+    }
+
+    /// Inserts `doc` (with the schema version).
+    pub async fn insert(&self, doc: &T) -> Result<()> {
+        self.raw.insert_one(self.encode(doc)?).await?;
+        Ok(())
+    }
+
+    /// Inserts every document of `docs` in one `insertMany`.
+    pub async fn insert_many(&self, docs: &[T]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let encoded = docs
+            .iter()
+            .map(|d| self.encode(d))
+            .collect::<Result<Vec<_>>>()?;
+        self.raw.insert_many(encoded).await?;
+        Ok(())
+    }
+
+    /// The document whose `_id` is `id`.
+    pub async fn get(&self, id: &T::Id) -> Result<Option<T>> {
+        match self.raw.find_one(self.id_filter(id)?).await? {
+            Some(d) => Ok(Some(self.decode(d)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The document whose `_id` is `id`, or [`Error::NotFound`].
+    pub async fn require(&self, id: &T::Id) -> Result<T> {
+        match self.get(id).await? {
+            Some(d) => Ok(d),
+            None => Err(self.not_found(&to_bson(id)?)),
+        }
+    }
+
+    /// [`Error::NotFound`] for `id` in this collection.
+    pub fn not_found(&self, id: &Bson) -> Error {
+        Error::NotFound {
+            collection: self.raw.name().to_owned(),
+            id: describe(id),
+        }
+    }
+
+    /// Replaces the stored document with `doc` (matched on its `_id`); false if none was stored.
+    pub async fn replace(&self, doc: &T) -> Result<bool> {
+        let r = self
+            .raw
+            .replace_one(self.id_filter(doc.id())?, self.encode(doc)?)
+            .await?;
+        Ok(r.matched_count == 1)
+    }
+
+    /// Deletes the document whose `_id` is `id`; false if there was none.
+    pub async fn delete(&self, id: &T::Id) -> Result<bool> {
+        let r = self.raw.delete_one(self.id_filter(id)?).await?;
+        Ok(r.deleted_count == 1)
+    }
+
+    /// Every document matching `filter`, in `sort` order.
+    pub async fn find(&self, filter: BsonDocument, sort: Option<BsonDocument>) -> Result<Vec<T>> {
+        let mut find = self.raw.find(filter);
+        if let Some(s) = sort {
+            find = find.sort(s);
+        }
+        let docs: Vec<BsonDocument> = find.await?.try_collect().await?;
+        docs.into_iter().map(|d| self.decode(d)).collect()
+    }
+
+    /// One page of the documents matching `filter`, in `sort` order (ties broken by `_id`).
+    pub async fn find_page(
+        &self,
+        filter: BsonDocument,
+        sort: BsonDocument,
+        page: PageRequest,
+    ) -> Result<Page<T>> {
+        let docs = find_page_raw(&self.raw, filter, sort, None, page).await?;
+        let has_more = docs.len() as u64 > page.per_page;
+        let items = docs
+            .into_iter()
+            .take(usize::try_from(page.per_page).unwrap_or(usize::MAX))
+            .map(|d| self.decode(d))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page {
+            items,
+            request: page,
+            has_more,
+        })
+    }
+
+    /// How many documents match `filter`.
+    pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
+        Ok(self.raw.count_documents(filter).await?)
+    }
+
+    /// Whether a document with `_id` `id` exists.
+    pub async fn exists(&self, id: &Bson) -> Result<bool> {
+        Ok(self
+            .raw
+            .find_one(doc! { "_id": id.clone() })
+            .projection(doc! { "_id": 1 })
+            .await?
+            .is_some())
+    }
+}
+
+/// `per_page + 1` raw documents of page `page` (the extra one tells whether more follow).
+pub async fn find_page_raw(
+    coll: &Collection<BsonDocument>,
+    filter: BsonDocument,
+    mut sort: BsonDocument,
+    projection: Option<BsonDocument>,
+    page: PageRequest,
+) -> Result<Vec<BsonDocument>> {
+    if !sort.contains_key("_id") {
+        sort.insert("_id", 1);
+    }
+    let limit = i64::try_from(page.per_page.saturating_add(1)).unwrap_or(i64::MAX);
+    let mut find = coll.find(filter).sort(sort).skip(page.skip()).limit(limit);
+    if let Some(p) = projection {
+        find = find.projection(p);
+    }
+    Ok(find.await?.try_collect().await?)
+}
+
+/// Checks the `schema_version` of a stored document against `T`'s.
+pub fn check_schema_version<T: Document>(doc: &BsonDocument) -> Result<()> {
+    let Some(v) = T::SCHEMA_VERSION else {
+        return Ok(());
+    };
+    let found = match doc.get(SchemaVersion::FIELD) {
+        Some(Bson::Int32(n)) => Some(i64::from(*n)),
+        Some(Bson::Int64(n)) => Some(*n),
+        Some(Bson::Double(f)) if f.fract() == 0.0 => Some(*f as i64),
+        _ => None,
+    };
+    match found {
+        Some(n) if n >= v.min_accepted && n <= v.current => Ok(()),
+        _ => Err(Error::SchemaVersion {
+            found,
+            expected: v.current,
+            min_accepted: v.min_accepted,
+        }),
+    }
+}

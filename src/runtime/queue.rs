@@ -1,0 +1,109 @@
+//! The queue pattern (seed 001): jobs claimed with find-and-modify, sorted by priority, each
+//! handed out once and only once.
+
+use bson::{doc, Bson, DateTime, Document as BsonDocument};
+use mongodb::options::ReturnDocument;
+
+use crate::Result;
+
+/// The fields of a job document the queue reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueSpec {
+    /// Priority: the highest is claimed first.
+    pub priority: &'static str,
+    /// Set when a worker claims the job.
+    pub in_progress: &'static str,
+    /// Set to the claim time.
+    pub started: &'static str,
+    /// Set when the job is complete; `None`: completed jobs are deleted.
+    pub done: Option<&'static str>,
+}
+
+impl QueueSpec {
+    /// The filter of jobs waiting to be claimed.
+    pub fn waiting(&self) -> BsonDocument {
+        let mut f = doc! { self.in_progress: false };
+        if let Some(done) = self.done {
+            f.insert(done, doc! { "$ne": true });
+        }
+        f
+    }
+
+    /// The filter of jobs claimed and not complete.
+    pub fn running(&self) -> BsonDocument {
+        let mut f = doc! { self.in_progress: true };
+        if let Some(done) = self.done {
+            f.insert(done, doc! { "$ne": true });
+        }
+        f
+    }
+
+    /// Claim order: highest priority first, then oldest `_id`.
+    pub fn order(&self) -> BsonDocument {
+        doc! { self.priority: -1, "_id": 1 }
+    }
+
+    /// A new job as stored: not in progress, not done.
+    pub fn prepare(&self, mut job: BsonDocument) -> BsonDocument {
+        job.insert(self.in_progress, false);
+        if let Some(done) = self.done {
+            job.insert(done, false);
+        }
+        job
+    }
+}
+
+/// Claims the waiting job of highest priority:
+/// `findOneAndUpdate({in_progress: false}, {$set: {in_progress: true, started: now}},
+/// {sort: {priority: -1}, returnDocument: "after"})`. The filter is evaluated by the server, so a
+/// job is handed to one worker only.
+pub async fn claim_next(
+    coll: &mongodb::Collection<BsonDocument>,
+    spec: &QueueSpec,
+) -> Result<Option<BsonDocument>> {
+    Ok(coll
+        .find_one_and_update(
+            spec.waiting(),
+            doc! { "$set": { spec.in_progress: true, spec.started: DateTime::now() } },
+        )
+        .sort(spec.order())
+        .return_document(ReturnDocument::After)
+        .await?)
+}
+
+/// Completes the claimed job `id`: sets `done` (or deletes the job when the queue keeps no done
+/// flag). Returns false if no claimed job has that id.
+pub async fn complete(
+    coll: &mongodb::Collection<BsonDocument>,
+    spec: &QueueSpec,
+    id: Bson,
+) -> Result<bool> {
+    let mut filter = spec.running();
+    filter.insert("_id", id);
+    match spec.done {
+        Some(done) => {
+            let r = coll
+                .update_one(
+                    filter,
+                    doc! { "$set": { done: true, spec.in_progress: false } },
+                )
+                .await?;
+            Ok(r.modified_count == 1)
+        }
+        None => Ok(coll.delete_one(filter).await?.deleted_count == 1),
+    }
+}
+
+/// Puts the claimed job `id` back in the queue (a worker gave up on it).
+pub async fn release(
+    coll: &mongodb::Collection<BsonDocument>,
+    spec: &QueueSpec,
+    id: Bson,
+) -> Result<bool> {
+    let mut filter = spec.running();
+    filter.insert("_id", id);
+    let r = coll
+        .update_one(filter, doc! { "$set": { spec.in_progress: false } })
+        .await?;
+    Ok(r.modified_count == 1)
+}

@@ -1,0 +1,178 @@
+//! Two-way referencing: both sides hold references, so linking writes two documents, in one
+//! transaction (seed 004: no single atomic update can move a child between parents).
+
+use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::{ClientSession, Collection};
+
+use super::arrays::{add_ref_filter, room_for_one};
+use crate::{Error, Result};
+
+/// The other side's field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inverse {
+    /// A single reference (one-to-many: a task's owner).
+    One,
+    /// A bounded array of references (many-to-many: a book's authors).
+    Many {
+        /// Its bound.
+        max: usize,
+    },
+}
+
+/// Both sides of a two-way relationship.
+#[derive(Debug)]
+pub struct Side<'a> {
+    /// This side's collection.
+    pub this: &'a Collection<BsonDocument>,
+    /// This side's array of references.
+    pub this_path: &'a str,
+    /// Its bound.
+    pub this_max: usize,
+    /// The other side's collection.
+    pub other: &'a Collection<BsonDocument>,
+    /// The other side's field.
+    pub other_path: &'a str,
+    /// What the other side's field holds.
+    pub inverse: Inverse,
+}
+
+async fn full_or_missing(
+    coll: &Collection<BsonDocument>,
+    id: &Bson,
+    path: &str,
+    max: usize,
+) -> Error {
+    match coll.count_documents(doc! { "_id": id.clone() }).await {
+        Ok(0) => Error::NotFound {
+            collection: coll.name().to_owned(),
+            id: super::core::describe(id),
+        },
+        Ok(_) => Error::BoundExceeded {
+            field: format!("{}.{path}", coll.name()),
+            max,
+        },
+        Err(e) => e.into(),
+    }
+}
+
+async fn link_body(
+    side: &Side<'_>,
+    this_id: &Bson,
+    other_id: &Bson,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let r = crate::__squillion_in_session!(
+        side.this.update_one(
+            add_ref_filter(
+                this_id.clone(),
+                side.this_path,
+                side.this_max,
+                other_id.clone()
+            ),
+            doc! { "$addToSet": { side.this_path: other_id.clone() } },
+        ),
+        session
+    )?;
+    if r.matched_count == 0 {
+        return Err(full_or_missing(side.this, this_id, side.this_path, side.this_max).await);
+    }
+    match side.inverse {
+        Inverse::Many { max } => {
+            let r = crate::__squillion_in_session!(
+                side.other.update_one(
+                    add_ref_filter(other_id.clone(), side.other_path, max, this_id.clone()),
+                    doc! { "$addToSet": { side.other_path: this_id.clone() } },
+                ),
+                session
+            )?;
+            if r.matched_count == 0 {
+                return Err(full_or_missing(side.other, other_id, side.other_path, max).await);
+            }
+        }
+        Inverse::One => {
+            // The other document had another owner: that owner no longer lists it.
+            crate::__squillion_in_session!(
+                side.this.update_many(
+                    doc! { side.this_path: other_id.clone(), "_id": { "$ne": this_id.clone() } },
+                    doc! { "$pull": { side.this_path: other_id.clone() } },
+                ),
+                session
+            )?;
+            let r = crate::__squillion_in_session!(
+                side.other.update_one(
+                    doc! { "_id": other_id.clone() },
+                    doc! { "$set": { side.other_path: this_id.clone() } },
+                ),
+                session
+            )?;
+            if r.matched_count == 0 {
+                return Err(Error::NotFound {
+                    collection: side.other.name().to_owned(),
+                    id: super::core::describe(other_id),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Links both sides in one transaction; nothing is written when either side is missing or full.
+pub async fn link(side: &Side<'_>, this_id: Bson, other_id: Bson) -> Result<()> {
+    let client = side.this.client();
+    crate::__squillion_transaction!(client, |session| link_body(
+        side,
+        &this_id,
+        &other_id,
+        Some(&mut session)
+    )
+    .await)
+}
+
+async fn unlink_body(
+    side: &Side<'_>,
+    this_id: &Bson,
+    other_id: &Bson,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    crate::__squillion_in_session!(
+        side.this.update_one(
+            doc! { "_id": this_id.clone() },
+            doc! { "$pull": { side.this_path: other_id.clone() } },
+        ),
+        session
+    )?;
+    match side.inverse {
+        Inverse::Many { .. } => {
+            crate::__squillion_in_session!(
+                side.other.update_one(
+                    doc! { "_id": other_id.clone() },
+                    doc! { "$pull": { side.other_path: this_id.clone() } },
+                ),
+                session
+            )?;
+        }
+        Inverse::One => {
+            crate::__squillion_in_session!(
+                side.other.update_one(
+                    doc! { "_id": other_id.clone(), side.other_path: this_id.clone() },
+                    doc! { "$unset": { side.other_path: "" } },
+                ),
+                session
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Unlinks both sides in one transaction.
+pub async fn unlink(side: &Side<'_>, this_id: Bson, other_id: Bson) -> Result<()> {
+    let client = side.this.client();
+    let _ = room_for_one;
+    crate::__squillion_transaction!(client, |session| unlink_body(
+        side,
+        &this_id,
+        &other_id,
+        Some(&mut session)
+    )
+    .await)
+}
