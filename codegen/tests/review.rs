@@ -367,3 +367,72 @@ fn names_and_sentences_are_escaped_in_every_format() {
     let svg = &render(&plan, Format::Markdown).unwrap().files[0].content;
     assert!(svg.contains("&lt;evil&gt;.sqn"));
 }
+
+mod diagram_properties {
+    use super::*;
+    use proptest::prelude::*;
+    use squillion_codegen::model::Layout;
+    use squillion_codegen::plan::{CollectionRole, Placement, Shape};
+
+    /// A plan with `n` entity collections and a reference for each `(holder, target, shape)`.
+    fn graph(n: usize, refs: &[(usize, usize, u8)]) -> Plan {
+        let mut plan = support::plan();
+        let template = plan.collection("person").unwrap().clone();
+        let decision = plan.relationship("Product.parts").unwrap().clone();
+        plan.collections = (0..n)
+            .map(|i| {
+                let mut c = template.clone();
+                c.name = format!("c{i}");
+                c.entity = format!("E{i}");
+                c.role = CollectionRole::Entity;
+                c
+            })
+            .collect();
+        plan.relationships = refs
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b, shape))| {
+                let mut d = decision.clone();
+                d.id = format!("E{a}.r{k}");
+                d.parent = format!("E{}", if shape % 2 == 0 { a } else { b });
+                d.strategy = Layout::ALL[usize::from(shape) % Layout::ALL.len()];
+                d.placement = vec![Placement {
+                    holder: format!("E{a}"),
+                    collection: format!("c{a}"),
+                    path: format!("r{k}"),
+                    shape: [Shape::Id, Shape::ArrayOfIds, Shape::ExtendedRef]
+                        [usize::from(shape) % 3],
+                    target: format!("E{b}"),
+                    max_items: None,
+                }];
+                d.subset = None;
+                d
+            })
+            .collect();
+        plan.warnings.clear();
+        plan
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any graph of references, with cycles, self references and parallel arrows, lays out
+        /// (the layout library's internal assertions never reach the user) and shows every
+        /// collection.
+        #[test]
+        fn any_reference_graph_is_drawn(
+            n in 1usize..10,
+            raw in proptest::collection::vec((0usize..10, 0usize..10, 0u8..12), 0..16),
+        ) {
+            let refs: Vec<(usize, usize, u8)> =
+                raw.into_iter().map(|(a, b, s)| (a % n, b % n, s)).collect();
+            let plan = graph(n, &refs);
+            let svg = squillion_codegen::review::diagram::svg(&plan)
+                .expect("the diagram lays out");
+            for c in &plan.collections {
+                let needle = format!(">{}<", c.name);
+                prop_assert!(svg.contains(&needle));
+            }
+        }
+    }
+}

@@ -9,8 +9,10 @@
 //! owner's box. Groups of collections that share no arrow are laid out separately and placed in
 //! rows ([`pack`]), so that a schema of unrelated parts reads as a page instead of one long line.
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use layout::core::base::Orientation;
 use layout::core::style::{LineStyleKind, StyleAttr};
@@ -275,7 +277,7 @@ fn groups(plan: &Plan, edges: &[Edge]) -> Vec<Vec<usize>> {
 }
 
 /// Lays out and draws one group of collections.
-fn draw_group(plan: &Plan, members: &[usize], edges: &[Edge]) -> SvgCanvas {
+fn draw_group(plan: &Plan, members: &[usize], edges: &[Edge], effort: Effort) -> SvgCanvas {
     let dir = Orientation::TopToBottom;
     let mut vg = VisualGraph::new(dir);
     let mut handles = Vec::new();
@@ -314,8 +316,74 @@ fn draw_group(plan: &Plan, members: &[usize], edges: &[Edge]) -> SvgCanvas {
         vg.add_edge(arrow, a, b);
     }
     let mut canvas = SvgCanvas::default();
-    vg.do_it(false, false, false, &mut canvas);
+    let (no_optimizations, no_layout) = match effort {
+        Effort::Full => (false, false),
+        Effort::NoOptimizations => (true, false),
+        Effort::Simple => (true, true),
+    };
+    vg.do_it(false, no_optimizations, no_layout, &mut canvas);
     canvas
+}
+
+/// How much of `layout-rs`'s work to ask for. Its optimization passes assert invariants that a
+/// few graphs break; a group whose layout panics is laid out again with less.
+#[derive(Debug, Clone, Copy)]
+enum Effort {
+    /// Rank and crossing optimizations, Brandes-Köpf placement, edge straightening.
+    Full,
+    /// Placement and straightening without the rank and crossing optimizations.
+    NoOptimizations,
+    /// Ranks and rows only.
+    Simple,
+}
+
+thread_local! {
+    /// Set while this thread runs the layout library: its panics are caught and retried.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic of the layout library without printing it: a layout that fails is
+/// retried with less effort, so its panic message would only alarm. The process's panic hook is
+/// wrapped once; it stays silent only on this thread while `f` runs.
+fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result
+}
+
+fn panic_reason(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "the layout library panicked".to_owned())
+}
+
+/// Lays out one group, with less effort each time the library fails.
+fn lay_out(plan: &Plan, members: &[usize], edges: &[Edge]) -> Result<Drawn, ReviewError> {
+    let mut reason = String::new();
+    for effort in [Effort::Full, Effort::NoOptimizations, Effort::Simple] {
+        match quietly(|| draw_group(plan, members, edges, effort)) {
+            Ok(canvas) => {
+                return Ok(Drawn {
+                    body: canvas.body(),
+                    bounds: canvas.bounds(),
+                })
+            }
+            Err(payload) => reason = panic_reason(payload.as_ref()),
+        }
+    }
+    Err(ReviewError::Diagram { reason })
 }
 
 /// A laid-out group: its drawing and bounds.
@@ -349,34 +417,21 @@ fn pack(sizes: &[(f64, f64)]) -> (Vec<(f64, f64)>, f64, f64) {
 pub fn svg(plan: &Plan) -> Result<String, ReviewError> {
     let edges = edges(plan);
     let groups = groups(plan, &edges);
-    let drawn = catch_unwind(AssertUnwindSafe(|| {
-        groups
-            .iter()
-            .map(|members| {
-                let names: Vec<&str> = members
-                    .iter()
-                    .map(|&i| plan.collections[i].name.as_str())
-                    .collect();
-                let own: Vec<Edge> = edges
-                    .iter()
-                    .filter(|e| names.contains(&e.from.as_str()))
-                    .cloned()
-                    .collect();
-                let canvas = draw_group(plan, members, &own);
-                Drawn {
-                    body: canvas.body(),
-                    bounds: canvas.bounds(),
-                }
-            })
-            .collect::<Vec<_>>()
-    }))
-    .map_err(|payload| ReviewError::Diagram {
-        reason: payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "the layout library panicked".to_owned()),
-    })?;
+    let drawn = groups
+        .iter()
+        .map(|members| {
+            let names: Vec<&str> = members
+                .iter()
+                .map(|&i| plan.collections[i].name.as_str())
+                .collect();
+            let own: Vec<Edge> = edges
+                .iter()
+                .filter(|e| names.contains(&e.from.as_str()))
+                .cloned()
+                .collect();
+            lay_out(plan, members, &own)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let sizes: Vec<(f64, f64)> = drawn
         .iter()
         .map(|d| (d.bounds.2 - d.bounds.0, d.bounds.3 - d.bounds.1))
