@@ -1,1 +1,5 @@
-fn main() {}
+//! The `squillion` binary: see the `squillion_cli` library.
+
+fn main() -> std::process::ExitCode {
+    squillion_cli::main()
+}

@@ -1,0 +1,99 @@
+//! `squillion plan FILE [--json | --explain]`: the layout of every relationship and collection.
+
+use std::path::PathBuf;
+
+use crate::input::{read_schema, stderr_color};
+use crate::Exit;
+
+/// Arguments of `squillion plan`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlanArgs {
+    /// The schema file (`.sqn`).
+    pub file: PathBuf,
+    /// Print the Plan as JSON (format: docs/plan.schema.json).
+    #[arg(long, conflicts_with = "explain")]
+    pub json: bool,
+    /// Print every decision with its facts, rules and rejected alternatives.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// Runs `plan`. Exit 1 when the schema is invalid or the plan has errors (a document over 16 MB).
+pub fn run(args: &PlanArgs) -> Exit {
+    let source = match read_schema(&args.file) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Exit::Usage;
+        }
+    };
+    let checked = match squillion_codegen::load(&source) {
+        Ok(c) => c,
+        Err(diags) => {
+            eprint!("{}", source.render(&diags, stderr_color()));
+            return Exit::Failed;
+        }
+    };
+    let plan = squillion_codegen::engine::plan(&checked.model, &source);
+    if args.json {
+        println!("{}", plan.to_json());
+    } else if args.explain {
+        print!("{}", squillion_codegen::explain::explain(&plan));
+    } else {
+        print!("{}", summary(&plan));
+    }
+    if plan.has_errors() {
+        let errors = squillion_codegen::pipeline::plan_diagnostics(&plan);
+        let errors: Vec<_> = errors.into_iter().filter(|d| d.is_error()).collect();
+        eprint!("{}", source.render(&errors, stderr_color()));
+        return Exit::Failed;
+    }
+    Exit::Ok
+}
+
+/// One line per relationship and per collection.
+fn summary(plan: &squillion_codegen::plan::Plan) -> String {
+    let mut out = String::new();
+    for d in &plan.relationships {
+        let mut modifiers = Vec::new();
+        if !d.denormalized.is_empty() {
+            modifiers.push("denormalized");
+        }
+        if d.subset.is_some() {
+            modifiers.push("subset");
+        }
+        if !d.computed.is_empty() {
+            modifiers.push("computed");
+        }
+        if d.outlier.is_some() {
+            modifiers.push("outlier");
+        }
+        let modifiers = if modifiers.is_empty() {
+            String::new()
+        } else {
+            format!(" + {}", modifiers.join(" + "))
+        };
+        out.push_str(&format!(
+            "{:<28} {}{modifiers}\n",
+            d.id,
+            d.strategy.as_str()
+        ));
+    }
+    out.push('\n');
+    for c in &plan.collections {
+        out.push_str(&format!(
+            "{:<28} {} fields, {} indexes, ~{} B\n",
+            c.name,
+            c.fields.len(),
+            c.indexes.len(),
+            c.size.average
+        ));
+    }
+    if !plan.warnings.is_empty() {
+        out.push_str(&format!(
+            "\n{} warnings (see --explain)\n",
+            plan.warnings.len()
+        ));
+    }
+    out
+}
