@@ -198,8 +198,8 @@ fn link(item: &Item<'_>) -> TokenStream {
     let (a_name, b_name) = (&af.bson, &bf.bson);
     let by_a = format_ident!("by_{}", a);
     let by_b = format_ident!("by_{}", b);
-    let partners_a = format_ident!("{}_of_{}", b, a);
-    let partners_b = format_ident!("{}_of_{}", a, b);
+    let partners_a = format_ident!("{}s_of_{}", b, a);
+    let partners_b = format_ident!("{}s_of_{}", a, b);
     let _ = method;
     quote! {
         /// Links the pair (`updateOne({a, b}, {$set: link fields, $setOnInsert: {_id}}, {upsert: true})`);
