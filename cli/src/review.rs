@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use squillion_codegen::review::{self, Format};
 use squillion_grammar::SourceFile;
 
+use crate::input::{read_schema, stderr_color};
+
 /// The document formats on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReviewFormat {
@@ -37,6 +39,8 @@ pub struct ReviewArgs {
 /// Why `squillion review` failed.
 #[derive(Debug)]
 pub enum ReviewFailure {
+    /// The schema file could not be read (a directory, missing, not UTF-8).
+    Unreadable(String),
     /// The file could not be read or the output written.
     Io {
         /// The path.
@@ -53,6 +57,7 @@ pub enum ReviewFailure {
 impl std::fmt::Display for ReviewFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            ReviewFailure::Unreadable(message) => f.write_str(message),
             ReviewFailure::Io { path, error } => write!(f, "{}: {error}", path.display()),
             ReviewFailure::Invalid(diagnostics) => f.write_str(diagnostics.trim_end()),
             ReviewFailure::Render(e) => write!(f, "{e}"),
@@ -75,19 +80,21 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<(), ReviewFailure> {
-    let text = std::fs::read_to_string(&args.file).map_err(|error| ReviewFailure::Io {
-        path: args.file.clone(),
-        error,
-    })?;
-    let name = args.file.display().to_string();
-    let source = SourceFile::new(name, text);
+    let source: SourceFile = read_schema(&args.file).map_err(ReviewFailure::Unreadable)?;
     let checked = squillion_codegen::load(&source).map_err(|diagnostics| {
-        ReviewFailure::Invalid(source.render(&diagnostics, use_color(args)))
+        ReviewFailure::Invalid(source.render(&diagnostics, stderr_color()))
     })?;
     if !checked.warnings.is_empty() {
-        let _ = write!(stderr, "{}", source.render(&checked.warnings, false));
+        let _ = write!(stderr, "{}", source.render(&checked.warnings, stderr_color()));
     }
     let plan = squillion_codegen::engine::plan(&checked.model, &source);
+    if plan.has_errors() {
+        // The review is how a team looks at a design that cannot work: write it, and say so.
+        let _ = writeln!(
+            stderr,
+            "note: the plan has errors (see the Warnings section of the review)"
+        );
+    }
     let format = match args.format {
         ReviewFormat::Md => Format::Markdown,
         ReviewFormat::Html => Format::Html,
