@@ -85,7 +85,11 @@ pub fn run(
         ReviewFailure::Invalid(source.render(&diagnostics, stderr_color()))
     })?;
     if !checked.warnings.is_empty() {
-        let _ = write!(stderr, "{}", source.render(&checked.warnings, stderr_color()));
+        let _ = write!(
+            stderr,
+            "{}",
+            source.render(&checked.warnings, stderr_color())
+        );
     }
     let plan = squillion_codegen::engine::plan(&checked.model, &source);
     if plan.has_errors() {
