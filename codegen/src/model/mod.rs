@@ -14,7 +14,7 @@ pub use relation::{
     Cardinality, CardinalityClass, Forced, Layout, Navigate, OrderBy, Page, Relation, RelationEnd,
     RelationFacts, RelationKind, Show, Side, Subset, Summary, SummaryFn,
 };
-pub use settings::Settings;
+pub use settings::{SettingKind, Settings};
 
 /// A validated schema.
 #[derive(Debug, Clone, PartialEq, Serialize)]

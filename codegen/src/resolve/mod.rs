@@ -1,11 +1,37 @@
 //! Ast -> Model: name resolution and semantic validation.
 //!
-//! Every error of the pass is collected (like serde's `Ctxt`) and reported together.
+//! Every error of the pass is collected (like serde's `Ctxt`) and reported together, sorted by
+//! position. The work is split by what is being resolved:
+//!
+//! - [`names`]: the namespace of entities and value types, collections, "did you mean";
+//! - [`units`]: numbers, sizes, rates, durations and ratios;
+//! - [`types`]: type expressions, counters shapes, value types that contain themselves;
+//! - [`attrs`]: field attributes and the facts they state;
+//! - [`fields`]: field lists, BSON names and natural keys;
+//! - [`entities`]: entities, value types, variants and entity attributes (patterns);
+//! - [`relations`]: relation ends and cardinalities; [`facts`]: what a relation's body states;
+//! - [`queries`]: queries and their field paths;
+//! - [`settings`]: the `settings` block.
 
-use squillion_grammar::ast::Schema;
-use squillion_grammar::{Diagnostic, SourceFile};
+mod attrs;
+mod entities;
+mod facts;
+mod fields;
+mod names;
+mod queries;
+mod relations;
+mod settings;
+mod types;
+mod units;
 
-use crate::model::Model;
+use std::collections::BTreeSet;
+
+use squillion_grammar::ast::{Item, Schema};
+use squillion_grammar::{Diagnostic, SourceFile, Span};
+
+use crate::model::{Field, Model};
+
+use self::names::Scope;
 
 /// A validated model and the warnings found while validating it.
 #[derive(Debug, Clone)]
@@ -19,12 +45,85 @@ pub struct Checked {
 /// Resolves names and validates a parsed schema. On failure, returns every diagnostic found
 /// (errors and warnings), errors first in source order.
 pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
-    let _ = schema;
-    Err(vec![])
+    let mut diagnostics = Vec::new();
+    let scope = Scope::collect(&mut diagnostics, schema);
+    let mut r = Resolver {
+        scope,
+        diagnostics,
+        untyped: BTreeSet::new(),
+    };
+
+    let settings = settings::resolve(&mut r, schema);
+    let mut model = Model {
+        settings,
+        entities: Vec::new(),
+        values: Vec::new(),
+        relations: Vec::new(),
+        queries: Vec::new(),
+    };
+    for item in &schema.items {
+        if let Item::Value(decl) = item {
+            let value = entities::value_type(&mut r, decl);
+            model.values.push(value);
+        }
+    }
+    types::check_cycles(&mut r, &model.values);
+    for item in &schema.items {
+        if let Item::Entity(decl) = item {
+            let entity = entities::entity(&mut r, decl);
+            model.entities.push(entity);
+        }
+    }
+    names::check_collections(&mut r, &model.entities);
+
+    let relation_decls = schema.items.iter().filter_map(|item| match item {
+        Item::Relation(decl) => Some(decl),
+        _ => None,
+    });
+    model.relations = relations::resolve_all(&mut r, &model, relation_decls);
+    let query_decls = schema.items.iter().filter_map(|item| match item {
+        Item::Query(decl) => Some(decl),
+        _ => None,
+    });
+    model.queries = queries::resolve_all(&mut r, &model, query_decls);
+
+    let mut diagnostics = r.diagnostics;
+    diagnostics.sort_by_key(|d| (!d.is_error(), d.span.start, d.span.end));
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        Err(diagnostics)
+    } else {
+        Ok(Checked {
+            model,
+            warnings: diagnostics,
+        })
+    }
 }
 
 /// Parses and resolves a source file.
 pub fn load(source: &SourceFile) -> Result<Checked, Vec<Diagnostic>> {
     let schema = squillion_grammar::parse(source.text())?;
     resolve(&schema)
+}
+
+/// The state of one resolution pass.
+struct Resolver<'a> {
+    /// Entities and value types by name.
+    scope: Scope<'a>,
+    /// Everything found so far, in no particular order.
+    diagnostics: Vec<Diagnostic>,
+    /// Declarations of fields whose type could not be resolved: checks that depend on the type
+    /// skip them, so one unknown type is one error, not a cascade.
+    untyped: BTreeSet<Span>,
+}
+
+impl Resolver<'_> {
+    /// Records a diagnostic.
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Whether `field`'s type is known (its declaration resolved).
+    fn typed(&self, field: &Field) -> bool {
+        !self.untyped.contains(&field.span)
+    }
 }

@@ -1,0 +1,375 @@
+//! The namespace of entities and value types, collection names, and "did you mean".
+
+use std::collections::BTreeMap;
+
+use squillion_grammar::ast::{Item, Schema, TypeDecl};
+use squillion_grammar::{Diagnostic, Span};
+
+use super::Resolver;
+use crate::codes;
+use crate::model::{BsonType, Entity};
+
+/// What a declared type name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DeclKind {
+    /// `entity Name`.
+    Entity,
+    /// `value Name`.
+    Value,
+}
+
+impl DeclKind {
+    fn word(self) -> &'static str {
+        match self {
+            DeclKind::Entity => "entity",
+            DeclKind::Value => "value type",
+        }
+    }
+}
+
+/// Entities and value types by name: one namespace. The first declaration of a name wins.
+#[derive(Debug, Default)]
+pub(super) struct Scope<'a> {
+    types: BTreeMap<&'a str, (DeclKind, &'a TypeDecl)>,
+}
+
+impl<'a> Scope<'a> {
+    /// Collects the declarations of `schema`, reporting names declared twice and names that are
+    /// BSON types.
+    pub(super) fn collect(diagnostics: &mut Vec<Diagnostic>, schema: &'a Schema) -> Scope<'a> {
+        let mut scope = Scope::default();
+        for item in &schema.items {
+            let (kind, decl) = match item {
+                Item::Entity(decl) => (DeclKind::Entity, decl),
+                Item::Value(decl) => (DeclKind::Value, decl),
+                _ => continue,
+            };
+            let name = decl.name.name.as_str();
+            if let Some(bson) = BsonType::from_sqn(name) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        codes::RESERVED_TYPE_NAME,
+                        decl.name.span,
+                        format!("`{name}` is a BSON type and cannot name {}", a(kind)),
+                    )
+                    .with_label("a BSON type name")
+                    .with_help(format!(
+                        "choose another name; `{}` always means the BSON type",
+                        bson.sqn_name()
+                    )),
+                );
+                continue;
+            }
+            if let Some((first_kind, first)) = scope.types.get(name) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_NAME,
+                        decl.name.span,
+                        format!("`{name}` is declared twice"),
+                    )
+                    .with_label(format!("declared again as {}", a(kind)))
+                    .with_related(
+                        first.name.span,
+                        format!("first declared here as {}", a(*first_kind)),
+                    )
+                    .with_help("entities and value types share one namespace: rename one of them"),
+                );
+                continue;
+            }
+            scope.types.insert(name, (kind, decl));
+        }
+        scope
+    }
+
+    /// What `name` is declared as.
+    pub(super) fn kind(&self, name: &str) -> Option<DeclKind> {
+        self.types.get(name).map(|(kind, _)| *kind)
+    }
+
+    /// The declaration `name` refers to.
+    pub(super) fn decl(&self, name: &str) -> Option<&'a TypeDecl> {
+        self.types.get(name).map(|(_, decl)| *decl)
+    }
+
+    /// The names declared as `kind`.
+    pub(super) fn names(&self, kind: DeclKind) -> impl Iterator<Item = &'a str> + '_ {
+        self.types
+            .iter()
+            .filter(move |(_, (k, _))| *k == kind)
+            .map(|(name, _)| *name)
+    }
+}
+
+fn a(kind: DeclKind) -> String {
+    match kind {
+        DeclKind::Entity => "an entity".to_owned(),
+        DeclKind::Value => format!("a {}", kind.word()),
+    }
+}
+
+/// The diagnostic for a name that should be an entity: unknown, or a value type.
+pub(super) fn not_an_entity(r: &Resolver<'_>, name: &str, span: Span, role: &str) -> Diagnostic {
+    match r.scope.kind(name) {
+        Some(DeclKind::Value) => {
+            let mut d = Diagnostic::error(
+                codes::NOT_AN_ENTITY,
+                span,
+                format!("`{name}` is a value type, not an entity"),
+            )
+            .with_label(format!("{role} must be an entity"))
+            .with_help(
+                "value types are always embedded; relations join entities and queries read \
+                 entities: declare it with `entity` if it has an identity of its own",
+            );
+            if let Some(decl) = r.scope.decl(name) {
+                d = d.with_related(decl.name.span, "declared as a value type here");
+            }
+            d
+        }
+        _ => {
+            let d = Diagnostic::error(
+                codes::UNKNOWN_ENTITY,
+                span,
+                format!("unknown entity `{name}`"),
+            )
+            .with_label(format!("{role}: no entity of this name"));
+            match did_you_mean(name, r.scope.names(DeclKind::Entity)) {
+                Some(help) => d.with_help(help),
+                None => d.with_help(format!("declare it: `entity {name} {{ ... }}`")),
+            }
+        }
+    }
+}
+
+/// Reports entities that share a collection and collection names MongoDB rejects.
+pub(super) fn check_collections(r: &mut Resolver<'_>, entities: &[Entity]) {
+    let mut seen: BTreeMap<&str, &Entity> = BTreeMap::new();
+    for entity in entities {
+        if let Some(first) = seen.get(entity.collection.as_str()) {
+            let how = if entity.collection_declared {
+                "named with `@collection`"
+            } else {
+                "the plural of its name"
+            };
+            r.report(
+                Diagnostic::error(
+                    codes::DUPLICATE_COLLECTION,
+                    entity.span,
+                    format!(
+                        "entities `{}` and `{}` are both stored in collection `{}`",
+                        first.name, entity.name, entity.collection
+                    ),
+                )
+                .with_label(format!("collection `{}`, {how}", entity.collection))
+                .with_related(
+                    first.span,
+                    format!("`{}` is stored there first", first.name),
+                )
+                .with_help("give one of them another collection with `@collection(\"name\")`"),
+            );
+        } else {
+            seen.insert(&entity.collection, entity);
+        }
+    }
+}
+
+/// Why MongoDB rejects a collection name, if it does.
+pub(super) fn collection_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("a collection name cannot be empty")
+    } else if name.contains('$') {
+        Some("a collection name cannot contain `$`")
+    } else if name.contains('\0') {
+        Some("a collection name cannot contain the NUL character")
+    } else if name.starts_with("system.") {
+        Some("names starting with `system.` are reserved by MongoDB")
+    } else if name.starts_with('.') || name.ends_with('.') {
+        Some("a collection name cannot start or end with `.`")
+    } else if name.len() > 120 {
+        Some("a collection name this long does not fit MongoDB's namespace limit")
+    } else {
+        None
+    }
+}
+
+/// The default collection of an entity: the snake_case plural of its name
+/// (`Book` -> `books`, `Category` -> `categories`, `LogMessage` -> `log_messages`).
+pub(super) fn collection_name(entity: &str) -> String {
+    plural(&snake_case(entity))
+}
+
+/// `LogMessage` -> `log_message`, `HTTPRequest` -> `http_request`, `already_snake` unchanged.
+fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+            let next = chars.get(i + 1).copied();
+            let boundary = match prev {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Plurals that do not follow the rules (Mongoose's pluralize knows these too).
+const IRREGULAR: [(&str, &str); 8] = [
+    ("person", "people"),
+    ("child", "children"),
+    ("man", "men"),
+    ("woman", "women"),
+    ("mouse", "mice"),
+    ("goose", "geese"),
+    ("criterion", "criteria"),
+    ("datum", "data"),
+];
+
+/// The English plural of the last word of a snake_case name. A word already ending in `s`
+/// (`Events`, `News`) is taken as plural, except `-ss`, `-us` and `-is` (`Address`, `Status`,
+/// `Analysis`).
+fn plural(word: &str) -> String {
+    let last_start = word.rfind('_').map(|i| i + 1).unwrap_or(0);
+    let (head, last) = word.split_at(last_start);
+    let lower = last.to_ascii_lowercase();
+    if let Some((_, plural)) = IRREGULAR.iter().find(|(one, _)| *one == lower) {
+        return format!("{head}{plural}");
+    }
+    let consonant_y = lower.ends_with('y')
+        && lower.len() > 1
+        && !lower
+            .chars()
+            .rev()
+            .nth(1)
+            .is_some_and(|c| "aeiou".contains(c));
+    if consonant_y {
+        format!("{}ies", &word[..word.len() - 1])
+    } else if lower.ends_with("is") && lower.len() > 2 {
+        format!("{}es", &word[..word.len() - 2])
+    } else if ["ss", "us", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| lower.ends_with(end))
+    {
+        format!("{word}es")
+    } else if lower.ends_with('s') {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Suggestions
+
+/// `did you mean `x`?` for the candidate closest to `name`, if one is close enough.
+pub(super) fn did_you_mean<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<String> {
+    closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+/// The candidate closest to `name`: equal ignoring case, else within an edit distance of about
+/// a third of the name's length.
+pub(super) fn closest<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let lower = name.to_lowercase();
+    let limit = (name.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        if candidate == name {
+            continue;
+        }
+        let distance = if candidate.to_lowercase() == lower {
+            0
+        } else {
+            edit_distance(&lower, &candidate.to_lowercase())
+        };
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance, counting characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// `` `a`, `b` or `c` ``.
+pub(super) fn one_of<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
+    let quoted: Vec<String> = names.into_iter().map(|n| format!("`{n}`")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collections_are_snake_case_plurals() {
+        for (entity, collection) in [
+            ("Book", "books"),
+            ("Category", "categories"),
+            ("Address", "addresses"),
+            ("LogMessage", "log_messages"),
+            ("AuthorBio", "author_bios"),
+            ("Day", "days"),
+            ("Box", "boxes"),
+            ("Match", "matches"),
+            ("HTTPRequest", "http_requests"),
+            ("log_entry", "log_entries"),
+            ("Sensor2Reading", "sensor2_readings"),
+            ("Y", "ys"),
+            ("Events", "events"),
+            ("Status", "statuses"),
+            ("Analysis", "analyses"),
+            ("Person", "people"),
+            ("SalesPerson", "sales_people"),
+        ] {
+            assert_eq!(collection_name(entity), collection, "{entity}");
+        }
+    }
+
+    #[test]
+    fn suggestions_are_close_or_case_insensitive() {
+        let types = ["string", "objectId", "int32", "date"];
+        assert_eq!(closest("strin", types), Some("string"));
+        assert_eq!(closest("objectid", types), Some("objectId"));
+        assert_eq!(closest("int3", types), Some("int32"));
+        assert_eq!(closest("blob", types), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(one_of(["a", "b", "c"]), "`a`, `b` or `c`");
+    }
+}

@@ -1,0 +1,403 @@
+//! Queries: field paths resolved against the entity, its value types and its relation ends;
+//! comparisons checked against the types they compare.
+
+use std::collections::BTreeMap;
+
+use squillion_grammar::ast::{self, Direction, Ident, Operator, Path, QueryDecl};
+use squillion_grammar::{Diagnostic, Span};
+
+use super::fields::ID;
+use super::names::{closest, not_an_entity};
+use super::{units, Resolver};
+use crate::codes;
+use crate::model::{
+    BsonType, Condition, Entity, Field, FieldPath, FieldType, Identity, Model, Query, SortKey,
+    Through,
+};
+
+/// Resolves every query, in order.
+pub(super) fn resolve_all<'d>(
+    r: &mut Resolver<'_>,
+    model: &Model,
+    decls: impl Iterator<Item = &'d QueryDecl>,
+) -> Vec<Query> {
+    let mut names: BTreeMap<&str, Span> = BTreeMap::new();
+    let mut out = Vec::new();
+    for decl in decls {
+        let name = decl.name.name.as_str();
+        if let Some(first) = names.get(name) {
+            r.report(
+                Diagnostic::error(
+                    codes::DUPLICATE_QUERY,
+                    decl.name.span,
+                    format!("query `{name}` is declared twice"),
+                )
+                .with_label("declared again here")
+                .with_related(*first, "first declared here")
+                .with_help("give each query its own name"),
+            );
+        } else {
+            names.insert(name, decl.name.span);
+        }
+        out.push(query(r, model, decl));
+    }
+    out
+}
+
+fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
+    for span in &decl.repeated_clauses {
+        r.report(
+            Diagnostic::error(
+                codes::REPEATED_CLAUSE,
+                *span,
+                format!("query `{}` has a clause written twice", decl.name.name),
+            )
+            .with_label("written again here")
+            .with_help(
+                "write each of `where`, `sort`, `limit` and `rate` at most once: join conditions \
+                 with `and`, sort keys with `,`",
+            ),
+        );
+    }
+    let entity = model.entity(&decl.entity.name);
+    if entity.is_none() {
+        let d = not_an_entity(r, &decl.entity.name, decl.entity.span, "the queried entity");
+        r.report(d);
+    }
+    let mut conditions = Vec::new();
+    let mut sort = Vec::new();
+    if let Some(entity) = entity {
+        let paths = Paths { model, entity };
+        for cond in &decl.conditions {
+            if let Some(c) = paths.condition(r, cond) {
+                conditions.push(c);
+            }
+        }
+        for key in &decl.sort {
+            if let Some((path, _)) = paths.resolve(r, &key.path) {
+                sort.push(SortKey {
+                    path,
+                    descending: key.direction == Direction::Desc,
+                    span: key.span,
+                });
+            }
+        }
+    }
+    let limit = decl
+        .limit
+        .as_ref()
+        .and_then(|q| units::count(r, q, "`limit`"));
+    let rate_per_second = decl
+        .rate
+        .as_ref()
+        .and_then(|q| units::rate_per_second(r, q, "the query's `rate`"));
+    Query {
+        name: decl.name.name.clone(),
+        docs: decl.docs.lines.clone(),
+        entity: decl.entity.name.clone(),
+        conditions,
+        sort,
+        limit,
+        rate_per_second,
+        span: decl.name.span,
+    }
+}
+
+/// What a path ends at.
+enum End<'m> {
+    /// A declared field (of the entity, a value type, or the entity across a relation).
+    Field(&'m Field),
+    /// `_id`, or a relation end compared as a whole (the reference): an id of this type.
+    Id(BsonType),
+}
+
+/// Resolves paths of queries on one entity.
+struct Paths<'m> {
+    model: &'m Model,
+    entity: &'m Entity,
+}
+
+impl<'m> Paths<'m> {
+    fn condition(&self, r: &mut Resolver<'_>, cond: &ast::Condition) -> Option<Condition> {
+        let (path, end) = self.resolve(r, &cond.path)?;
+        let scalar = match &end {
+            End::Id(t) => Some(Some(*t)),
+            End::Field(f) if r.typed(f) => Some(element(&f.ty).scalar()),
+            // Unknown type: reported already.
+            End::Field(_) => None,
+        };
+        if let Some(scalar) = scalar {
+            let described = match (&end, scalar) {
+                (_, Some(t)) => format!("a `{}`", t.sqn_name()),
+                (End::Field(f), None) => format!("a `{}`", f.ty.sqn()),
+                (End::Id(_), None) => "an id".to_owned(),
+            };
+            let op = cond.op;
+            let mut problems: Vec<(String, &str)> = Vec::new();
+            let string = scalar == Some(BsonType::String);
+            if op == Operator::StartsWith && !string {
+                problems.push((
+                    format!(
+                        "`starts_with` matches strings, but `{}` is {described}",
+                        path.dotted()
+                    ),
+                    "compare it with `==`, or match a string field",
+                ));
+            }
+            if cond.ignore_case && !string {
+                problems.push((
+                    format!(
+                        "`ignore_case` compares strings, but `{}` is {described}",
+                        path.dotted()
+                    ),
+                    "remove `ignore_case`: only strings have a case",
+                ));
+            }
+            let ranged = matches!(
+                op,
+                Operator::Lt | Operator::Le | Operator::Gt | Operator::Ge | Operator::Between
+            );
+            if ranged && !scalar.is_some_and(BsonType::is_ordered) {
+                problems.push((
+                    format!(
+                        "`{}` compares ordered values, but `{}` is {described}, which has no useful order",
+                        op.as_str(),
+                        path.dotted()
+                    ),
+                    "compare it with `==`, `!=` or `in`, or compare a number, date or string",
+                ));
+            }
+            if !problems.is_empty() {
+                for (message, help) in problems {
+                    r.report(
+                        Diagnostic::error(codes::OPERATOR_TYPE_MISMATCH, cond.span, message)
+                            .with_label(format!("`{}` is {described}", path.dotted()))
+                            .with_help(help),
+                    );
+                }
+                return None;
+            }
+        }
+        Some(Condition {
+            path,
+            op: cond.op,
+            ignore_case: cond.ignore_case,
+            span: cond.span,
+        })
+    }
+
+    /// Resolves `path`: a field of the entity (into value types and variants), `_id`, a relation
+    /// end of the entity, or a field reached through a relation end.
+    fn resolve(&self, r: &mut Resolver<'_>, path: &Path) -> Option<(FieldPath, End<'m>)> {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.name.clone()).collect();
+        let (first, rest) = path.segments.split_first()?;
+        if first.name == ID {
+            if let Some(next) = rest.first() {
+                r.report(into_scalar(next, ID, id_type(self.entity).sqn_name()));
+                return None;
+            }
+            let t = id_type(self.entity);
+            return Some((
+                FieldPath {
+                    segments,
+                    through: None,
+                    bson_type: Some(t),
+                },
+                End::Id(t),
+            ));
+        }
+        if let Some(field) = self.entity.field(&first.name) {
+            let end = self.walk(r, field, rest)?;
+            let bson_type = bson_of(&end);
+            return Some((
+                FieldPath {
+                    segments,
+                    through: None,
+                    bson_type,
+                },
+                end,
+            ));
+        }
+        if let Some((relation, other)) = self.relation_end(&first.name) {
+            let Some(next) = rest.first() else {
+                let t = other.map(id_type).unwrap_or(BsonType::ObjectId);
+                return Some((
+                    FieldPath {
+                        segments,
+                        through: None,
+                        bson_type: Some(t),
+                    },
+                    End::Id(t),
+                ));
+            };
+            // The other entity did not resolve: reported with the relation.
+            let other = other?;
+            let Some(field) = other.field(&next.name) else {
+                let mut d =
+                    unknown_field(next, &format!("entity `{}`", other.name), fields_of(other));
+                if next.name == ID {
+                    d = d.with_help(format!(
+                        "`{}` itself is the reference to `{}`: write `{} == ?`",
+                        first.name, other.name, first.name
+                    ));
+                }
+                r.report(d);
+                return None;
+            };
+            let end = self.walk(r, field, &rest[1..])?;
+            let bson_type = bson_of(&end);
+            let field: Vec<&str> = rest.iter().map(|s| s.name.as_str()).collect();
+            return Some((
+                FieldPath {
+                    segments,
+                    through: Some(Through {
+                        relation: relation.to_owned(),
+                        entity: other.name.clone(),
+                        field: field.join("."),
+                    }),
+                    bson_type,
+                },
+                end,
+            ));
+        }
+        let mut candidates: Vec<&str> = fields_of(self.entity);
+        candidates.extend(self.relation_ends());
+        candidates.push(ID);
+        r.report(unknown_field(
+            first,
+            &format!("entity `{}`", self.entity.name),
+            candidates,
+        ));
+        None
+    }
+
+    /// Walks `rest` from `field` into value types.
+    fn walk(&self, r: &mut Resolver<'_>, field: &'m Field, rest: &[Ident]) -> Option<End<'m>> {
+        let mut field = field;
+        for seg in rest {
+            if !r.typed(field) {
+                return None;
+            }
+            match element(&field.ty) {
+                FieldType::Value { name } => {
+                    // An unknown value type was reported with the field.
+                    let value = self.model.value(name)?;
+                    let Some(next) = value.fields.iter().find(|f| f.name == seg.name) else {
+                        let names = value.fields.iter().map(|f| f.name.as_str()).collect();
+                        r.report(unknown_field(seg, &format!("value type `{name}`"), names));
+                        return None;
+                    };
+                    field = next;
+                }
+                FieldType::Map { .. } => {
+                    r.report(
+                        Diagnostic::error(
+                            codes::PATH_INTO_SCALAR,
+                            seg.span,
+                            format!(
+                                "`{}` is a map: its keys are data, so a query cannot name `{}`",
+                                field.name, seg.name
+                            ),
+                        )
+                        .with_label("a key of a map")
+                        .with_help(
+                            "to search a map's keys, mark it `@attributes` (stored as `[{k, v}]`), \
+                             or use an array of a value type",
+                        ),
+                    );
+                    return None;
+                }
+                other => {
+                    r.report(into_scalar(seg, &field.name, &other.sqn()));
+                    return None;
+                }
+            }
+        }
+        Some(End::Field(field))
+    }
+
+    /// The relation whose end on this entity is named `name`, and the entity at its other end.
+    fn relation_end(&self, name: &str) -> Option<(&'m str, Option<&'m Entity>)> {
+        let here = &self.entity.name;
+        self.model.relations.iter().find_map(|rel| {
+            let other = if rel.left.entity == *here && rel.left.field == name {
+                &rel.right
+            } else if rel.right.entity == *here && rel.right.field == name {
+                &rel.left
+            } else {
+                return None;
+            };
+            Some((rel.id.as_str(), self.model.entity(&other.entity)))
+        })
+    }
+
+    fn relation_ends(&self) -> impl Iterator<Item = &'m str> + '_ {
+        let here = self.entity.name.as_str();
+        self.model.relations.iter().flat_map(move |rel| {
+            [&rel.left, &rel.right]
+                .into_iter()
+                .filter(move |end| end.entity == here)
+                .map(|end| end.field.as_str())
+        })
+    }
+}
+
+/// The type of the elements of an array (nested arrays too), or the type itself.
+fn element(ty: &FieldType) -> &FieldType {
+    match ty {
+        FieldType::Array { elem, .. } => element(elem),
+        other => other,
+    }
+}
+
+fn bson_of(end: &End<'_>) -> Option<BsonType> {
+    match end {
+        End::Id(t) => Some(*t),
+        End::Field(f) => match element(&f.ty) {
+            FieldType::Scalar { bson } => Some(*bson),
+            FieldType::Counters { .. } => Some(BsonType::Int64),
+            _ => None,
+        },
+    }
+}
+
+fn id_type(entity: &Entity) -> BsonType {
+    match &entity.identity {
+        Identity::Natural { bson_type, .. } => *bson_type,
+        Identity::ObjectId => BsonType::ObjectId,
+    }
+}
+
+fn fields_of(entity: &Entity) -> Vec<&str> {
+    entity
+        .fields
+        .iter()
+        .chain(entity.variants.iter().flat_map(|v| v.fields.iter()))
+        .map(|f| f.name.as_str())
+        .collect()
+}
+
+fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic {
+    let help = match closest(&seg.name, candidates.iter().copied()) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None if candidates.is_empty() => format!("{owner} has no fields"),
+        None => format!("{owner} has {}", candidates.join(", ")),
+    };
+    Diagnostic::error(
+        codes::UNKNOWN_QUERY_FIELD,
+        seg.span,
+        format!("{owner} has no field `{}`", seg.name),
+    )
+    .with_label("no such field")
+    .with_help(help)
+}
+
+fn into_scalar(next: &Ident, field: &str, ty: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::PATH_INTO_SCALAR,
+        next.span,
+        format!("`{field}` is a `{ty}`, which has no field `{}`", next.name),
+    )
+    .with_label("nothing to look into")
+    .with_help(format!("end the path at `{field}`"))
+}

@@ -1,0 +1,176 @@
+//! `settings { ... }`: the thresholds of this file, over the defaults of [`Settings`].
+
+use std::collections::BTreeMap;
+
+use squillion_grammar::ast::{Item, RatioExpr, Schema, Setting, Value};
+use squillion_grammar::{Diagnostic, Span};
+
+use super::names::closest;
+use super::{units, Resolver};
+use crate::codes;
+use crate::model::{SettingKind, Settings};
+
+/// Pairs of settings where the first must not exceed the second, and why.
+const ORDERED: [(&str, &str, &str); 2] = [
+    (
+        "embed_array_max",
+        "id_array_max",
+        "an array of ids is allowed to grow larger than an embedded array, never smaller",
+    ),
+    (
+        "doc_warn_size",
+        "doc_max_size",
+        "the warning comes before the error",
+    ),
+];
+
+/// The settings of `schema`: the defaults, overridden by its `settings` block.
+pub(super) fn resolve(r: &mut Resolver<'_>, schema: &Schema) -> Settings {
+    let mut settings = Settings::default();
+    let mut first_block: Option<Span> = None;
+    let mut written: BTreeMap<&str, (&Setting, f64)> = BTreeMap::new();
+    for item in &schema.items {
+        let Item::Settings(block) = item else {
+            continue;
+        };
+        if let Some(first) = first_block {
+            r.report(
+                Diagnostic::error(
+                    codes::DUPLICATE_SETTING,
+                    block.span,
+                    "a second `settings` block",
+                )
+                .with_label("settings given again")
+                .with_related(first, "the first `settings` block")
+                .with_help("write every setting in one `settings` block"),
+            );
+        } else {
+            first_block = Some(block.span);
+        }
+        for setting in &block.settings {
+            let name = setting.name.name.as_str();
+            let Some((_, kind, _)) = Settings::DESCRIPTIONS.iter().find(|(n, _, _)| *n == name)
+            else {
+                r.report(unknown(setting));
+                continue;
+            };
+            if let Some((first, _)) = written.get(name) {
+                r.report(
+                    Diagnostic::error(
+                        codes::DUPLICATE_SETTING,
+                        setting.name.span,
+                        format!("setting `{name}` is set twice"),
+                    )
+                    .with_label("set again here")
+                    .with_related(first.name.span, "first set here")
+                    .with_help("keep one of them"),
+                );
+                continue;
+            }
+            if let Some(value) = value(r, setting, *kind) {
+                settings.set(name, value);
+                written.insert(name, (setting, value));
+            }
+        }
+    }
+    for (low, high, why) in ORDERED {
+        let low_value = written
+            .get(low)
+            .map(|(s, v)| (Some(*s), *v))
+            .unwrap_or((None, default_of(low)));
+        let high_value = written
+            .get(high)
+            .map(|(s, v)| (Some(*s), *v))
+            .unwrap_or((None, default_of(high)));
+        if low_value.1 <= high_value.1 {
+            continue;
+        }
+        // Point at whichever was written; both written: at the later one.
+        let (at, other) = match (low_value.0, high_value.0) {
+            (Some(a), Some(b)) if a.span.start > b.span.start => (a, Some(b)),
+            (Some(a), Some(b)) => (b, Some(a)),
+            (Some(a), None) => (a, None),
+            (None, Some(b)) => (b, None),
+            (None, None) => continue,
+        };
+        let mut d = Diagnostic::error(
+            codes::CONTRADICTORY_SETTINGS,
+            at.span,
+            format!(
+                "`{low}` ({}) is larger than `{high}` ({})",
+                low_value.1, high_value.1
+            ),
+        )
+        .with_label("contradicts the other setting")
+        .with_help(format!("{why}: make `{low}` at most `{high}`"));
+        d = match other {
+            Some(o) => d.with_related(o.span, "the other setting"),
+            None => d.with_related(at.span, "the other one keeps its default"),
+        };
+        r.report(d);
+    }
+    settings
+}
+
+fn default_of(name: &str) -> f64 {
+    let d = Settings::default();
+    match name {
+        "embed_array_max" => d.embed_array_max as f64,
+        "id_array_max" => d.id_array_max as f64,
+        "doc_warn_size" => d.doc_warn_size as f64,
+        "doc_max_size" => d.doc_max_size as f64,
+        _ => 0.0,
+    }
+}
+
+fn unknown(setting: &Setting) -> Diagnostic {
+    let name = setting.name.name.as_str();
+    let names = Settings::DESCRIPTIONS.iter().map(|(n, _, _)| *n);
+    let help = match closest(name, names.clone()) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => {
+            let all: Vec<&str> = names.collect();
+            format!("the settings are {}", all.join(", "))
+        }
+    };
+    Diagnostic::error(
+        codes::UNKNOWN_SETTING,
+        setting.name.span,
+        format!("unknown setting `{name}`"),
+    )
+    .with_label("not a setting")
+    .with_help(help)
+}
+
+/// The setting's value in the unit [`Settings::set`] takes.
+fn value(r: &mut Resolver<'_>, setting: &Setting, kind: SettingKind) -> Option<f64> {
+    let name = setting.name.name.as_str();
+    let what = format!("setting `{name}`");
+    match (kind, &setting.value) {
+        (SettingKind::Count, Value::Quantity(q)) => units::count(r, q, &what).map(|n| n as f64),
+        (SettingKind::Size, Value::Quantity(q)) => units::size(r, q, &what).map(|n| n as f64),
+        (SettingKind::Ratio, Value::Quantity(q)) => {
+            units::ratio(r, &RatioExpr::Plain(q.clone()), &what)
+        }
+        (SettingKind::Ratio, Value::Ratio(ratio)) => {
+            units::ratio(r, &RatioExpr::Ratio(ratio.clone()), &what)
+        }
+        (kind, other) => {
+            let (expected, example) = match kind {
+                SettingKind::Count => ("a whole number", "200"),
+                SettingKind::Ratio => ("a number of reads per update", "10 or 10:1"),
+                SettingKind::Size => ("a size", "2MB"),
+            };
+            r.report(
+                Diagnostic::error(
+                    codes::INVALID_SETTING_VALUE,
+                    other.span(),
+                    format!("setting `{name}` takes {expected}"),
+                )
+                .with_label(format!("expected {expected}"))
+                .with_help(format!("write `{name} = {example}`")),
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Numbers and units: counts, sizes, rates, durations and ratios.
+//!
+//! - SIZE: `B`, `KB`, `MB`, `GB` (1,024-based); no unit means bytes.
+//! - RATE: `/s`, `/min`, `/h`, `/day`, `/week`, `/month`, `/year`; a unit is required. A month is a
+//!   twelfth of a 365-day year, so `1/month` is exactly `12/year`.
+//! - DURATION: `s`, `min`, `h`, `d`; no unit means seconds.
+//!
+//! Every function reports its own errors and returns `None` when the quantity is unusable. `what`
+//! names the place in the file (`` `@large` ``, `the array bound`) for the messages.
+
+use squillion_grammar::ast::{Quantity, RatioExpr};
+use squillion_grammar::Diagnostic;
+
+use super::names::{closest, one_of};
+use super::Resolver;
+use crate::codes;
+
+/// Size units and their bytes.
+const SIZE_UNITS: [(&str, f64); 4] = [
+    ("B", 1.0),
+    ("KB", 1024.0),
+    ("MB", 1024.0 * 1024.0),
+    ("GB", 1024.0 * 1024.0 * 1024.0),
+];
+
+/// Rate units and how many days they last.
+const RATE_UNITS: [(&str, f64); 7] = [
+    ("/s", 1.0 / 86_400.0),
+    ("/min", 1.0 / 1_440.0),
+    ("/h", 1.0 / 24.0),
+    ("/day", 1.0),
+    ("/week", 7.0),
+    ("/month", 365.0 / 12.0),
+    ("/year", 365.0),
+];
+
+/// Duration units and their seconds.
+const DURATION_UNITS: [(&str, f64); 4] =
+    [("s", 1.0), ("min", 60.0), ("h", 3_600.0), ("d", 86_400.0)];
+
+/// Seconds in a day.
+const DAY_SECONDS: f64 = 86_400.0;
+
+/// A whole number of at least 1, without a unit: array bounds, `limit`, `page`, counts.
+pub(super) fn count(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
+    if !no_unit(r, q, what, "a count") {
+        return None;
+    }
+    whole_at_least_one(r, q, what)
+}
+
+/// A whole number of at least 1; the unit is not looked at.
+pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
+    match q.whole() {
+        Some(0) => {
+            r.report(invalid(
+                q,
+                format!("{what} must be at least 1, not 0"),
+                "zero",
+            ));
+            None
+        }
+        Some(n) => Some(n),
+        None if q.number.contains('.') => {
+            r.report(invalid(
+                q,
+                format!("{what} must be a whole number, not `{}`", q.number),
+                "a fraction",
+            ));
+            None
+        }
+        None => {
+            r.report(invalid(
+                q,
+                format!("{what} is too large: `{}`", q.number),
+                "too large",
+            ));
+            None
+        }
+    }
+}
+
+/// A size in bytes, more than zero.
+pub(super) fn size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
+    let factor = match &q.unit {
+        None => 1.0,
+        Some(unit) => unit_factor(r, q, &unit.name, &SIZE_UNITS, what, "a size")?,
+    };
+    let bytes = positive(r, q, what)? * factor;
+    if bytes < 1.0 || bytes >= u64::MAX as f64 {
+        r.report(invalid(
+            q,
+            format!("{what} must be at least 1 byte and fit in 64 bits"),
+            "out of range",
+        ));
+        return None;
+    }
+    Some(bytes.round() as u64)
+}
+
+/// A rate, converted to events per day. The unit is required.
+pub(super) fn rate_per_day(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
+    let Some(unit) = &q.unit else {
+        r.report(
+            Diagnostic::error(
+                codes::MISSING_UNIT,
+                q.span,
+                format!("{what} needs a unit of time: `{}` per what?", q.number),
+            )
+            .with_label("a rate without a unit")
+            .with_help(format!(
+                "write a rate like `{}/day`; the units are {}",
+                q.number,
+                one_of(RATE_UNITS.iter().map(|(u, _)| *u))
+            )),
+        );
+        return None;
+    };
+    let days = unit_factor(r, q, &unit.name, &RATE_UNITS, what, "a rate")?;
+    Some(positive(r, q, what)? / days)
+}
+
+/// A rate, converted to events per second. The unit is required.
+pub(super) fn rate_per_second(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
+    rate_per_day(r, q, what).map(|per_day| per_day / DAY_SECONDS)
+}
+
+/// A duration in whole seconds, at least one.
+pub(super) fn duration_seconds(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
+    let factor = match &q.unit {
+        None => 1.0,
+        Some(unit) => unit_factor(r, q, &unit.name, &DURATION_UNITS, what, "a duration")?,
+    };
+    let seconds = positive(r, q, what)? * factor;
+    if seconds < 1.0 || seconds >= u64::MAX as f64 {
+        r.report(invalid(
+            q,
+            format!("{what} must be at least one second"),
+            "out of range",
+        ));
+        return None;
+    }
+    Some(seconds.round() as u64)
+}
+
+/// Reads per update: `reads:updates`, or a plain number of reads per update. Both must be more
+/// than zero.
+pub(super) fn ratio(r: &mut Resolver<'_>, ratio: &RatioExpr, what: &str) -> Option<f64> {
+    match ratio {
+        RatioExpr::Plain(q) => {
+            if !no_unit(r, q, what, "a ratio") {
+                return None;
+            }
+            positive(r, q, what)
+        }
+        RatioExpr::Ratio(pair) => {
+            let reads = positive(r, &pair.reads, what);
+            let updates = positive(r, &pair.updates, what);
+            Some(reads? / updates?)
+        }
+    }
+}
+
+/// A number more than zero (a unit is checked by the caller).
+pub(super) fn positive(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
+    match q.value() {
+        Some(v) if v > 0.0 => Some(v),
+        Some(_) => {
+            r.report(invalid(q, format!("{what} must be more than zero"), "zero"));
+            None
+        }
+        None => {
+            r.report(invalid(
+                q,
+                format!("{what} is too large: `{}`", q.number),
+                "too large",
+            ));
+            None
+        }
+    }
+}
+
+/// Reports a unit on a quantity that takes none; `true` when there is none.
+pub(super) fn no_unit(r: &mut Resolver<'_>, q: &Quantity, what: &str, kind: &str) -> bool {
+    let Some(unit) = &q.unit else {
+        return true;
+    };
+    r.report(
+        Diagnostic::error(
+            codes::UNKNOWN_UNIT,
+            unit.span,
+            format!(
+                "{what} is {kind} and takes no unit, but `{}` has `{}`",
+                q.number.as_str(),
+                unit.name
+            ),
+        )
+        .with_label("no unit here")
+        .with_help(format!("write `{}`", q.number)),
+    );
+    false
+}
+
+fn unit_factor(
+    r: &mut Resolver<'_>,
+    q: &Quantity,
+    unit: &str,
+    table: &[(&'static str, f64)],
+    what: &str,
+    kind: &str,
+) -> Option<f64> {
+    if let Some((_, factor)) = table.iter().find(|(u, _)| *u == unit) {
+        return Some(*factor);
+    }
+    let names = table.iter().map(|(u, _)| *u);
+    let mut help = format!("{kind} is written with {}", one_of(names.clone()));
+    if let Some(close) = closest(unit, names) {
+        help = format!("did you mean `{}{close}`? {help}", q.number);
+    }
+    let span = q.unit.as_ref().map(|u| u.span).unwrap_or(q.span);
+    r.report(
+        Diagnostic::error(
+            codes::UNKNOWN_UNIT,
+            span,
+            format!("unknown unit `{unit}` in {what}: expected {kind}"),
+        )
+        .with_label("not a unit of this kind")
+        .with_help(help),
+    );
+    None
+}
+
+fn invalid(q: &Quantity, message: String, label: &str) -> Diagnostic {
+    Diagnostic::error(codes::INVALID_NUMBER, q.span, message).with_label(label.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::names::Scope;
+    use squillion_grammar::ast::Ident;
+    use squillion_grammar::Span;
+
+    fn resolver() -> Resolver<'static> {
+        Resolver {
+            scope: Scope::default(),
+            diagnostics: Vec::new(),
+            untyped: Default::default(),
+        }
+    }
+
+    fn q(number: &str, unit: Option<&str>) -> Quantity {
+        Quantity {
+            number: number.to_owned(),
+            unit: unit.map(|u| Ident {
+                name: u.to_owned(),
+                span: Span::new(0, 0),
+            }),
+            span: Span::new(0, 0),
+        }
+    }
+
+    #[test]
+    fn units_convert() {
+        let mut r = resolver();
+        assert_eq!(size(&mut r, &q("20", Some("KB")), "x"), Some(20 * 1024));
+        assert_eq!(size(&mut r, &q("1.5", Some("MB")), "x"), Some(1_572_864));
+        assert_eq!(size(&mut r, &q("200", None), "x"), Some(200));
+        assert_eq!(rate_per_day(&mut r, &q("5", Some("/h")), "x"), Some(120.0));
+        let year = rate_per_day(&mut r, &q("12", Some("/year")), "x").unwrap();
+        let month = rate_per_day(&mut r, &q("1", Some("/month")), "x").unwrap();
+        assert!((year - month).abs() < 1e-12);
+        assert_eq!(
+            rate_per_second(&mut r, &q("100", Some("/s")), "x"),
+            Some(100.0)
+        );
+        assert_eq!(
+            duration_seconds(&mut r, &q("30", Some("d")), "x"),
+            Some(2_592_000)
+        );
+        assert_eq!(duration_seconds(&mut r, &q("90", None), "x"), Some(90));
+        assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    }
+
+    #[test]
+    fn bad_quantities_are_reported() {
+        let mut r = resolver();
+        assert_eq!(size(&mut r, &q("2", Some("kb")), "x"), None);
+        assert_eq!(rate_per_day(&mut r, &q("5", None), "x"), None);
+        assert_eq!(count(&mut r, &q("0", None), "x"), None);
+        assert_eq!(count(&mut r, &q("1.5", None), "x"), None);
+        assert_eq!(
+            count(&mut r, &q("99999999999999999999999", None), "x"),
+            None
+        );
+        let codes: Vec<&str> = r.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["E0312", "E0313", "E0314", "E0314", "E0314"]);
+        assert!(r.diagnostics[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("did you mean `2KB`"));
+    }
+}
