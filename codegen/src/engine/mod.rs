@@ -156,6 +156,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     };
     let mut spans = collections::SpanIndex::new();
     let mut collections = collections::build(&ctx, &placements, &mut spans);
+    relocate(&mut decisions, &collections);
     let joins = indexes::plan(&ctx, &mut collections, &decisions);
     size::estimate(&mut collections);
 
@@ -190,5 +191,71 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         collections,
         relationships: decisions,
         warnings,
+    }
+}
+
+/// Placements and copies name their holder entity's collection; when that entity is itself
+/// embedded (in a parent or in buckets), the field lives inside those documents instead: point at
+/// the collection and full path where it really is.
+fn relocate(decisions: &mut [Decision], collections: &[crate::plan::Collection]) {
+    use std::collections::BTreeMap;
+    fn walk<'c>(
+        c: &'c str,
+        fields: &[crate::plan::PlanField],
+        out: &mut BTreeMap<(String, String), Vec<(&'c str, String)>>,
+    ) {
+        for f in fields {
+            if let Some(rel) = &f.relation {
+                out.entry((rel.clone(), f.name.clone()))
+                    .or_default()
+                    .push((c, f.path.clone()));
+            }
+            walk(c, &f.children, out);
+        }
+    }
+    let mut sites = BTreeMap::new();
+    for c in collections {
+        walk(&c.name, &c.fields, &mut sites);
+    }
+    let exists: BTreeSet<&str> = collections.iter().map(|c| c.name.as_str()).collect();
+    for d in decisions {
+        for p in &mut d.placement {
+            if exists.contains(p.collection.as_str()) {
+                continue;
+            }
+            let last = p.path.rsplit('.').next().unwrap_or(&p.path).to_owned();
+            if let Some((c, path)) = sites.get(&(d.id.clone(), last)).and_then(|v| v.first()) {
+                p.collection = (*c).to_owned();
+                p.path = path.clone();
+            }
+        }
+        for x in &mut d.denormalized {
+            if exists.contains(x.collection.as_str()) {
+                continue;
+            }
+            let head = x
+                .copy_path
+                .split('.')
+                .next()
+                .unwrap_or(&x.copy_path)
+                .to_owned();
+            if let Some((c, path)) = sites
+                .get(&(d.id.clone(), head.clone()))
+                .and_then(|v| v.first())
+            {
+                let tail = &x.copy_path[head.len()..];
+                x.collection = (*c).to_owned();
+                x.copy_path = format!("{path}{tail}");
+                x.fan_out.collection = (*c).to_owned();
+                x.fan_out.match_path = format!(
+                    "{path}{}",
+                    &x.fan_out.match_path[head.len().min(x.fan_out.match_path.len())..]
+                );
+                x.fan_out.set_path = format!(
+                    "{path}{}",
+                    &x.fan_out.set_path[head.len().min(x.fan_out.set_path.len())..]
+                );
+            }
+        }
     }
 }
