@@ -6,7 +6,7 @@
 use squillion_grammar::ast::{Attr, FieldDecl, Quantity, Value};
 use squillion_grammar::{Diagnostic, Span};
 
-use super::names::closest;
+use super::names::{all_of, article, closest};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, FieldFacts, FieldType};
@@ -130,8 +130,10 @@ fn unknown(attr: &Attr, target: Target) -> Diagnostic {
             let help = closest(name, table.iter().map(|(n, _)| *n))
                 .map(|c| format!("did you mean `@{c}`?"))
                 .unwrap_or_else(|| {
-                    let forms: Vec<&str> = table.iter().map(|(_, f)| *f).collect();
-                    format!("the {word} attributes are {}", forms.join(", "))
+                    format!(
+                        "the {word} attributes are {}",
+                        all_of(table.iter().map(|(_, f)| *f))
+                    )
                 });
             (format!("unknown {word} attribute `@{name}`"), help)
         }
@@ -432,7 +434,7 @@ fn type_mismatches(
                     ty.sqn()
                 ),
             )
-            .with_label(format!("on a `{}`", ty.sqn()))
+            .with_label(format!("on {} `{}`", article(&ty.sqn()), ty.sqn()))
             .with_related(field.ty.span, "the field's type")
             .with_help(help),
         );

@@ -8,7 +8,7 @@ use squillion_grammar::{Diagnostic, Span};
 
 use super::attrs::{self, Target};
 use super::fields::{self, Owner};
-use super::names::{closest, collection_name, collection_name_problem};
+use super::names::{article, closest, collection_name, collection_name_problem};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{Entity, EntityPatterns, Field, ValueType, Variant, Versioning};
@@ -204,8 +204,9 @@ fn queue(r: &mut Resolver<'_>, entity: &Entity, attr: &Attr) -> Option<String> {
                 codes::INVALID_QUEUE_PRIORITY,
                 path.span,
                 format!(
-                    "queue priority `{}` is a `{}`, not a number",
+                    "queue priority `{}` is {} `{}`, not a number",
                     field.name,
+                    article(&field.ty.sqn()),
                     field.ty.sqn()
                 ),
             )

@@ -9,7 +9,7 @@ use squillion_grammar::ast::{
 use squillion_grammar::{Diagnostic, Span};
 
 use super::fields::{self, Owner, ID};
-use super::names::{closest, one_of};
+use super::names::{all_of, article, closest, one_of};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
@@ -378,8 +378,9 @@ impl Facts<'_> {
                         codes::UNKNOWN_FACT_FIELD,
                         segments[i + 1].span,
                         format!(
-                            "field `{}` is a `{}`, which has no field `{}`",
+                            "field `{}` is {} `{}`, which has no field `{}`",
                             field.name,
+                            article(&field.ty.sqn()),
                             field.ty.sqn(),
                             segments[i + 1].name
                         ),
@@ -632,9 +633,10 @@ impl Facts<'_> {
                 name,
                 &field,
                 &format!(
-                    "`{}` {what}, but `{}` is a `{}`",
+                    "`{}` {what}, but `{}` is {} `{}`",
                     function.as_str(),
                     name.name,
+                    article(ty.sqn_name()),
                     ty.sqn_name()
                 ),
                 help,
@@ -671,7 +673,12 @@ impl Facts<'_> {
         help: &str,
     ) -> Diagnostic {
         let mut d = Diagnostic::error(codes::FACT_FIELD_TYPE, name.span, message.to_owned())
-            .with_label(format!("`{}` is a `{}`", name.name, field.sqn()))
+            .with_label(format!(
+                "`{}` is {} `{}`",
+                name.name,
+                article(&field.sqn()),
+                field.sqn()
+            ))
             .with_help(help.to_owned());
         if let ChildField::Field(f) = field {
             d = d.with_related(f.span, "declared here");
@@ -780,5 +787,5 @@ fn field_list(fields: &[&Field]) -> String {
     if fields.is_empty() {
         return "none".to_owned();
     }
-    one_of(fields.iter().map(|f| f.name.as_str()))
+    all_of(fields.iter().map(|f| f.name.as_str()))
 }

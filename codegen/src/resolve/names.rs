@@ -291,10 +291,14 @@ pub(super) fn closest<'c>(
         if candidate == name {
             continue;
         }
-        let distance = if candidate.to_lowercase() == lower {
+        let other = candidate.to_lowercase();
+        let distance = if other == lower {
             0
+        } else if lower.len() >= 3 && (other.starts_with(&lower) || lower.starts_with(&other)) {
+            // A word cut short or run on: `doc_warn` for `doc_warn_size`.
+            1
         } else {
-            edit_distance(&lower, &candidate.to_lowercase())
+            edit_distance(&lower, &other)
         };
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -303,33 +307,58 @@ pub(super) fn closest<'c>(
     best.map(|(_, c)| c)
 }
 
-/// Levenshtein distance, counting characters.
+/// Edit distance counting characters, where swapping two neighbours is one edit (optimal string
+/// alignment): `titel` is one edit from `title`.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
+    // rows[i][j]: distance between a[..i] and b[..j].
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
         }
     }
-    row[b.len()]
+    rows[a.len()][b.len()]
+}
+
+/// `a` or `an` before a type name as written (`an int32`, `a string`).
+pub(super) fn article(word: &str) -> &'static str {
+    match word.trim_start_matches('`').chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'A' | 'E' | 'I' | 'O') => "an",
+        _ => "a",
+    }
 }
 
 /// `` `a`, `b` or `c` ``.
 pub(super) fn one_of<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
+    joined(names, "or")
+}
+
+/// `` `a`, `b` and `c` ``.
+pub(super) fn all_of<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
+    joined(names, "and")
+}
+
+fn joined<'s>(names: impl IntoIterator<Item = &'s str>, word: &str) -> String {
     let quoted: Vec<String> = names.into_iter().map(|n| format!("`{n}`")).collect();
     match quoted.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [init @ .., last] => format!("{} {word} {last}", init.join(", ")),
     }
 }
 
@@ -369,7 +398,15 @@ mod tests {
         assert_eq!(closest("objectid", types), Some("objectId"));
         assert_eq!(closest("int3", types), Some("int32"));
         assert_eq!(closest("blob", types), None);
+        assert_eq!(
+            closest("doc_warn", ["doc_warn_size", "doc_max_size"]),
+            Some("doc_warn_size")
+        );
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("titel", "title"), 1);
+        assert_eq!(closest("titel", ["title", "_id"]), Some("title"));
+        assert_eq!(article("int32"), "an");
+        assert_eq!(article("string"), "a");
         assert_eq!(one_of(["a", "b", "c"]), "`a`, `b` or `c`");
     }
 }

@@ -7,7 +7,7 @@ use squillion_grammar::ast::{self, Direction, Ident, Operator, Path, QueryDecl};
 use squillion_grammar::{Diagnostic, Span};
 
 use super::fields::ID;
-use super::names::{closest, not_an_entity};
+use super::names::{all_of, article, closest, not_an_entity};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
@@ -128,10 +128,11 @@ impl<'m> Paths<'m> {
         };
         if let Some(scalar) = scalar {
             let described = match (&end, scalar) {
-                (_, Some(t)) => format!("a `{}`", t.sqn_name()),
-                (End::Field(f), None) => format!("a `{}`", f.ty.sqn()),
-                (End::Id(_), None) => "an id".to_owned(),
+                (_, Some(t)) => t.sqn_name().to_owned(),
+                (End::Field(f), None) => f.ty.sqn(),
+                (End::Id(_), None) => "id".to_owned(),
             };
+            let described = format!("{} `{described}`", article(&described));
             let op = cond.op;
             let mut problems: Vec<(String, &str)> = Vec::new();
             let string = scalar == Some(BsonType::String);
@@ -381,7 +382,7 @@ fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic 
     let help = match closest(&seg.name, candidates.iter().copied()) {
         Some(close) => format!("did you mean `{close}`?"),
         None if candidates.is_empty() => format!("{owner} has no fields"),
-        None => format!("{owner} has {}", candidates.join(", ")),
+        None => format!("{owner} has {}", all_of(candidates.iter().copied())),
     };
     Diagnostic::error(
         codes::UNKNOWN_QUERY_FIELD,
@@ -396,7 +397,11 @@ fn into_scalar(next: &Ident, field: &str, ty: &str) -> Diagnostic {
     Diagnostic::error(
         codes::PATH_INTO_SCALAR,
         next.span,
-        format!("`{field}` is a `{ty}`, which has no field `{}`", next.name),
+        format!(
+            "`{field}` is {} `{ty}`, which has no field `{}`",
+            article(ty),
+            next.name
+        ),
     )
     .with_label("nothing to look into")
     .with_help(format!("end the path at `{field}`"))

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use squillion_grammar::ast::{Item, RatioExpr, Schema, Setting, Value};
 use squillion_grammar::{Diagnostic, Span};
 
-use super::names::closest;
+use super::names::{all_of, closest};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{SettingKind, Settings};
@@ -93,20 +93,28 @@ pub(super) fn resolve(r: &mut Resolver<'_>, schema: &Schema) -> Settings {
             (None, Some(b)) => (b, None),
             (None, None) => continue,
         };
+        let defaulted = if other.is_none() {
+            if low_value.0.is_none() {
+                format!(" (`{low}` keeps its default)")
+            } else {
+                format!(" (`{high}` keeps its default)")
+            }
+        } else {
+            String::new()
+        };
         let mut d = Diagnostic::error(
             codes::CONTRADICTORY_SETTINGS,
             at.span,
             format!(
-                "`{low}` ({}) is larger than `{high}` ({})",
+                "`{low}` ({}) is larger than `{high}` ({}){defaulted}",
                 low_value.1, high_value.1
             ),
         )
         .with_label("contradicts the other setting")
         .with_help(format!("{why}: make `{low}` at most `{high}`"));
-        d = match other {
-            Some(o) => d.with_related(o.span, "the other setting"),
-            None => d.with_related(at.span, "the other one keeps its default"),
-        };
+        if let Some(o) = other {
+            d = d.with_related(o.span, "the other setting");
+        }
         r.report(d);
     }
     settings
@@ -129,8 +137,7 @@ fn unknown(setting: &Setting) -> Diagnostic {
     let help = match closest(name, names.clone()) {
         Some(close) => format!("did you mean `{close}`?"),
         None => {
-            let all: Vec<&str> = names.collect();
-            format!("the settings are {}", all.join(", "))
+            format!("the settings are {}", all_of(names))
         }
     };
     Diagnostic::error(

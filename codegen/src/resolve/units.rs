@@ -11,7 +11,7 @@
 use squillion_grammar::ast::{Quantity, RatioExpr};
 use squillion_grammar::Diagnostic;
 
-use super::names::{closest, one_of};
+use super::names::one_of;
 use super::Resolver;
 use crate::codes;
 
@@ -37,6 +37,38 @@ const RATE_UNITS: [(&str, f64); 7] = [
 /// Duration units and their seconds.
 const DURATION_UNITS: [(&str, f64); 4] =
     [("s", 1.0), ("min", 60.0), ("h", 3_600.0), ("d", 86_400.0)];
+
+/// Units people write, and the unit they mean.
+const UNIT_ALIASES: [(&str, &str); 28] = [
+    ("/sec", "/s"),
+    ("/second", "/s"),
+    ("/minute", "/min"),
+    ("/m", "/min"),
+    ("/hr", "/h"),
+    ("/hour", "/h"),
+    ("/d", "/day"),
+    ("/days", "/day"),
+    ("/wk", "/week"),
+    ("/w", "/week"),
+    ("/mo", "/month"),
+    ("/yr", "/year"),
+    ("/y", "/year"),
+    ("sec", "s"),
+    ("secs", "s"),
+    ("seconds", "s"),
+    ("m", "min"),
+    ("mins", "min"),
+    ("minutes", "min"),
+    ("hr", "h"),
+    ("hrs", "h"),
+    ("hours", "h"),
+    ("day", "d"),
+    ("days", "d"),
+    ("KiB", "KB"),
+    ("MiB", "MB"),
+    ("GiB", "GB"),
+    ("bytes", "B"),
+];
 
 /// Seconds in a day.
 const DAY_SECONDS: f64 = 86_400.0;
@@ -214,8 +246,14 @@ fn unit_factor(
     }
     let names = table.iter().map(|(u, _)| *u);
     let mut help = format!("{kind} is written with {}", one_of(names.clone()));
-    if let Some(close) = closest(unit, names) {
-        help = format!("did you mean `{}{close}`? {help}", q.number);
+    let meant = UNIT_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == unit)
+        .map(|(_, meant)| *meant)
+        .or_else(|| names.clone().find(|u| u.eq_ignore_ascii_case(unit)))
+        .filter(|meant| table.iter().any(|(u, _)| u == meant));
+    if let Some(meant) = meant {
+        help = format!("did you mean `{}{meant}`? {help}", q.number);
     }
     let span = q.unit.as_ref().map(|u| u.span).unwrap_or(q.span);
     r.report(
