@@ -556,9 +556,9 @@ fn every_code_is_documented_with_a_failing_example() {
             continue;
         }
         let severity = if code.starts_with('W') {
-            "**Warning**"
+            "**Warning.**"
         } else {
-            "**Error**"
+            "**Error.**"
         };
         if !body.contains(severity) {
             failures.push(format!("{code}: the section does not say {severity}"));
