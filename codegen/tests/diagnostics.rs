@@ -621,6 +621,18 @@ fn every_error_of_a_file_is_reported_together_in_source_order() {
 }
 
 #[test]
+fn a_name_declared_twice_is_one_error() {
+    let (source, found) = diagnostics(
+        "entity Book { t: string }
+         entity Book { t: string }
+         relation Book.next: one <-> Book.previous: one
+         query q on Book { where t == ? }",
+    );
+    let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["E0201"], "{}", source.render(&found, false));
+}
+
+#[test]
 fn one_unknown_type_is_one_error_not_a_cascade() {
     let (source, found) = diagnostics(
         "entity A { t: strng @ignore_case @index }

@@ -517,10 +517,13 @@ impl Facts<'_> {
                 ok = false;
             }
         }
+        if !ok {
+            return None;
+        }
         Some(Subset {
             n: n?,
             by: by?,
-            keep: if ok { kept } else { return None },
+            keep: kept,
             span: fact.span,
         })
     }

@@ -144,7 +144,12 @@ pub(super) fn not_an_entity(r: &Resolver<'_>, name: &str, span: Span, role: &str
 /// Reports entities that share a collection and collection names MongoDB rejects.
 pub(super) fn check_collections(r: &mut Resolver<'_>, entities: &[Entity]) {
     let mut seen: BTreeMap<&str, &Entity> = BTreeMap::new();
+    let mut names = std::collections::BTreeSet::new();
     for entity in entities {
+        // A second declaration of a name is already an error of its own.
+        if !names.insert(entity.name.as_str()) {
+            continue;
+        }
         if let Some(first) = seen.get(entity.collection.as_str()) {
             let how = if entity.collection_declared {
                 "named with `@collection`"

@@ -89,6 +89,7 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
                 q,
                 format!("{what} must be at least 1, not 0"),
                 "zero",
+                "write a whole number of at least 1".to_owned(),
             ));
             None
         }
@@ -98,6 +99,10 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
                 q,
                 format!("{what} must be a whole number, not `{}`", q.number),
                 "a fraction",
+                format!(
+                    "write a whole number, like `{}`",
+                    q.value().map(|v| v.round().max(1.0)).unwrap_or(1.0)
+                ),
             ));
             None
         }
@@ -106,6 +111,7 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
                 q,
                 format!("{what} is too large: `{}`", q.number),
                 "too large",
+                "write a smaller number".to_owned(),
             ));
             None
         }
@@ -124,6 +130,7 @@ pub(super) fn size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64
             q,
             format!("{what} must be at least 1 byte and fit in 64 bits"),
             "out of range",
+            "write a size like `200B`, `20KB` or `2MB`".to_owned(),
         ));
         return None;
     }
@@ -169,6 +176,7 @@ pub(super) fn duration_seconds(r: &mut Resolver<'_>, q: &Quantity, what: &str) -
             q,
             format!("{what} must be at least one second"),
             "out of range",
+            "write a duration like `90s`, `15min`, `12h` or `30d`".to_owned(),
         ));
         return None;
     }
@@ -198,7 +206,12 @@ pub(super) fn positive(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option
     match q.value() {
         Some(v) if v > 0.0 => Some(v),
         Some(_) => {
-            r.report(invalid(q, format!("{what} must be more than zero"), "zero"));
+            r.report(invalid(
+                q,
+                format!("{what} must be more than zero"),
+                "zero",
+                "write a number more than zero".to_owned(),
+            ));
             None
         }
         None => {
@@ -206,6 +219,7 @@ pub(super) fn positive(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option
                 q,
                 format!("{what} is too large: `{}`", q.number),
                 "too large",
+                "write a smaller number".to_owned(),
             ));
             None
         }
@@ -268,8 +282,10 @@ fn unit_factor(
     None
 }
 
-fn invalid(q: &Quantity, message: String, label: &str) -> Diagnostic {
-    Diagnostic::error(codes::INVALID_NUMBER, q.span, message).with_label(label.to_owned())
+fn invalid(q: &Quantity, message: String, label: &str, help: String) -> Diagnostic {
+    Diagnostic::error(codes::INVALID_NUMBER, q.span, message)
+        .with_label(label.to_owned())
+        .with_help(help)
 }
 
 #[cfg(test)]
