@@ -1,7 +1,7 @@
 //! Stable codes of the semantic diagnostics (documented in `docs/diagnostics.md`).
 //!
 //! The syntax codes (`E01xx`) live in [`squillion_grammar::codes`]; the engine's plan warnings
-//! (`W1xx`) in [`crate::engine::codes`]. The codes here are reported by [`crate::resolve`]:
+//! (`W1xx`) in [`crate::engine::codes`]. The codes here are reported by [`crate::resolve()`]:
 //!
 //! - `E02xx`: names and declarations,
 //! - `E03xx`: fields, types, attributes, numbers and units,

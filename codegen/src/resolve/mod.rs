@@ -3,17 +3,19 @@
 //! Every error of the pass is collected (like serde's `Ctxt`) and reported together, sorted by
 //! position. The work is split by what is being resolved:
 //!
-//! - [`names`]: the namespace of entities and value types, collections, "did you mean";
-//! - [`units`]: numbers, sizes, rates, durations and ratios;
-//! - [`types`]: type expressions, counters shapes, value types that contain themselves;
-//! - [`attrs`]: field attributes and the facts they state;
-//! - [`fields`]: field lists, BSON names and natural keys;
-//! - [`entities`]: entities, value types, variants and entity attributes (patterns);
-//! - [`relations`]: relation ends and cardinalities; [`facts`]: what a relation's body states;
-//! - [`queries`]: queries and their field paths;
-//! - [`settings`]: the `settings` block.
+//! - `names`: the namespace of entities and value types, collections, "did you mean";
+//! - `units`: numbers, sizes, rates, durations and ratios;
+//! - `types`: type expressions, counters shapes, value types that contain themselves;
+//! - `attrs`: field attributes and the facts they state;
+//! - `fields`: field lists, BSON names and natural keys;
+//! - `entities`: entities, value types, variants and entity attributes (patterns);
+//! - `relations`: relation ends and cardinalities; `facts`: what a relation's body states;
+//!   `children`: the facts about how its children are read;
+//! - `queries`: queries and their field paths;
+//! - `settings`: the `settings` block.
 
 mod attrs;
+mod children;
 mod entities;
 mod facts;
 mod fields;
