@@ -1129,6 +1129,26 @@ fn every_example_resolves() {
     );
 }
 
+#[test]
+fn every_example_of_the_language_reference_resolves() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/language.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut failures = Vec::new();
+    let blocks: Vec<&str> = text
+        .split("```sqn\n")
+        .skip(1)
+        .filter_map(|b| b.split("\n```").next())
+        .collect();
+    assert!(blocks.len() > 20, "docs/language.md has its examples");
+    for block in blocks {
+        let (source, found) = diagnostics(block);
+        if !found.is_empty() {
+            failures.push(source.render(&found, false));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 mod never_panics {
     use proptest::prelude::*;
     use squillion_grammar::SourceFile;
