@@ -40,6 +40,12 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
     if let Some(d) = check_nesting(source) {
         return Err(vec![d]);
     }
+    // Fast path: most files are valid, and pest's error detail costs time on every token.
+    pest::set_error_detail(false);
+    if let Ok(pairs) = SqnParser::parse(Rule::schema, source) {
+        return build_schema(pairs, source.len()).map_err(|d| vec![d]);
+    }
+    // The file has errors: parse again with the detail that names what was expected.
     pest::set_error_detail(true);
 
     let mut errors = Vec::new();
@@ -68,7 +74,9 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
 
 /// Rejects bracket nesting deeper than [`MAX_NESTING`] before the recursive parser sees it.
 fn check_nesting(source: &str) -> Option<Diagnostic> {
+    // `[`, `(`, `{` nest; `<` nests only as `map<`: `<->` and the comparisons of queries do not.
     let mut depth = 0usize;
+    let mut angles = 0usize;
     let mut in_comment = false;
     let mut in_string = false;
     let mut prev = '\0';
@@ -78,28 +86,43 @@ fn check_nesting(source: &str) -> Option<Diagnostic> {
         } else if in_string {
             in_string = !(c == '"' && prev != '\\') && c != '\n';
         } else {
-            match c {
-                '/' if prev == '/' => in_comment = true,
-                '"' => in_string = true,
-                '[' | '(' | '{' | '<' => {
-                    depth += 1;
-                    if depth > MAX_NESTING {
-                        return Some(
-                            Diagnostic::error(
-                                codes::NESTING_TOO_DEEP,
-                                Span::new(i, i + 1),
-                                format!("brackets are nested more than {MAX_NESTING} deep"),
-                            )
-                            .with_help(
-                                "flatten the type: declare a `value` type for the inner part",
-                            ),
-                        );
-                    }
+            let opens = match c {
+                '/' if prev == '/' => {
+                    in_comment = true;
+                    false
                 }
-                ']' | ')' | '}' => depth = depth.saturating_sub(1),
-                // `<` opens `map<...>`, `>` closes it, but `->`, `<->`, `>=` and `>` in queries are no brackets.
-                '>' if prev != '-' => depth = depth.saturating_sub(1),
-                _ => {}
+                '"' => {
+                    in_string = true;
+                    false
+                }
+                '[' | '(' | '{' => true,
+                '<' if source[..i].trim_end().ends_with("map") => {
+                    angles += 1;
+                    true
+                }
+                ']' | ')' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                '>' if angles > 0 && prev != '-' => {
+                    angles -= 1;
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                _ => false,
+            };
+            if opens {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(
+                        Diagnostic::error(
+                            codes::NESTING_TOO_DEEP,
+                            Span::new(i, i + 1),
+                            format!("brackets are nested more than {MAX_NESTING} deep"),
+                        )
+                        .with_help("flatten the type: declare a `value` type for the inner part"),
+                    );
+                }
             }
         }
         prev = if prev == '\\' && c == '\\' { '\0' } else { c };
@@ -1013,4 +1036,43 @@ fn condition(pair: Pair<'_, Rule>) -> Build<Condition> {
         ignore_case,
         span,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_arrows_and_comparisons_do_not_count_as_nesting() {
+        let mut src = String::new();
+        for i in 0..200 {
+            src.push_str(&format!("relation A.x{i}: one <-> B.y{i}: many\nquery q{i} on A {{ where n > ? and m < ? }}\n"));
+        }
+        assert!(check_nesting(&src).is_none());
+    }
+
+    #[test]
+    fn deep_maps_and_arrays_are_refused() {
+        let deep = format!(
+            "entity A {{ x: {}string{} }}",
+            "map<".repeat(70),
+            ">".repeat(70)
+        );
+        assert_eq!(
+            check_nesting(&deep).map(|d| d.code),
+            Some(codes::NESTING_TOO_DEEP)
+        );
+        let deep = format!(
+            "entity A {{ x: {}string{} }}",
+            "[".repeat(70),
+            "]".repeat(70)
+        );
+        assert!(check_nesting(&deep).is_some());
+        let fine = format!(
+            "entity A {{ x: {}string{} }}",
+            "map<".repeat(10),
+            ">".repeat(10)
+        );
+        assert!(check_nesting(&fine).is_none());
+    }
 }

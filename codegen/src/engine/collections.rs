@@ -22,7 +22,7 @@ pub(crate) type SpanIndex = BTreeMap<(String, String), Span>;
 /// What the relationships decided, as the collection builder needs it.
 pub(crate) struct Placements<'a> {
     /// Placed fields by holder, in relationship order.
-    pub placed: BTreeMap<Holder, Vec<(&'a Placed, Span)>>,
+    pub placed: std::collections::HashMap<Holder, Vec<(&'a Placed, Span)>>,
     pub extra: Vec<(&'a ExtraCollection, Span)>,
     /// Entities embedded (or bucketed) by some relationship.
     pub embedded: BTreeSet<String>,
@@ -249,7 +249,7 @@ fn pattern_fields(ctx: &Ctx<'_>, entity: &Entity) -> Vec<PlanField> {
         ));
     }
     if p.tree {
-        let id = id_type(ctx.model, &entity.name).json_schema_name();
+        let id = id_type(ctx, &entity.name).json_schema_name();
         let mut parent = pattern_field(
             "parent",
             id,
@@ -275,7 +275,7 @@ fn pattern_fields(ctx: &Ctx<'_>, entity: &Entity) -> Vec<PlanField> {
     }
     match p.versioned {
         Some(Versioning::ValidRange) => {
-            let id = id_type(ctx.model, &entity.name).json_schema_name();
+            let id = id_type(ctx, &entity.name).json_schema_name();
             out.push(pattern_field(
                 "document_id",
                 id,
@@ -309,7 +309,7 @@ fn history(
 ) -> Collection {
     let name = format!("{}_history", entity.collection);
     let mut fields = vec![object_id_field()];
-    let id = id_type(ctx.model, &entity.name).json_schema_name();
+    let id = id_type(ctx, &entity.name).json_schema_name();
     fields.push(pattern_field(
         "document_id",
         id,

@@ -1,6 +1,6 @@
 //! What every engine module reads: the model, the thresholds, and facts derived once.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use squillion_grammar::{SourceFile, Span};
 
@@ -17,11 +17,12 @@ pub(crate) struct Ctx<'a> {
     pub standalone: BTreeSet<String>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
-    entities: BTreeMap<&'a str, &'a Entity>,
-    relations: BTreeMap<&'a str, &'a Relation>,
-    queries_on: BTreeMap<&'a str, Vec<&'a Query>>,
-    queries_through: BTreeMap<&'a str, Vec<&'a Query>>,
-    queries_by_name: BTreeMap<&'a str, &'a Query>,
+    // Lookup-only maps (never iterated into output): hashing keeps large schemas linear.
+    entities: HashMap<&'a str, &'a Entity>,
+    relations: HashMap<&'a str, &'a Relation>,
+    queries_on: HashMap<&'a str, Vec<&'a Query>>,
+    queries_through: HashMap<&'a str, Vec<&'a Query>>,
+    queries_by_name: HashMap<&'a str, &'a Query>,
 }
 
 impl<'a> Ctx<'a> {
@@ -44,8 +45,8 @@ impl<'a> Ctx<'a> {
             .iter()
             .flat_map(|r| r.facts.standalone.iter().map(String::as_str))
             .collect();
-        let mut queries_on: BTreeMap<&str, Vec<&Query>> = BTreeMap::new();
-        let mut queries_through: BTreeMap<&str, Vec<&Query>> = BTreeMap::new();
+        let mut queries_on: HashMap<&str, Vec<&Query>> = HashMap::new();
+        let mut queries_through: HashMap<&str, Vec<&Query>> = HashMap::new();
         for q in &model.queries {
             queries_on.entry(q.entity.as_str()).or_default().push(q);
             let paths = q

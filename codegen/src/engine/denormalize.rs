@@ -219,7 +219,7 @@ fn place_copy(
                 && parent.entity == want.from =>
         {
             // A parent_refs child holds no reference to its parent: it gets one, to carry the copies.
-            let mut f = super::fields::reference(ctx.model, "", &child.field, &want.from);
+            let mut f = super::fields::reference(ctx, "", &child.field, &want.from);
             f.relation = Some(rel.id.clone());
             f.docs = vec![format!(
                 "extended reference ({}): the {}'s id, carried so the copies can be kept in step",

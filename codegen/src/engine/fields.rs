@@ -1,5 +1,6 @@
 //! Building [`PlanField`]s: from declared fields, and for references, copies and pattern fields.
 
+use super::context::Ctx;
 use crate::model::{BsonType, Field, FieldType, Identity, Model};
 use crate::plan::{FieldFlags, FieldKind, PlanField, SizeEstimate};
 
@@ -46,8 +47,8 @@ pub(crate) fn reroot(field: &mut PlanField, prefix: &str) {
 }
 
 /// The BSON type of an entity's `_id`.
-pub(crate) fn id_type(model: &Model, entity: &str) -> BsonType {
-    match model.entity(entity).map(|e| &e.identity) {
+pub(crate) fn id_type(ctx: &Ctx<'_>, entity: &str) -> BsonType {
+    match ctx.entity(entity).map(|e| &e.identity) {
         Some(Identity::Natural { bson_type, .. }) => *bson_type,
         _ => BsonType::ObjectId,
     }
@@ -206,12 +207,12 @@ pub(crate) fn pascal(name: &str) -> String {
 }
 
 /// A reference to `target` (its `_id` type), named `name`.
-pub(crate) fn reference(model: &Model, prefix: &str, name: &str, target: &str) -> PlanField {
+pub(crate) fn reference(ctx: &Ctx<'_>, prefix: &str, name: &str, target: &str) -> PlanField {
     let mut f = new_field(
         prefix,
         name,
         FieldKind::Ref,
-        id_type(model, target).json_schema_name(),
+        id_type(ctx, target).json_schema_name(),
     );
     f.source = Some(target.to_owned());
     f

@@ -135,8 +135,8 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     }
     let placements = collections::Placements {
         placed: {
-            let mut by_holder: std::collections::BTreeMap<_, Vec<_>> =
-                std::collections::BTreeMap::new();
+            let mut by_holder: std::collections::HashMap<_, Vec<_>> =
+                std::collections::HashMap::new();
             for (rel, lay) in &layouts {
                 for p in &lay.placed {
                     by_holder
@@ -175,13 +175,18 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     });
     list.dedup_by(|a, b| a.1 == b.1);
     let warnings: Vec<_> = list.into_iter().map(|(_, w)| w).collect();
+    let mut by_relation: std::collections::BTreeMap<&str, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for w in &warnings {
+        if let Some(r) = &w.relation {
+            let codes = by_relation.entry(r.as_str()).or_default();
+            if codes.last() != Some(&w.code) {
+                codes.push(w.code.clone());
+            }
+        }
+    }
     for d in &mut decisions {
-        d.warnings = warnings
-            .iter()
-            .filter(|w| w.relation.as_deref() == Some(d.id.as_str()))
-            .map(|w| w.code.clone())
-            .collect();
-        d.warnings.dedup();
+        d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
     Plan {

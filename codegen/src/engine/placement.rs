@@ -12,7 +12,7 @@ use super::fields::{new_field, reference};
 use super::relation::Choice;
 
 /// Whose documents a placed field goes into.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Holder {
     /// Every document of this entity (wherever it is stored, even embedded).
     Entity(String),
@@ -153,7 +153,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                     "",
                     &child.field,
                     FieldKind::RefArray,
-                    super::fields::id_type(ctx.model, &parent.entity).json_schema_name(),
+                    super::fields::id_type(ctx, &parent.entity).json_schema_name(),
                 );
                 f.array_depth = 1;
                 f.max_items = child.cardinality.max(s);
@@ -206,7 +206,7 @@ fn parent_ids(
         "",
         &parent.field,
         FieldKind::RefArray,
-        super::fields::id_type(ctx.model, &child.entity).json_schema_name(),
+        super::fields::id_type(ctx, &child.entity).json_schema_name(),
     );
     f.array_depth = 1;
     f.max_items = cap;
@@ -249,7 +249,7 @@ fn child_id(
     rel_doc: &str,
     out: &mut Layouted,
 ) {
-    let mut f = reference(ctx.model, "", &child.field, &parent.entity);
+    let mut f = reference(ctx, "", &child.field, &parent.entity);
     f.relation = Some(rel.id.clone());
     f.docs = vec![rel_doc.to_owned()];
     out.placement.push(Placement {
@@ -298,7 +298,7 @@ fn outlier(
         embed_entity: None,
     });
     let parent_key = snake(&parent.entity);
-    let mut fields = vec![reference(ctx.model, "", &parent_key, &parent.entity)];
+    let mut fields = vec![reference(ctx, "", &parent_key, &parent.entity)];
     let mut items = if embedded {
         let mut f = new_field("", "items", FieldKind::Embedded, "object");
         f.type_name = Some(child.entity.clone());
@@ -308,7 +308,7 @@ fn outlier(
             "",
             "items",
             FieldKind::RefArray,
-            super::fields::id_type(ctx.model, &child.entity).json_schema_name(),
+            super::fields::id_type(ctx, &child.entity).json_schema_name(),
         );
         f.source = Some(child.entity.clone());
         f
@@ -366,7 +366,7 @@ fn bucket(
     let p_coll = collection_of(ctx, &parent.entity);
     let name = format!("{}_{}", snake(&parent.entity), snake(&parent.field));
     let parent_key = child.field.clone();
-    let mut fields = vec![reference(ctx.model, "", &parent_key, &parent.entity)];
+    let mut fields = vec![reference(ctx, "", &parent_key, &parent.entity)];
     fields[0].relation = Some(rel.id.clone());
     let mut items = new_field("", &parent.field, FieldKind::Embedded, "object");
     items.type_name = Some(child.entity.clone());
@@ -515,9 +515,9 @@ fn bucket(
 fn link(ctx: &Ctx<'_>, rel: &Relation, rel_doc: &str, out: &mut Layouted) {
     let name = format!("{}_{}", snake(&rel.left.entity), snake(&rel.left.field));
     let (lk, rk) = link_keys(rel);
-    let mut l = reference(ctx.model, "", &lk, &rel.left.entity);
+    let mut l = reference(ctx, "", &lk, &rel.left.entity);
     l.relation = Some(rel.id.clone());
-    let mut r = reference(ctx.model, "", &rk, &rel.right.entity);
+    let mut r = reference(ctx, "", &rk, &rel.right.entity);
     r.relation = Some(rel.id.clone());
     let mut fields = vec![l, r];
     for f in &rel.fields {

@@ -29,16 +29,70 @@ pub struct Model {
     pub relations: Vec<Relation>,
     /// Declared queries, in declaration order.
     pub queries: Vec<Query>,
+    /// Positions of entities and value types by name, for lookups in large schemas.
+    #[serde(skip)]
+    pub index: ModelIndex,
+}
+
+/// Where each entity and value type sits in a [`Model`], by name (see [`Model::reindex`]).
+#[derive(Debug, Clone, Default)]
+pub struct ModelIndex {
+    entities: std::collections::HashMap<String, usize>,
+    values: std::collections::HashMap<String, usize>,
+}
+
+impl PartialEq for ModelIndex {
+    /// An index is derived data: two models are equal whatever their indexes hold.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Model {
+    /// Rebuilds the name index after entities or value types were added. Lookups stay correct
+    /// without it (they fall back to a scan), only slower.
+    pub fn reindex(&mut self) {
+        self.index.entities = self
+            .entities
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.clone(), i))
+            .collect();
+        self.index.values = self
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.clone(), i))
+            .collect();
+    }
+
     /// The entity named `name`.
     pub fn entity(&self, name: &str) -> Option<&Entity> {
+        if let Some(e) = self
+            .index
+            .entities
+            .get(name)
+            .and_then(|&i| self.entities.get(i))
+        {
+            if e.name == name {
+                return Some(e);
+            }
+        }
         self.entities.iter().find(|e| e.name == name)
     }
 
     /// The value type named `name`.
     pub fn value(&self, name: &str) -> Option<&ValueType> {
+        if let Some(v) = self
+            .index
+            .values
+            .get(name)
+            .and_then(|&i| self.values.get(i))
+        {
+            if v.name == name {
+                return Some(v);
+            }
+        }
         self.values.iter().find(|v| v.name == name)
     }
 

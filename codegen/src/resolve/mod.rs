@@ -62,6 +62,7 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
         values: Vec::new(),
         relations: Vec::new(),
         queries: Vec::new(),
+        index: Default::default(),
     };
     for item in &schema.items {
         if let Item::Value(decl) = item {
@@ -76,6 +77,7 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
             model.entities.push(entity);
         }
     }
+    model.reindex();
     names::check_collections(&mut r, &model.entities);
 
     let relation_decls = schema.items.iter().filter_map(|item| match item {
