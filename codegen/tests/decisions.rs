@@ -691,7 +691,7 @@ fn the_same_model_gives_the_same_plan() {
          relation Author.books: many(300) <-> Book.author: one { standalone Book show Author.name on Book ratio 100:1 }
          relation Book.categories: few(3) <-> Category.books: many(500000)
          query by_year on Book { where year between ? sort title }";
-    let a = plan(&src).to_json();
-    let b = plan(&src).to_json();
+    let a = plan(src).to_json();
+    let b = plan(src).to_json();
     assert_eq!(a, b);
 }

@@ -43,7 +43,7 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
     // Fast path: most files are valid, and pest's error detail costs time on every token.
     pest::set_error_detail(false);
     if let Ok(pairs) = SqnParser::parse(Rule::schema, source) {
-        return build_schema(pairs, source.len()).map_err(|d| vec![d]);
+        return build_schema(pairs, source.len()).map_err(|d| vec![*d]);
     }
     // The file has errors: parse again with the detail that names what was expected.
     pest::set_error_detail(true);
@@ -54,7 +54,7 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
         match SqnParser::parse(Rule::schema, &source[offset..]) {
             Ok(pairs) => {
                 if errors.is_empty() {
-                    return build_schema(pairs, source.len()).map_err(|d| vec![d]);
+                    return build_schema(pairs, source.len()).map_err(|d| vec![*d]);
                 }
                 break;
             }
@@ -394,15 +394,17 @@ fn join_or(items: &[String]) -> String {
 // Building the syntax tree. The grammar guarantees the shape of the pairs; a shape it does not
 // guarantee becomes an internal-error diagnostic rather than a panic.
 
-type Build<T> = Result<T, Diagnostic>;
+type Build<T> = Result<T, Box<Diagnostic>>;
 
-fn internal(span: Span, what: &str) -> Diagnostic {
-    Diagnostic::error(
-        codes::SYNTAX,
-        span,
-        format!("internal parser error: {what}"),
+fn internal(span: Span, what: &str) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(
+            codes::SYNTAX,
+            span,
+            format!("internal parser error: {what}"),
+        )
+        .with_help("this is a bug in squillion; please report it with the file that caused it"),
     )
-    .with_help("this is a bug in squillion; please report it with the file that caused it")
 }
 
 /// A cursor over the children of one pair.

@@ -290,21 +290,20 @@ fn relationship(
                 );
             }
             Layout::ParentRefs
-                if !is_child_id && matches!(rel.facts.navigate, Navigate::Both)
-                    || matches!(&rel.facts.navigate, Navigate::Entity(e) if *e == d.child) =>
+                if !is_child_id
+                    && (matches!(rel.facts.navigate, Navigate::Both)
+                        || matches!(&rel.facts.navigate, Navigate::Entity(e) if *e == d.child)) =>
             {
-                if d.strategy == Layout::ParentRefs && !is_child_id {
-                    let path = id_path(&p.collection, &p.path);
-                    add(
-                        &p.collection,
-                        vec![(path.clone(), 1)],
-                        format!(
-                            "parent_refs ({}): a {}'s {} through the multikey index on `{path}`",
-                            d.id, d.child, d.parent
-                        ),
-                        false,
-                    );
-                }
+                let path = id_path(&p.collection, &p.path);
+                add(
+                    &p.collection,
+                    vec![(path.clone(), 1)],
+                    format!(
+                        "parent_refs ({}): a {}'s {} through the multikey index on `{path}`",
+                        d.id, d.child, d.parent
+                    ),
+                    false,
+                );
             }
             _ => {}
         }
