@@ -39,8 +39,10 @@ impl Span {
 }
 
 impl From<pest::Span<'_>> for Span {
+    /// A node's span, without the whitespace pest consumed after it while trying optional parts.
     fn from(span: pest::Span<'_>) -> Self {
-        Span::new(span.start(), span.end())
+        let trimmed = span.as_str().trim_end();
+        Span::new(span.start(), span.start() + trimmed.len())
     }
 }
 
