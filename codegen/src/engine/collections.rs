@@ -19,6 +19,9 @@ use super::placement::{ExtraCollection, Holder, Placed};
 /// Where each planned field came from, for warnings: `(collection, path) -> span`.
 pub(crate) type SpanIndex = BTreeMap<(String, String), Span>;
 
+/// How many entities may be embedded one inside the other before the chain is cut.
+pub(crate) const MAX_EMBEDDING_DEPTH: usize = 40;
+
 /// What the relationships decided, as the collection builder needs it.
 pub(crate) struct Placements<'a> {
     /// Placed fields by holder, in relationship order.
@@ -28,6 +31,8 @@ pub(crate) struct Placements<'a> {
     pub embedded: BTreeSet<String>,
     /// Entities referenced by id from some document.
     pub referenced: BTreeSet<String>,
+    /// Where embedding chains were cut at [`MAX_EMBEDDING_DEPTH`]: (collection, path, span).
+    pub too_deep: std::cell::RefCell<Vec<(String, String, Span)>>,
 }
 
 pub(crate) fn has_collection(ctx: &Ctx<'_>, p: &Placements<'_>, entity: &str) -> bool {
@@ -202,6 +207,14 @@ fn document(
             if stack.contains(embedded) {
                 f.recursive = true;
                 f.children.clear();
+            } else if stack.len() >= MAX_EMBEDDING_DEPTH {
+                // MongoDB refuses documents nested more than 100 levels deep (an embedded array
+                // costs two): the chain is cut here and reported.
+                f.recursive = true;
+                f.children.clear();
+                p.too_deep
+                    .borrow_mut()
+                    .push((collection.to_owned(), f.path.clone(), *span));
             } else if let Some(e) = ctx.entity(embedded) {
                 stack.push(embedded.clone());
                 let path = f.path.clone();

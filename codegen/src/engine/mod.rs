@@ -153,6 +153,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             .collect(),
         embedded,
         referenced,
+        too_deep: Default::default(),
     };
     let mut spans = collections::SpanIndex::new();
     let mut collections = collections::build(&ctx, &placements, &mut spans);
@@ -169,6 +170,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     }
     warnings::collections(&mut emit, &collections, &decisions, &spans);
     warnings::queries(&mut emit, &joins, &declined);
+    warnings::too_deep(&mut emit, &placements.too_deep.borrow());
     let mut list = emit.out.list;
     list.sort_by(|a, b| {
         (a.0.start, &a.1.code, &a.1.message).cmp(&(b.0.start, &b.1.code, &b.1.message))

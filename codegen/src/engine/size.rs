@@ -25,11 +25,11 @@ const UNBOUNDED_AVERAGE: u64 = 10;
 /// `@large`), `worst` from `@large`; zero/none when nothing was declared.
 pub(crate) fn estimate(collections: &mut [Collection]) {
     for c in collections {
-        let mut avg = 5;
+        let mut avg: u64 = 5;
         let mut worst = Some(5u64);
         for f in &mut c.fields {
             let s = field(f);
-            avg += s.average;
+            avg = avg.saturating_add(s.average);
             worst = add(worst, s.worst);
         }
         c.size = SizeEstimate {
@@ -71,7 +71,7 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         }
     };
     let (value_avg, value_worst) = if f.bson_type == "object" {
-        let mut a = 5;
+        let mut a: u64 = 5;
         let mut w = Some(5u64);
         if f.recursive {
             // A recursive tree: unbounded by nature.
@@ -80,7 +80,7 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         }
         for c in &mut f.children {
             let s = field(c);
-            a += s.average;
+            a = a.saturating_add(s.average);
             w = add(w, s.worst);
         }
         (a, w)
@@ -97,8 +97,13 @@ fn field(f: &mut PlanField) -> SizeEstimate {
     let mut inner_worst = value_worst;
     for &dim in f.inner_dims.iter().rev() {
         let keys = keys_cost(dim);
-        inner_avg = 5 + dim * (inner_avg + 1) + keys;
-        inner_worst = inner_worst.map(|w| 5 + dim * (w + 1) + keys);
+        inner_avg = dim
+            .saturating_mul(inner_avg.saturating_add(1))
+            .saturating_add(5 + keys);
+        inner_worst = inner_worst.map(|w| {
+            dim.saturating_mul(w.saturating_add(1))
+                .saturating_add(5 + keys)
+        });
     }
     let (avg, worst) = if f.array_depth > 0 {
         let n_avg = match f.max_items {
@@ -110,30 +115,41 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         } else {
             f.max_items.unwrap_or(n_avg)
         };
-        let avg = 5 + n_avg * (inner_avg + 1) + keys_cost(n_avg);
+        let avg = n_avg
+            .saturating_mul(inner_avg.saturating_add(1))
+            .saturating_add(5 + keys_cost(n_avg));
         // Pattern arrays (attributes, ancestors) have no declared bound; like maps, they are
         // estimated at MAP_WORST entries at worst.
         let worst = f
             .max_items
             .or((f.kind == FieldKind::Pattern).then_some(MAP_WORST))
-            .and_then(|m| mul(inner_worst.map(|w| w + 1), Some(m)).map(|x| x + 5 + keys_cost(m)));
+            .and_then(|m| {
+                mul(inner_worst.map(|w| w.saturating_add(1)), Some(m))
+                    .map(|x| x.saturating_add(5 + keys_cost(m)))
+            });
         (avg, worst)
     } else if f.map {
         let key = 1 + 8;
         (
-            5 + MAP_AVERAGE * (value_avg + key),
-            value_worst.map(|w| 5 + MAP_WORST * (w + key + 16)),
+            MAP_AVERAGE
+                .saturating_mul(value_avg.saturating_add(key))
+                .saturating_add(5),
+            value_worst.map(|w| {
+                MAP_WORST
+                    .saturating_mul(w.saturating_add(key + 16))
+                    .saturating_add(5)
+            }),
         )
     } else {
         (value_avg, value_worst)
     };
     let size = SizeEstimate {
         average: if f.optional {
-            avg / 2 + name_cost
+            (avg / 2).saturating_add(name_cost)
         } else {
-            avg + name_cost
+            avg.saturating_add(name_cost)
         },
-        worst: worst.map(|w| w + name_cost),
+        worst: worst.map(|w| w.saturating_add(name_cost)),
     };
     f.size = size;
     size

@@ -46,6 +46,8 @@ pub mod codes {
     pub const COPY_DECLINED: &str = "W116";
     /// An entity is embedded and also stored in a collection of its own.
     pub const EMBEDDED_AND_STORED: &str = "W117";
+    /// Entities embedded inside each other deeper than MongoDB's nesting limit allows.
+    pub const EMBEDDING_TOO_DEEP: &str = "W118";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -83,6 +85,10 @@ pub mod codes {
         ),
         (COPY_DECLINED, "shown field not copied"),
         (EMBEDDED_AND_STORED, "entity embedded and stored on its own"),
+        (
+            EMBEDDING_TOO_DEEP,
+            "embedding chain deeper than MongoDB's nesting limit",
+        ),
     ];
 }
 
@@ -561,5 +567,24 @@ pub(crate) fn queries(
                 None,
             );
         }
+    }
+}
+
+/// Embedding chains cut at the engine's depth limit.
+pub(crate) fn too_deep(e: &mut Emit<'_, '_>, cut: &[(String, String, Span)]) {
+    for (collection, path, span) in cut.iter().take(20) {
+        e.warn(
+            codes::EMBEDDING_TOO_DEEP,
+            Severity::Error,
+            RuleId::DocumentSize,
+            *span,
+            format!(
+                "`{collection}.{path}`: entities embedded inside each other more than {} levels deep; MongoDB refuses documents nested deeper than 100 levels",
+                super::collections::MAX_EMBEDDING_DEPTH
+            ),
+            Some("declare one of the children `standalone` (or `force child_ref`) to break the chain".to_owned()),
+            Some(collection),
+            None,
+        );
     }
 }
