@@ -11,12 +11,16 @@ fn root() -> PathBuf {
 
 fn squillion() -> Command {
     let mut cmd = Command::cargo_bin("squillion").unwrap();
-    cmd.current_dir(root()).env("NO_COLOR", "1").env_remove("SQUILLION_MONGODB_URI");
+    cmd.current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("SQUILLION_MONGODB_URI");
     cmd
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
     if std::env::var_os("SQUILLION_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();
     }
@@ -48,24 +52,54 @@ fn every_example_checks_and_plans() {
         .filter(|p| p.extension().is_some_and(|e| e == "sqn"))
         .collect();
     examples.sort();
-    assert!(examples.len() >= 5, "the seed examples are missing: {examples:?}");
+    assert!(
+        examples.len() >= 5,
+        "the seed examples are missing: {examples:?}"
+    );
     for path in &examples {
         let out = squillion().arg("check").arg(path).output().unwrap();
-        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(String::from_utf8_lossy(&out.stdout).contains(": ok ("));
-        let out = squillion().arg("plan").arg("--explain").arg(path).output().unwrap();
-        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        let out = squillion()
+            .arg("plan")
+            .arg("--explain")
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.contains("decision:") && text.contains("because:") && text.contains("rejected:"));
-        let out = squillion().arg("plan").arg("--json").arg(path).output().unwrap();
+        assert!(
+            text.contains("decision:") && text.contains("because:") && text.contains("rejected:")
+        );
+        let out = squillion()
+            .arg("plan")
+            .arg("--json")
+            .arg(path)
+            .output()
+            .unwrap();
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert!(json["relationships"].as_array().is_some_and(|r| !r.is_empty()));
+        assert!(json["relationships"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty()));
     }
 }
 
 #[test]
 fn diagnostics_are_golden_and_exit_1() {
-    let out = squillion().args(["check", "cli/tests/golden/bad.sqn"]).output().unwrap();
+    let out = squillion()
+        .args(["check", "cli/tests/golden/bad.sqn"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     golden("bad.stderr", &String::from_utf8(out.stderr).unwrap());
@@ -73,14 +107,23 @@ fn diagnostics_are_golden_and_exit_1() {
 
 #[test]
 fn json_diagnostics_name_code_file_line_and_column() {
-    let out = squillion().args(["check", "--format", "json", "cli/tests/golden/bad.sqn"]).output().unwrap();
+    let out = squillion()
+        .args(["check", "--format", "json", "cli/tests/golden/bad.sqn"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let file = &json["files"][0];
     assert_eq!(file["ok"], false);
     let diags = file["diagnostics"].as_array().unwrap();
-    assert!(diags.len() >= 3, "every error of the pass is reported: {diags:#?}");
-    let unknown = diags.iter().find(|d| d["message"].as_str().unwrap().contains("strin")).unwrap();
+    assert!(
+        diags.len() >= 3,
+        "every error of the pass is reported: {diags:#?}"
+    );
+    let unknown = diags
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("strin"))
+        .unwrap();
     assert_eq!(unknown["line"], 2);
     assert_eq!(unknown["column"], 10);
     assert!(unknown["code"].as_str().unwrap().starts_with('E'));
@@ -89,7 +132,10 @@ fn json_diagnostics_name_code_file_line_and_column() {
 
 #[test]
 fn usage_and_io_errors_exit_2_without_panicking() {
-    let out = squillion().args(["check", "no/such/file.sqn"]).output().unwrap();
+    let out = squillion()
+        .args(["check", "no/such/file.sqn"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.sqn"));
     let out = squillion().args(["check", "examples"]).output().unwrap();
@@ -113,17 +159,37 @@ fn generate_writes_rust_and_scripts_only_for_valid_schemas() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rust = std::fs::read_to_string(dir.path().join("inventory.rs")).unwrap();
     assert!(rust.starts_with("// @generated by squillion"));
     assert!(rust.contains("pub struct Product"));
     let js = std::fs::read_to_string(dir.path().join("inventory.mongosh.js")).unwrap();
     assert!(js.contains("createIndex") && js.contains("$jsonSchema"));
     let again = tempfile::tempdir().unwrap();
-    squillion().args(["generate", "examples/inventory.sqn", "-o"]).arg(again.path()).assert().success();
-    assert_eq!(rust, std::fs::read_to_string(again.path().join("inventory.rs")).unwrap(), "deterministic");
+    squillion()
+        .args(["generate", "examples/inventory.sqn", "-o"])
+        .arg(again.path())
+        .assert()
+        .success();
+    assert_eq!(
+        rust,
+        std::fs::read_to_string(again.path().join("inventory.rs")).unwrap(),
+        "deterministic"
+    );
     let bad = tempfile::tempdir().unwrap();
-    let out = squillion().args(["generate", "cli/tests/golden/bad.sqn", "-o"]).arg(bad.path()).output().unwrap();
+    let out = squillion()
+        .args(["generate", "cli/tests/golden/bad.sqn", "-o"])
+        .arg(bad.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(std::fs::read_dir(bad.path()).unwrap().count(), 0, "nothing written on failure");
+    assert_eq!(
+        std::fs::read_dir(bad.path()).unwrap().count(),
+        0,
+        "nothing written on failure"
+    );
 }
