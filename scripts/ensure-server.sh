@@ -17,8 +17,8 @@ echo "test server: installing secantus-mdb $VERSION (one time, a few minutes)"
 if ! command -v cmake >/dev/null 2>&1; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq cmake >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq cmake >/dev/null
 fi
 cargo install secantus-mdb --version "$VERSION" --ignore-rust-version --locked
 secantusd-rs --version
