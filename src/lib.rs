@@ -35,6 +35,8 @@
 #[path = "runtime/mod.rs"]
 pub mod __private;
 mod bounded;
+#[cfg(feature = "build")]
+pub mod build;
 mod document;
 mod error;
 mod page;

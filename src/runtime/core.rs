@@ -144,10 +144,26 @@ impl<T: Document> RepoCore<T> {
 
     /// The document whose `_id` is `id`.
     pub async fn get(&self, id: &T::Id) -> Result<Option<T>> {
-        match self.raw.find_one(self.id_filter(id)?).await? {
-            Some(d) => Ok(Some(self.decode(d)?)),
+        // Raw bytes straight into `T`: no intermediate `Document` tree on the hottest read.
+        let raw: Collection<bson::RawDocumentBuf> = self.raw.clone_with_type();
+        match raw.find_one(self.id_filter(id)?).await? {
+            Some(d) => Ok(Some(self.decode_raw(&d)?)),
             None => Ok(None),
         }
+    }
+
+    /// Checks the schema version of raw BSON and deserializes it.
+    pub fn decode_raw(&self, doc: &bson::RawDocument) -> Result<T> {
+        if T::SCHEMA_VERSION.is_some() {
+            let version = match doc.get(SchemaVersion::FIELD) {
+                Ok(Some(bson::RawBsonRef::Int32(n))) => Bson::Int32(n),
+                Ok(Some(bson::RawBsonRef::Int64(n))) => Bson::Int64(n),
+                Ok(Some(bson::RawBsonRef::Double(f))) => Bson::Double(f),
+                _ => Bson::Null,
+            };
+            check_schema_version::<T>(&doc! { SchemaVersion::FIELD: version })?;
+        }
+        Ok(bson::from_slice(doc.as_bytes())?)
     }
 
     /// The document whose `_id` is `id`, or [`Error::NotFound`].

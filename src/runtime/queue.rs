@@ -20,22 +20,25 @@ pub struct QueueSpec {
 }
 
 impl QueueSpec {
-    /// The filter of jobs waiting to be claimed.
+    /// The filter of jobs waiting to be claimed: `{in_progress: false, done: {$in: [false, null]}}`
     pub fn waiting(&self) -> BsonDocument {
-        let mut f = doc! { self.in_progress: false };
-        if let Some(done) = self.done {
-            f.insert(done, doc! { "$ne": true });
-        }
-        f
+        self.not_done(doc! { self.in_progress: false })
     }
 
     /// The filter of jobs claimed and not complete.
     pub fn running(&self) -> BsonDocument {
-        let mut f = doc! { self.in_progress: true };
+        self.not_done(doc! { self.in_progress: true })
+    }
+
+    /// Adds "not done" to `filter` as `done: {$in: [false, null]}` (a missing flag counts as not
+    /// done). Not `{$ne: true}`: a `$ne` is two ranges of the claim index, so the server would
+    /// read every waiting job and sort them for each claim; two points are merged in index order
+    /// and a claim reads one index entry.
+    fn not_done(&self, mut filter: BsonDocument) -> BsonDocument {
         if let Some(done) = self.done {
-            f.insert(done, doc! { "$ne": true });
+            filter.insert(done, doc! { "$in": [false, Bson::Null] });
         }
-        f
+        filter
     }
 
     /// Claim order: highest priority first, then oldest `_id`.
@@ -54,9 +57,11 @@ impl QueueSpec {
 }
 
 /// Claims the waiting job of highest priority:
-/// `findOneAndUpdate({in_progress: false}, {$set: {in_progress: true, started: now}},
-/// {sort: {priority: -1}, returnDocument: "after"})`. The filter is evaluated by the server, so a
-/// job is handed to one worker only.
+/// `findOneAndUpdate({in_progress: false, done: {$in: [false, null]}}, {$set: {in_progress: true,
+/// started: now}}, {sort: {priority: -1, _id: 1}, returnDocument: "after"})`. The filter is
+/// evaluated by the server, so a job is handed to one worker only. The derive's claim index
+/// `{in_progress: 1, done: 1, priority: -1, _id: 1}` serves the filter and the whole sort, so a
+/// claim reads one index entry however many jobs wait or are done.
 pub async fn claim_next(
     coll: &mongodb::Collection<BsonDocument>,
     spec: &QueueSpec,

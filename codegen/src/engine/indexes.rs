@@ -187,9 +187,10 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
             .field(priority)
             .map(|f| f.bson_name.clone())
             .unwrap_or_else(|| priority.clone());
+        // The claim's filter and its whole sort (`_id` breaks ties): a claim reads one entry.
         add(
-            &[("in_progress", 1), (&path, -1)],
-            "queue: claim the next job (find-and-modify on in_progress, highest priority first)",
+            &[("in_progress", 1), (&path, -1), ("_id", 1)],
+            "queue: claim the next job (find-and-modify on in_progress, highest priority first, oldest first among equals)",
         );
     }
     if p.versioned == Some(Versioning::ValidRange) {
@@ -397,6 +398,43 @@ fn relationship(
 }
 
 /// Resolves a query path (code names) to a BSON path in `c`, with the field found.
+/// Where a query's field path lives in `c`: the field itself, its copy (denormalized from the
+/// other side of a relation), or the id of a reference compared as a whole (`where author == ?`).
+pub(crate) fn resolve_path<'a>(
+    c: &'a Collection,
+    path: &crate::model::FieldPath,
+    decisions: &[Decision],
+) -> Option<(String, &'a PlanField)> {
+    let resolved = match &path.through {
+        None => bson_path(c, &path.segments),
+        Some(t) => {
+            // Embedded, or copied into this collection: the path exists here.
+            let copy = decisions
+                .iter()
+                .filter(|d| d.id == t.relation)
+                .flat_map(|d| d.denormalized.iter())
+                .find(|x| {
+                    x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field)
+                });
+            match copy {
+                Some(x) => c.field_at(&x.copy_path).map(|f| (x.copy_path.clone(), f)),
+                None => bson_path(c, &path.segments),
+            }
+        }
+    };
+    resolved.map(
+        |(path, field)| match field.children.iter().find(|c| c.name == "id") {
+            Some(id)
+                if matches!(field.kind, FieldKind::Ref | FieldKind::RefArray)
+                    || field.relation.is_some() && field.source.is_some() =>
+            {
+                (format!("{path}.id"), id)
+            }
+            _ => (path, field),
+        },
+    )
+}
+
 fn bson_path<'a>(c: &'a Collection, segments: &[String]) -> Option<(String, &'a PlanField)> {
     let mut fields = &c.fields;
     let mut path = Vec::new();
@@ -448,36 +486,7 @@ fn query(
         })
         .unwrap_or_default();
     for cond in &q.conditions {
-        let resolved = match &cond.path.through {
-            None => bson_path(c, &cond.path.segments),
-            Some(t) => {
-                // Embedded, or copied into this collection: the path exists here.
-                let copy = decisions
-                    .iter()
-                    .filter(|d| d.id == t.relation)
-                    .flat_map(|d| d.denormalized.iter())
-                    .find(|x| {
-                        x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field)
-                    });
-                match copy {
-                    Some(x) => c.field_at(&x.copy_path).map(|f| (x.copy_path.clone(), f)),
-                    None => bson_path(c, &cond.path.segments),
-                }
-            }
-        };
-        // A reference compared as a whole (`where author == ?`) compares its id.
-        let resolved =
-            resolved.map(
-                |(path, field)| match field.children.iter().find(|c| c.name == "id") {
-                    Some(id)
-                        if matches!(field.kind, FieldKind::Ref | FieldKind::RefArray)
-                            || field.relation.is_some() && field.source.is_some() =>
-                    {
-                        (format!("{path}.id"), id)
-                    }
-                    _ => (path, field),
-                },
-            );
+        let resolved = resolve_path(c, &cond.path, decisions);
         let Some((path, field)) = resolved else {
             if let Some(t) = &cond.path.through {
                 joins.push((q.name.clone(), format!("{}.{}", t.entity, t.field)));

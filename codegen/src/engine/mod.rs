@@ -12,6 +12,7 @@ mod denormalize;
 mod fields;
 mod indexes;
 mod placement;
+mod queries;
 mod relation;
 mod size;
 mod warnings;
@@ -191,11 +192,13 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
+    let queries = queries::plan(&ctx, &collections, &decisions);
     Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),
         settings: model.settings.clone(),
         collections,
+        queries,
         relationships: decisions,
         warnings,
     }

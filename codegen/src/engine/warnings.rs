@@ -306,12 +306,17 @@ pub(crate) fn collections(
                     RuleId::Indexing,
                     span_of(&f.path),
                     format!(
-                        "index `{}` on `{}` indexes an array of {} elements: one index entry per element",
+                        "index `{}` on `{}` indexes `{}`, {}: one index entry per element",
                         i.name,
                         c.name,
-                        f.max_items.map(count).unwrap_or_else(|| "unbounded".to_owned())
+                        f.path,
+                        f.max_items
+                            .map(|m| format!("an array of up to {} elements", count(m)))
+                            .unwrap_or_else(|| "an array with no bound".to_owned())
                     ),
-                    Some("index arrays only when a query needs it, and keep them bounded".to_owned()),
+                    Some(
+                        "index arrays only when a query needs it, and keep them bounded".to_owned(),
+                    ),
                     Some(&c.name),
                     None,
                 );

@@ -25,6 +25,8 @@ pub struct Plan {
     pub collections: Vec<Collection>,
     /// One decision per declared relationship, in declaration order.
     pub relationships: Vec<Decision>,
+    /// The queries the application runs, resolved against their collections.
+    pub queries: Vec<QueryPlan>,
     /// Anti-pattern warnings and forced-layout warnings, in source order.
     pub warnings: Vec<Warning>,
 }
@@ -602,4 +604,70 @@ pub struct SourcePosition {
     pub start: usize,
     /// End byte offset.
     pub end: usize,
+}
+
+/// A declared query, resolved: the stored paths it filters and sorts on, and the index that
+/// serves it. The Rust emitter writes one repository method per query from it.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
+pub struct QueryPlan {
+    /// The query's name.
+    pub name: String,
+    /// Its doc comment.
+    pub docs: Vec<String>,
+    /// The entity it returns.
+    pub entity: String,
+    /// The collection it runs on.
+    pub collection: String,
+    /// Its conditions, all of which must hold.
+    pub conditions: Vec<QueryCondition>,
+    /// Sort keys, in order.
+    pub sort: Vec<IndexKey>,
+    /// At most this many documents.
+    pub limit: Option<u64>,
+    /// Declared rate, per second.
+    pub rate_per_second: Option<f64>,
+    /// The index that serves it (its name), if one does.
+    pub index: Option<String>,
+    /// Set when a condition is on another entity's field that is not copied here: the
+    /// application must query that entity first (rule 4); `Entity.field`.
+    pub join: Option<String>,
+}
+
+/// One condition of a query.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
+pub struct QueryCondition {
+    /// The stored (dotted) path it compares.
+    pub path: String,
+    /// The path as written in the schema (dotted field names), for parameter names.
+    pub written: String,
+    /// BSON type of the compared field.
+    pub bson_type: String,
+    /// The comparison.
+    pub op: QueryOp,
+    /// Compared case-insensitively (collation strength 2).
+    pub ignore_case: bool,
+}
+
+/// A query comparison.
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `starts_with`
+    StartsWith,
+    /// `between` (inclusive)
+    Between,
+    /// `in`
+    In,
 }

@@ -84,13 +84,18 @@ pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
         }
     }
     if let Some(q) = &item.attrs.queue {
-        implied.push(plain(
-            &[
-                (bson_of(item, &q.in_progress), KeyKind::Asc),
-                (bson_of(item, &q.priority), KeyKind::Desc),
-            ],
-            false,
-        ));
+        // The claim's filter and its whole sort (`_id` breaks ties), so a claim reads one entry:
+        // without `done` and `_id` the server sorts every waiting job, and skips every done one,
+        // on each claim.
+        let mut k = vec![(bson_of(item, &q.in_progress), KeyKind::Asc)];
+        if let Some(done) = &q.done {
+            k.push((bson_of(item, done), KeyKind::Asc));
+        }
+        k.extend([
+            (bson_of(item, &q.priority), KeyKind::Desc),
+            ("_id", KeyKind::Asc),
+        ]);
+        implied.push(plain(&k, false));
     }
     if let Some(t) = &item.attrs.tree {
         implied.push(plain(&[(bson_of(item, &t.ancestors), KeyKind::Asc)], false));

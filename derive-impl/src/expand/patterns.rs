@@ -44,7 +44,7 @@ fn queue(item: &Item<'_>) -> TokenStream {
     };
     let claim_doc = format!(
         "Claims the waiting job of highest priority: `findOneAndUpdate({{{in_progress}: false}}, \
-         {{$set: {{{in_progress}: true, {started}: now}}}}, {{sort: {{{priority}: -1}}, returnDocument: \"after\"}})` \
+         {{$set: {{{in_progress}: true, {started}: now}}}}, {{sort: {{{priority}: -1, _id: 1}}, returnDocument: \"after\"}})` \
          (seed 001). The server evaluates the filter, so each job is handed out once and only once."
     );
     quote! {

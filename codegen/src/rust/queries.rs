@@ -1,0 +1,181 @@
+//! One repository method per declared query: the filter on the stored paths the Plan resolved,
+//! the sort, the limit, and the collation of a case-insensitive index, so the query is served by
+//! the index the Plan made for it.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::plan::{Plan, QueryCondition, QueryOp, QueryPlan};
+
+use super::names::field_ident;
+
+/// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
+pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident) -> TokenStream {
+    let methods: Vec<TokenStream> = plan
+        .queries
+        .iter()
+        .filter(|q| q.collection == collection && q.join.is_none())
+        .map(|q| method(plan, q, ty))
+        .collect();
+    if methods.is_empty() {
+        return TokenStream::new();
+    }
+    let repo = format_ident!("{}Repo", ty);
+    quote! {
+        impl #repo {
+            #(#methods)*
+        }
+    }
+}
+
+fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
+    let name = field_ident(&q.name);
+    let mut params = Vec::new();
+    let mut clauses = Vec::new();
+    let mut used: Vec<String> = Vec::new();
+    let mut ignore_case = false;
+    for c in &q.conditions {
+        ignore_case |= c.ignore_case;
+        let base = c.written.replace('.', "_");
+        let mut param = |suffix: &str| {
+            let mut n = if suffix.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}_{suffix}")
+            };
+            while used.contains(&n) {
+                n.push('_');
+            }
+            used.push(n.clone());
+            field_ident(&n)
+        };
+        let path = &c.path;
+        let ty = param_type(c);
+        let clause = match c.op {
+            QueryOp::Eq => {
+                let p = param("");
+                params.push(quote!(#p: #ty));
+                let v = value(c, &p);
+                quote!(#path: #v)
+            }
+            QueryOp::In => {
+                let p = param("in");
+                params.push(quote!(#p: &[#ty]));
+                quote!(#path: { "$in": #p.to_vec() })
+            }
+            QueryOp::StartsWith => {
+                let p = param("prefix");
+                params.push(quote!(#p: &str));
+                if c.ignore_case {
+                    quote!(#path: ::squillion::__private::query::prefix_ignore_case(#p))
+                } else {
+                    quote!(#path: ::squillion::__private::query::prefix(#p))
+                }
+            }
+            QueryOp::Between => {
+                let (from, to) = (param("from"), param("to"));
+                params.push(quote!(#from: #ty));
+                params.push(quote!(#to: #ty));
+                let (from, to) = (value(c, &from), value(c, &to));
+                quote!(#path: { "$gte": #from, "$lte": #to })
+            }
+            op => {
+                let (suffix, operator) = match op {
+                    QueryOp::Ne => ("not", "$ne"),
+                    QueryOp::Lt => ("below", "$lt"),
+                    QueryOp::Le => ("at_most", "$lte"),
+                    QueryOp::Gt => ("above", "$gt"),
+                    _ => ("at_least", "$gte"),
+                };
+                let p = param(suffix);
+                params.push(quote!(#p: #ty));
+                let v = value(c, &p);
+                quote!(#path: { #operator: #v })
+            }
+        };
+        clauses.push(clause);
+    }
+    let sort = if q.sort.is_empty() {
+        quote!(::std::option::Option::None)
+    } else {
+        let keys = q.sort.iter().map(|k| {
+            let path = &k.path;
+            let dir = Literal::i32_unsuffixed(k.direction);
+            quote!(#path: #dir)
+        });
+        quote!(::std::option::Option::Some(
+            ::squillion::__private::bson::doc! { #(#keys),* }
+        ))
+    };
+    let limit = match q.limit {
+        Some(n) => {
+            let n = Literal::i64_unsuffixed(i64::try_from(n).unwrap_or(i64::MAX));
+            quote!(::std::option::Option::Some(#n))
+        }
+        None => quote!(::std::option::Option::None),
+    };
+    let locale = plan
+        .collection(&q.collection)
+        .and_then(|c| c.indexes.iter().find(|i| Some(&i.name) == q.index.as_ref()))
+        .and_then(|i| i.collation.as_ref())
+        .map(|c| c.locale.clone())
+        .unwrap_or_else(|| "en".to_owned());
+    let collation = if ignore_case {
+        quote!(::std::option::Option::Some(::squillion::__private::query::case_insensitive(#locale)))
+    } else {
+        quote!(::std::option::Option::None)
+    };
+    let mut lines: Vec<String> = q.docs.iter().map(|l| format!(" {l}")).collect();
+    if !lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines.push(format!(
+        " Query `{}` on `{}`{}.",
+        q.name,
+        q.collection,
+        match &q.index {
+            Some(i) => format!(", served by the index `{i}`"),
+            None if q.conditions.iter().all(|c| c.path == "_id") => ", served by `_id`".to_owned(),
+            None => String::new(),
+        }
+    ));
+    if ignore_case {
+        lines.push(
+            " Compares case-insensitively, with the index's collation (strength 2).".to_owned(),
+        );
+    }
+    quote! {
+        #(#[doc = #lines])*
+        pub async fn #name(&self, #(#params),*) -> ::squillion::Result<::std::vec::Vec<#ty>> {
+            let filter = ::squillion::__private::bson::doc! { #(#clauses),* };
+            ::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await
+        }
+    }
+}
+
+/// The parameter as a value `doc!` converts: strings as they are, `Copy` types dereferenced,
+/// others cloned.
+fn value(c: &QueryCondition, p: &Ident) -> TokenStream {
+    match c.bson_type.as_str() {
+        "string" => quote!(#p),
+        "int" | "long" | "double" | "bool" | "objectId" | "date" | "timestamp" | "decimal" => {
+            quote!(*#p)
+        }
+        _ => quote!(#p.clone()),
+    }
+}
+
+/// The parameter type for a compared value: `&str` for strings, `&T` otherwise.
+fn param_type(c: &QueryCondition) -> TokenStream {
+    match c.bson_type.as_str() {
+        "string" if c.op != QueryOp::In => quote!(&str),
+        other => {
+            let t = super::scalar_type(other);
+            if c.op == QueryOp::In {
+                t
+            } else {
+                quote!(&#t)
+            }
+        }
+    }
+}

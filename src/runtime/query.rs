@@ -1,0 +1,75 @@
+//! Helpers for the query methods the code generator writes (one per declared query).
+
+use bson::{doc, Document, Regex};
+use futures::TryStreamExt;
+use mongodb::options::{Collation, CollationStrength};
+use mongodb::Collection;
+use serde::de::DeserializeOwned;
+
+use crate::Result;
+
+/// `{$regex: "^<escaped prefix>"}`: a prefix match an ascending index on the field serves.
+pub fn prefix(value: &str) -> Document {
+    let mut pattern = String::with_capacity(value.len() + 1);
+    pattern.push('^');
+    for c in value.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    doc! { "$regex": Regex { pattern, options: String::new() } }
+}
+
+/// A case-insensitive prefix match under a strength-2 collation: the range from the prefix to
+/// the prefix followed by U+FFFF, which sorts after every character in collation order.
+pub fn prefix_ignore_case(value: &str) -> Document {
+    doc! { "$gte": value, "$lt": format!("{value}\u{FFFF}") }
+}
+
+/// The collation of case-insensitive indexes (strength 2).
+pub fn case_insensitive(locale: &str) -> Collation {
+    Collation::builder()
+        .locale(locale.to_owned())
+        .strength(CollationStrength::Secondary)
+        .build()
+}
+
+/// Runs `filter` with an optional sort, limit and collation, and collects the documents.
+pub async fn run<T>(
+    collection: &Collection<T>,
+    filter: Document,
+    sort: Option<Document>,
+    limit: Option<i64>,
+    collation: Option<Collation>,
+) -> Result<Vec<T>>
+where
+    T: DeserializeOwned + Send + Sync,
+{
+    let mut find = collection.find(filter);
+    if let Some(s) = sort {
+        find = find.sort(s);
+    }
+    if let Some(l) = limit {
+        find = find.limit(l);
+    }
+    if let Some(c) = collation {
+        find = find.collation(c);
+    }
+    let cursor = find.await?;
+    Ok(cursor.try_collect().await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_escape_regex_syntax() {
+        let d = prefix("a.b*(c)");
+        match d.get("$regex") {
+            Some(bson::Bson::RegularExpression(r)) => assert_eq!(r.pattern, "^a\\.b\\*\\(c\\)"),
+            other => panic!("not a regex: {other:?}"),
+        }
+    }
+}
