@@ -5,6 +5,8 @@
 //! resolver or the engine, so the renderer is tested on its own.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+
 use squillion_codegen::model::{BsonType, Layout, RelationKind, Settings, SummaryFn};
 use squillion_codegen::plan::{
     citation, BucketPlan, BucketPurpose, Collection, CollectionRole, Computed, ComputedFn,
@@ -12,6 +14,7 @@ use squillion_codegen::plan::{
     IndexKey, Placement, Plan, PlanField, Rejected, RuleId, Severity, Shape, SizeEstimate,
     SourcePosition, SubsetPlan, Warning,
 };
+use squillion_grammar::SourceFile;
 
 fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
     PlanField {
@@ -546,6 +549,7 @@ pub fn plan() -> Plan {
         settings: Settings::default(),
         collections: vec![person, product, part, host, log, post, bucket],
         relationships: vec![addresses, parts, logmsgs, comments],
+        queries: Vec::new(),
         warnings: vec![
             Warning {
                 code: "W104".to_owned(),
@@ -569,4 +573,53 @@ pub fn plan() -> Plan {
             },
         ],
     }
+}
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// The names of the example schemas (`examples/<name>.sqn`), sorted.
+pub fn example_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(examples_dir())
+        .expect("examples/ exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sqn"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The plan of `examples/<name>.sqn`, through the resolver and the engine.
+pub fn example_plan(name: &str) -> Plan {
+    let path = examples_dir().join(format!("{name}.sqn"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let source = SourceFile::new(format!("examples/{name}.sqn"), text);
+    match squillion_codegen::load(&source) {
+        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
+        Err(diags) => panic!(
+            "examples/{name}.sqn does not check:\n{}",
+            source.render(&diags, false)
+        ),
+    }
+}
+
+/// The words of a document or a sentence, whatever the format did to them: HTML entities and
+/// `<code>` decoded, Markdown escapes and backticks dropped, wrapped lines joined.
+pub fn words(s: &str) -> String {
+    let s = s
+        .replace("<code>", "")
+        .replace("</code>", "")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&#x2f;", "/")
+        .replace("&amp;", "&")
+        .replace(['`', '\\'], "");
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -1,0 +1,50 @@
+//! The library of seed 000 ("Schema Design By Example"): books with their author's name cached,
+//! users keyed by username, and notes appended into buckets of ten.
+//!
+//! The types come from `examples/library.sqn` through `build.rs`; every struct carries
+//! `#[derive(squillion::Document)]`, so `BookRepo`, `AuthorRepo`, `BookNotesBucketRepo`, ... keep
+//! the planned layout correct: [`rename_author`] fans the new name out to every book that caches
+//! it, [`add_note`] appends into a bucket that never holds more than ten notes.
+#![deny(missing_docs)]
+
+/// The generated types and repositories.
+pub mod schema {
+    include!(concat!(env!("OUT_DIR"), "/library.rs"));
+}
+
+use schema::{AuthorRepo, BookNotesBucketRepo, Note};
+use squillion::__private::bson::oid::ObjectId;
+use squillion::__private::mongodb::Database;
+
+/// Creates the indexes and validators the Plan declares (idempotent).
+pub async fn set_up(db: &Database) -> squillion::Result<()> {
+    schema::BookRepo::new(db).ensure_indexes().await?;
+    schema::BookRepo::new(db).ensure_validator().await?;
+    AuthorRepo::new(db).ensure_indexes().await?;
+    AuthorRepo::new(db).ensure_validator().await?;
+    schema::UserRepo::new(db).ensure_indexes().await?;
+    schema::UserRepo::new(db).ensure_validator().await?;
+    BookNotesBucketRepo::new(db).ensure_indexes().await?;
+    BookNotesBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}
+
+/// Renames an author; the copy of the first name on each of their books follows (rule 5).
+pub async fn rename_author(
+    db: &Database,
+    author: &ObjectId,
+    first_name: &str,
+) -> squillion::Result<()> {
+    AuthorRepo::new(db)
+        .set_first_name(author, &first_name.to_owned())
+        .await?;
+    Ok(())
+}
+
+/// Adds a note to a book: into its newest bucket while it has room, else a new bucket.
+pub async fn add_note(db: &Database, book: &ObjectId, note: &Note) -> squillion::Result<()> {
+    BookNotesBucketRepo::new(db)
+        .append_notes(book, note)
+        .await?;
+    Ok(())
+}
