@@ -45,8 +45,8 @@ pub struct AuditArgs {
     /// The database.
     #[command(flatten)]
     pub connection: Connection,
-    /// Documents sampled per collection.
-    #[arg(long, default_value_t = 1000)]
+    /// Documents sampled per collection (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -68,7 +68,7 @@ fn plan_of(file: &std::path::Path) -> Result<Plan, Exit> {
 async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
     let client = mongodb::Client::with_uri_str(&c.uri)
         .await
-        .map_err(|e| format!("cannot connect to {}: {e}", redact(&c.uri)))?;
+        .map_err(|e| format!("cannot connect to {}: {}", redact(&c.uri), describe(&e)))?;
     let name =
         c.db.clone()
             .or_else(|| client.default_database().map(|d| d.name().to_owned()))
@@ -76,8 +76,24 @@ async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
     let db = client.database(&name);
     db.run_command(mongodb::bson::doc! { "ping": 1 })
         .await
-        .map_err(|e| format!("cannot reach {}: {e}", redact(&c.uri)))?;
+        .map_err(|e| format!("cannot reach {}: {}", redact(&c.uri), describe(&e)))?;
     Ok(db)
+}
+
+/// A driver error in one readable line: what went wrong, without the driver's empty labels,
+/// sources and server responses.
+pub(crate) fn describe(e: &mongodb::error::Error) -> String {
+    let mut text = e.kind.to_string();
+    for noise in [", source: None", ", server response: None"] {
+        text = text.replace(noise, "");
+    }
+    while let Some(start) = text.find(", labels: {") {
+        let Some(end) = text[start..].find('}') else {
+            break;
+        };
+        text.replace_range(start..start + end + 1, "");
+    }
+    text.replace("Kind: ", "")
 }
 
 /// The URI without its password.
@@ -98,7 +114,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
         })
 }
 
-/// Runs `indexes`: exit 0 in sync (or all applied), 1 drift found (dry run), 2 errors.
+/// Runs `indexes`: exit 0 in sync (or all applied), 1 drift found (dry run) or not all of it
+/// applied, 2 errors.
 pub fn indexes(args: &IndexesArgs) -> Exit {
     let plan = match plan_of(&args.file) {
         Ok(p) => p,
@@ -119,35 +136,43 @@ pub fn indexes(args: &IndexesArgs) -> Exit {
         let drift = match crate::sync::inspect(&db, &plan).await {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", describe(&e));
                 return Exit::Usage;
             }
         };
         let drifting = drift.iter().any(|d| d.has_drift());
-        let actions = if args.apply {
-            match crate::sync::apply(&db, &plan, &drift, args.prune).await {
-                Ok(a) => a,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Exit::Usage;
-                }
-            }
+        let mut applied = crate::sync::Applied::default();
+        let stopped = if args.apply {
+            crate::sync::apply(&db, &plan, &drift, args.prune, &mut applied)
+                .await
+                .err()
         } else {
-            Vec::new()
+            None
         };
         if args.format == crate::check::OutputFormat::Json {
-            let out = serde_json::json!({ "collections": drift, "applied": actions });
+            let out = serde_json::json!({
+                "collections": drift,
+                "applied": applied.done,
+                "failed": applied.failed,
+            });
             println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         } else {
             print!("{}", crate::sync::report::text(&drift));
-            for a in &actions {
+            for a in &applied.done {
                 println!("{a}");
             }
+            for f in &applied.failed {
+                eprintln!("error: {f}");
+            }
+        }
+        if let Some(e) = stopped {
+            eprintln!("error: --apply stopped: {}", describe(&e));
+            return Exit::Usage;
         }
         match (drifting, args.apply) {
             (false, _) => Exit::Ok,
-            (true, true) => Exit::Ok,
-            (true, false) => Exit::Failed,
+            (true, true) if applied.failed.is_empty() => Exit::Ok,
+            (true, _) => Exit::Failed,
         }
     })
 }
@@ -170,9 +195,18 @@ pub fn audit(args: &AuditArgs) -> Exit {
                 return Exit::Usage;
             }
         };
-        let total = args.sample.saturating_mul(plan.collections.len() as u64);
         let bar = if args.format == crate::check::OutputFormat::Text && crate::input::stdout_color()
         {
+            // As long as the documents there are to sample, as far as the server's estimate goes.
+            let mut total = 0u64;
+            for c in &plan.collections {
+                let estimate = db
+                    .collection::<mongodb::bson::Document>(&c.name)
+                    .estimated_document_count()
+                    .await
+                    .unwrap_or(args.sample);
+                total = total.saturating_add(estimate.min(args.sample));
+            }
             indicatif::ProgressBar::new(total)
         } else {
             indicatif::ProgressBar::hidden()
@@ -181,7 +215,7 @@ pub fn audit(args: &AuditArgs) -> Exit {
         let report = match crate::audit::audit(&db, &plan, args.sample, &progress).await {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", describe(&e));
                 return Exit::Usage;
             }
         };

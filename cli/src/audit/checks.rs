@@ -72,7 +72,7 @@ pub fn check_document(
             limit: settings.doc_warn_size,
         });
     }
-    fields(&c.fields, doc, "", settings, &mut out);
+    fields(&c.fields, doc, "", settings, &mut Vec::new(), &mut out);
     if let Some(version) = schema_version {
         let found = match doc.get("schema_version") {
             Some(Bson::Int32(v)) => Some(i64::from(*v)),
@@ -93,19 +93,16 @@ pub fn check_document(
     out
 }
 
-fn fields(
-    planned: &[PlanField],
+fn fields<'a>(
+    planned: &'a [PlanField],
     doc: &Document,
     prefix: &str,
     settings: &Settings,
+    ancestors: &mut Vec<&'a PlanField>,
     out: &mut Vec<Observation>,
 ) {
     for (key, value) in doc {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
+        let path = join(prefix, key);
         let Some(field) = planned.iter().find(|f| &f.name == key) else {
             out.push(Observation {
                 kind: FindingKind::UnknownField,
@@ -115,17 +112,42 @@ fn fields(
             });
             continue;
         };
-        value_checks(field, value, &path, settings, out);
+        value_checks(field, value, &path, settings, ancestors, out);
     }
 }
 
-fn value_checks(
-    field: &PlanField,
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// The fields of an embedded document: its own, or for a recursive field (a tree of replies)
+/// those of the enclosing field of the same type.
+fn children<'a>(field: &'a PlanField, ancestors: &[&'a PlanField]) -> &'a [PlanField] {
+    if field.recursive {
+        ancestors
+            .iter()
+            .rev()
+            .find(|a| !a.recursive && a.type_name.is_some() && a.type_name == field.type_name)
+            .map_or(&[], |a| a.children.as_slice())
+    } else {
+        &field.children
+    }
+}
+
+fn value_checks<'a>(
+    field: &'a PlanField,
     value: &Bson,
     path: &str,
     settings: &Settings,
+    ancestors: &mut Vec<&'a PlanField>,
     out: &mut Vec<Observation>,
 ) {
+    let planned = children(field, ancestors);
+    ancestors.push(field);
     match value {
         Bson::Array(items) if field.array_depth > 0 => {
             let limit = match (field.max_items, field.kind) {
@@ -145,61 +167,111 @@ fn value_checks(
                     });
                 }
             }
-            if !field.children.is_empty() && !field.map {
+            if !planned.is_empty() && !field.map {
                 for item in items {
                     if let Bson::Document(d) = item {
-                        fields(&field.children, d, path, settings, out);
+                        fields(planned, d, path, settings, ancestors, out);
                     }
                 }
             }
         }
-        Bson::Document(d) if !field.children.is_empty() && !field.map => {
-            fields(&field.children, d, path, settings, out);
+        // A map: the keys are data, each value is one embedded document.
+        Bson::Document(d) if field.map && !planned.is_empty() => {
+            let path = format!("{path}.*");
+            for v in d.values() {
+                if let Bson::Document(inner) = v {
+                    fields(planned, inner, &path, settings, ancestors, out);
+                }
+            }
+        }
+        Bson::Document(d) if !planned.is_empty() => {
+            fields(planned, d, path, settings, ancestors, out);
         }
         _ => {}
     }
+    ancestors.pop();
 }
 
-/// The ids referenced by a document, per target entity, for the dangling-reference check.
-pub fn references(c: &Collection, doc: &Document) -> Vec<(String, Bson)> {
+/// One reference found in a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reference {
+    /// The referencing field's path (array levels not written).
+    pub path: String,
+    /// The entity referenced.
+    pub target: String,
+    /// The referenced `_id`.
+    pub id: Bson,
+}
+
+/// The ids referenced by a document, with the field holding each, for the dangling-reference
+/// check.
+pub fn references(c: &Collection, doc: &Document) -> Vec<Reference> {
     let mut out = Vec::new();
-    collect_refs(&c.fields, doc, &mut out);
+    collect_refs(&c.fields, doc, "", &mut Vec::new(), &mut out);
     out
 }
 
-fn collect_refs(planned: &[PlanField], doc: &Document, out: &mut Vec<(String, Bson)>) {
+fn collect_refs<'a>(
+    planned: &'a [PlanField],
+    doc: &Document,
+    prefix: &str,
+    ancestors: &mut Vec<&'a PlanField>,
+    out: &mut Vec<Reference>,
+) {
     for f in planned {
         let Some(value) = doc.get(&f.name) else {
             continue;
         };
+        let path = join(prefix, &f.name);
         match f.kind {
             FieldKind::Ref | FieldKind::RefArray if f.name != "_id" => {
                 let Some(target) = &f.source else { continue };
-                let mut push = |v: &Bson| match v {
-                    Bson::Document(d) => {
-                        if let Some(id) = d.get("id") {
-                            out.push((target.clone(), id.clone()));
-                        }
+                let mut push = |v: &Bson| {
+                    let id = match v {
+                        Bson::Document(d) => d.get("id"),
+                        Bson::Null => None,
+                        other => Some(other),
+                    };
+                    if let Some(id) = id {
+                        out.push(Reference {
+                            path: path.clone(),
+                            target: target.clone(),
+                            id: id.clone(),
+                        });
                     }
-                    Bson::Null => {}
-                    other => out.push((target.clone(), other.clone())),
                 };
                 match value {
                     Bson::Array(items) => items.iter().for_each(&mut push),
                     other => push(other),
                 }
             }
-            _ => match value {
-                Bson::Document(d) => collect_refs(&f.children, d, out),
-                Bson::Array(items) if !f.children.is_empty() => {
-                    for item in items {
-                        if let Bson::Document(d) = item {
-                            collect_refs(&f.children, d, out);
+            _ => {
+                let planned = children(f, ancestors);
+                if planned.is_empty() {
+                    continue;
+                }
+                ancestors.push(f);
+                match value {
+                    Bson::Document(d) if f.map => {
+                        let path = format!("{path}.*");
+                        for v in d.values() {
+                            if let Bson::Document(inner) = v {
+                                collect_refs(planned, inner, &path, ancestors, out);
+                            }
                         }
                     }
+                    Bson::Document(d) => collect_refs(planned, d, &path, ancestors, out),
+                    Bson::Array(items) => {
+                        for item in items {
+                            if let Bson::Document(d) = item {
+                                collect_refs(planned, d, &path, ancestors, out);
+                            }
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
-            },
+                ancestors.pop();
+            }
         }
     }
 }
@@ -272,7 +344,11 @@ mod tests {
             .any(|o| o.kind == FindingKind::UnknownField && o.path.as_deref() == Some("shelf")));
         assert_eq!(
             references(&c, &d),
-            vec![("Author".to_owned(), Bson::Int32(7))]
+            vec![Reference {
+                path: "author".to_owned(),
+                target: "Author".to_owned(),
+                id: Bson::Int32(7)
+            }]
         );
     }
 
@@ -289,5 +365,70 @@ mod tests {
             FindingKind::OldSchemaVersion
         );
         assert!(check_document(&c, &Settings::default(), &new, Some(2)).is_empty());
+    }
+
+    #[test]
+    fn recursive_trees_and_map_values_are_checked_with_the_fields_they_repeat() {
+        let mut user = field("user", FieldKind::Ref, "string", 0, None);
+        user.source = Some("User".into());
+        let mut replies = field("replies", FieldKind::Embedded, "object", 1, Some(2));
+        replies.recursive = true;
+        replies.type_name = Some("Comment".into());
+        let mut comments = field("comments", FieldKind::Embedded, "object", 1, Some(5));
+        comments.type_name = Some("Comment".into());
+        comments.children = vec![
+            field("text", FieldKind::Scalar, "string", 0, None),
+            replies,
+            user,
+        ];
+        let mut results = field("results", FieldKind::Embedded, "object", 0, None);
+        results.map = true;
+        results.children = vec![field("score", FieldKind::Scalar, "int", 0, None)];
+        let c = collection(vec![
+            field("_id", FieldKind::Scalar, "objectId", 0, None),
+            comments,
+            results,
+        ]);
+        let d = doc! {
+            "_id": 1,
+            "comments": [{ "text": "a", "user": "ann", "replies": [
+                { "text": "b", "user": "bob", "replies": [
+                    { "text": "c", "user": "cy", "mood": 1, "replies": [{}, {}, {}] },
+                ] },
+            ] }],
+            "results": { "ann": { "score": 3 }, "bob": { "score": 4, "bonus": 1 } },
+        };
+        let obs = check_document(&c, &Settings::default(), &d, None);
+        let paths: Vec<(FindingKind, &str)> = obs
+            .iter()
+            .map(|o| (o.kind, o.path.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                (FindingKind::UnknownField, "comments.replies.replies.mood"),
+                (
+                    FindingKind::ArrayOverBound,
+                    "comments.replies.replies.replies"
+                ),
+                (FindingKind::UnknownField, "results.*.bonus"),
+            ]
+        );
+        let mut refs: Vec<(String, String)> = references(&c, &d)
+            .into_iter()
+            .map(|r| (r.path, r.id.to_string()))
+            .collect();
+        refs.sort();
+        assert_eq!(
+            refs,
+            vec![
+                (
+                    "comments.replies.replies.user".to_owned(),
+                    "\"cy\"".to_owned()
+                ),
+                ("comments.replies.user".to_owned(), "\"bob\"".to_owned()),
+                ("comments.user".to_owned(), "\"ann\"".to_owned()),
+            ]
+        );
     }
 }

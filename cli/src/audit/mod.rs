@@ -26,6 +26,37 @@ pub struct AuditReport {
 /// Progress callback: called once per sampled document.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
+/// Distinct references checked per field: beyond this many, the detail says how many were.
+const REFERENCES_CHECKED: usize = 10_000;
+/// Ids per `$in` query.
+const IDS_PER_QUERY: usize = 1_000;
+
+/// The references one field holds over the sample.
+struct FieldReferences {
+    /// The entity referenced.
+    target: String,
+    /// Per distinct id (by [`id_key`]): the id and the `_id`s of the documents holding it.
+    ids: BTreeMap<String, (Bson, Vec<String>)>,
+}
+
+/// Findings as they accumulate over the sample: the count and the worst observation.
+struct Tally {
+    count: u64,
+    worst: checks::Observation,
+    example: Option<String>,
+}
+
+impl Tally {
+    /// Whether `o` is worse than what was seen: a longer array, a larger document, an older
+    /// version.
+    fn is_worse(&self, o: &checks::Observation) -> bool {
+        match o.kind {
+            FindingKind::OldSchemaVersion => o.value < self.worst.value,
+            _ => o.value > self.worst.value,
+        }
+    }
+}
+
 /// Audits every collection of the plan, sampling up to `sample` documents in each.
 pub async fn audit(
     db: &Database,
@@ -34,6 +65,7 @@ pub async fn audit(
     progress: Progress<'_>,
 ) -> mongodb::error::Result<AuditReport> {
     let mut sampled = BTreeMap::new();
+    let mut tallies: BTreeMap<(String, FindingKind, Option<String>), Tally> = BTreeMap::new();
     let mut findings: BTreeMap<(String, FindingKind, Option<String>), Finding> = BTreeMap::new();
     let existing = db.list_collection_names().await?;
     let entity_collection: BTreeMap<&str, &str> = plan
@@ -47,78 +79,127 @@ pub async fn audit(
             sampled.insert(c.name.clone(), 0);
             continue;
         }
-        let schema_version = c.schema_version;
         let size = i64::try_from(sample).unwrap_or(i64::MAX);
-        let docs: Vec<Document> = db
+        // One document at a time: a sample of large documents is never held in memory whole.
+        let mut cursor = db
             .collection::<Document>(&c.name)
             .aggregate(vec![doc! { "$sample": { "size": size } }])
-            .await?
-            .try_collect()
             .await?;
-        sampled.insert(c.name.clone(), docs.len() as u64);
-        let mut refs: BTreeMap<String, Vec<(Bson, String)>> = BTreeMap::new();
-        for d in &docs {
+        let mut count = 0u64;
+        let mut refs: BTreeMap<String, FieldReferences> = BTreeMap::new();
+        while let Some(d) = cursor.try_next().await? {
+            let d = &d;
+            count += 1;
             progress(1);
             let id = d.get("_id").map(|v| v.to_string());
-            for o in checks::check_document(c, &plan.settings, d, schema_version) {
+            for o in checks::check_document(c, &plan.settings, d, c.schema_version) {
                 let key = (c.name.clone(), o.kind, o.path.clone());
-                let entry = findings.entry(key).or_insert_with(|| Finding {
-                    collection: c.name.clone(),
-                    kind: o.kind,
-                    path: o.path.clone(),
-                    count: 0,
-                    example: id.clone(),
-                    detail: String::new(),
-                });
-                entry.count += 1;
-                entry.detail = detail(&o, entry.count);
+                match tallies.get_mut(&key) {
+                    Some(t) => {
+                        t.count += 1;
+                        if t.is_worse(&o) {
+                            t.worst = o;
+                            t.example = id.clone();
+                        }
+                    }
+                    None => {
+                        tallies.insert(
+                            key,
+                            Tally {
+                                count: 1,
+                                worst: o,
+                                example: id.clone(),
+                            },
+                        );
+                    }
+                }
             }
-            for (target, value) in checks::references(c, d) {
-                refs.entry(target)
-                    .or_default()
-                    .push((value, id.clone().unwrap_or_default()));
+            for r in checks::references(c, d) {
+                let holders = refs
+                    .entry(r.path)
+                    .or_insert_with(|| FieldReferences {
+                        target: r.target,
+                        ids: BTreeMap::new(),
+                    })
+                    .ids
+                    .entry(id_key(&r.id))
+                    .or_insert_with(|| (r.id, Vec::new()));
+                let holder = id.clone().unwrap_or_default();
+                if !holders.1.contains(&holder) {
+                    holders.1.push(holder);
+                }
             }
         }
-        for (target, values) in refs {
+        sampled.insert(c.name.clone(), count);
+        for (path, FieldReferences { target, ids }) in refs {
             let Some(coll) = entity_collection.get(target.as_str()) else {
                 continue;
             };
-            let ids: Vec<Bson> = values.iter().map(|(v, _)| v.clone()).take(1000).collect();
-            let found: Vec<Document> = db
-                .collection::<Document>(coll)
-                .find(doc! { "_id": { "$in": ids.clone() } })
-                .projection(doc! { "_id": 1 })
-                .await?
-                .try_collect()
-                .await?;
-            let found: Vec<&Bson> = found.iter().filter_map(|d| d.get("_id")).collect();
-            let dangling: Vec<&(Bson, String)> = values
-                .iter()
-                .take(1000)
-                .filter(|(v, _)| !found.contains(&v))
-                .collect();
-            if let Some((value, example)) = dangling.first() {
-                findings.insert(
-                    (
-                        c.name.clone(),
-                        FindingKind::DanglingReference,
-                        Some(target.clone()),
-                    ),
-                    Finding {
-                        collection: c.name.clone(),
-                        kind: FindingKind::DanglingReference,
-                        path: Some(target.clone()),
-                        count: dangling.len() as u64,
-                        example: Some(example.clone()),
-                        detail: format!(
-                            "{} of {} sampled references to {target} point nowhere (e.g. {value})",
-                            dangling.len(),
-                            ids.len()
-                        ),
-                    },
-                );
+            let checked: Vec<&(Bson, Vec<String>)> =
+                ids.values().take(REFERENCES_CHECKED).collect();
+            let mut found = std::collections::BTreeSet::new();
+            for chunk in checked.chunks(IDS_PER_QUERY) {
+                let wanted: Vec<Bson> = chunk.iter().map(|(v, _)| v.clone()).collect();
+                let mut cursor = db
+                    .collection::<Document>(coll)
+                    .find(doc! { "_id": { "$in": wanted } })
+                    .projection(doc! { "_id": 1 })
+                    .await?;
+                while let Some(d) = cursor.try_next().await? {
+                    if let Some(id) = d.get("_id") {
+                        found.insert(id_key(id));
+                    }
+                }
             }
+            let dangling: Vec<&&(Bson, Vec<String>)> = checked
+                .iter()
+                .filter(|(v, _)| !found.contains(&id_key(v)))
+                .collect();
+            let Some((value, _)) = dangling.first() else {
+                continue;
+            };
+            let mut holders: Vec<&String> = dangling.iter().flat_map(|(_, h)| h).collect();
+            holders.sort();
+            holders.dedup();
+            let of = if ids.len() > checked.len() {
+                format!("{} checked (of {})", checked.len(), ids.len())
+            } else {
+                checked.len().to_string()
+            };
+            let key = (
+                c.name.clone(),
+                FindingKind::DanglingReference,
+                Some(path.clone()),
+            );
+            findings.insert(
+                key,
+                Finding {
+                    collection: c.name.clone(),
+                    kind: FindingKind::DanglingReference,
+                    path: Some(path),
+                    count: holders.len() as u64,
+                    example: holders.first().map(|h| (*h).clone()),
+                    detail: format!(
+                        "{} of {of} distinct sampled references to {target} point nowhere \
+                         (e.g. {value})",
+                        dangling.len()
+                    ),
+                },
+            );
         }
+    }
+    for (key, t) in tallies {
+        findings.insert(
+            key,
+            Finding {
+                collection: String::new(),
+                kind: t.worst.kind,
+                path: t.worst.path.clone(),
+                count: t.count,
+                example: t.example,
+                detail: detail(&t.worst, t.count, &plan.settings),
+            },
+        );
     }
     for d in crate::sync::inspect(db, plan).await? {
         for i in &d.indexes {
@@ -139,25 +220,50 @@ pub async fn audit(
     }
     Ok(AuditReport {
         sampled,
-        findings: findings.into_values().collect(),
+        findings: findings
+            .into_iter()
+            .map(|((collection, _, _), f)| Finding { collection, ..f })
+            .collect(),
     })
 }
 
-fn detail(o: &checks::Observation, count: u64) -> String {
+/// A key under which equal ids compare equal: numbers by value (an int32 reference finds an
+/// int64 `_id`, as `$in` does), everything else by its extended JSON.
+fn id_key(v: &Bson) -> String {
+    match v {
+        Bson::Int32(n) => format!("n:{}", f64::from(*n)),
+        Bson::Int64(n) => format!("n:{}", *n as f64),
+        Bson::Double(n) => format!("n:{n}"),
+        other => other.clone().into_canonical_extjson().to_string(),
+    }
+}
+
+fn detail(
+    o: &checks::Observation,
+    count: u64,
+    settings: &squillion_codegen::plan::Settings,
+) -> String {
     match o.kind {
         FindingKind::ArrayOverBound => format!(
-            "{count} sampled documents; an array of {} elements where the design allows {}",
+            "{count} sampled documents; the longest array has {} elements where the design allows {}",
             o.value, o.limit
         ),
         FindingKind::DocumentSize => format!(
-            "{count} sampled documents over {} bytes (largest seen: {} bytes)",
-            o.limit, o.value
+            "{count} sampled documents over {} bytes (largest seen: {} bytes, {}% of the {} byte limit)",
+            o.limit,
+            o.value,
+            o.value.saturating_mul(100) / settings.doc_max_size.max(1),
+            settings.doc_max_size
         ),
         FindingKind::UnknownField => {
             format!("{count} sampled documents have a field the schema does not declare")
         }
+        FindingKind::OldSchemaVersion if o.value == 0 => format!(
+            "{count} sampled documents below schema version {} (some carry no version)",
+            o.limit
+        ),
         FindingKind::OldSchemaVersion => format!(
-            "{count} sampled documents below schema version {} (found {})",
+            "{count} sampled documents below schema version {} (oldest found: {})",
             o.limit, o.value
         ),
         FindingKind::MissingIndex | FindingKind::DanglingReference => String::new(),

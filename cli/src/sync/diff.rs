@@ -63,14 +63,14 @@ impl IndexDrift {
     }
 }
 
-fn declared_keys(i: &Index) -> Vec<(String, String)> {
+pub(crate) fn declared_keys(i: &Index) -> Vec<(String, String)> {
     i.keys
         .iter()
         .map(|k| (k.path.clone(), k.direction.to_string()))
         .collect()
 }
 
-fn keys_text(keys: &[(String, String)]) -> String {
+pub(crate) fn keys_text(keys: &[(String, String)]) -> String {
     let parts: Vec<String> = keys.iter().map(|(p, d)| format!("{p}: {d}")).collect();
     format!("{{{}}}", parts.join(", "))
 }

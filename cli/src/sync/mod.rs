@@ -76,82 +76,182 @@ pub async fn inspect(db: &Database, plan: &Plan) -> mongodb::error::Result<Vec<C
     Ok(out)
 }
 
-/// Applies the drift: creates missing collections (with their validator), creates missing
-/// indexes, rebuilds declared indexes whose options differ, sets differing validators with
-/// `collMod`; drops extra indexes only when `prune`. Returns what it did, one line per action.
+/// What `--apply` did, and what the server refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Applied {
+    /// Done, one line per action.
+    pub done: Vec<String>,
+    /// Refused by the server (duplicate keys under a declared unique index, an undeclared index
+    /// on the same keys...), one line each with the reason. The rest was still applied.
+    pub failed: Vec<String>,
+}
+
+/// Applies the drift: creates missing collections (with their validator), sets differing
+/// validators with `collMod`, drops extra indexes when `prune` (first, so that a declared index
+/// can take their keys), rebuilds declared indexes whose options differ, creates missing ones.
+///
+/// What the server refuses for one collection or index is recorded in `applied.failed` and the
+/// rest goes on; an error that is not about one operation (the connection is gone) stops here,
+/// with `applied` holding what was done before it.
 pub async fn apply(
     db: &Database,
     plan: &Plan,
     drift: &[CollectionDrift],
     prune: bool,
-) -> mongodb::error::Result<Vec<String>> {
-    let mut actions = Vec::new();
+    applied: &mut Applied,
+) -> mongodb::error::Result<()> {
     for d in drift {
         let Some(c) = plan.collection(&d.collection) else {
             continue;
         };
         let validator = validator_document(c);
         if !d.exists {
-            db.create_collection(&c.name)
+            let created = db
+                .create_collection(&c.name)
                 .validator(validator.clone())
-                .await?;
-            actions.push(format!("created collection {} with its validator", c.name));
+                .await;
+            record(
+                applied,
+                created,
+                format!("created collection {} with its validator", c.name),
+                || format!("cannot create collection {}", c.name),
+            )?;
         } else if d.validator != ValidatorDrift::InSync {
-            db.run_command(doc! { "collMod": &c.name, "validator": validator.clone() })
-                .await?;
-            actions.push(format!("set the validator of {} (collMod)", c.name));
+            let set = db
+                .run_command(doc! { "collMod": &c.name, "validator": validator.clone() })
+                .await;
+            record(
+                applied,
+                set,
+                format!("set the validator of {} (collMod)", c.name),
+                || format!("cannot set the validator of {}", c.name),
+            )?;
         }
         let coll = db.collection::<Document>(&c.name);
         for drift in &d.indexes {
-            match drift {
-                IndexDrift::Missing { name, .. } => {
-                    if let Some(i) = c.indexes.iter().find(|i| &i.name == name) {
-                        coll.create_index(index_model(i)).await?;
-                        actions.push(format!("created index {}.{}", c.name, name));
-                    }
-                }
-                IndexDrift::Different { name, .. } => {
-                    if let Some(i) = c.indexes.iter().find(|i| &i.name == name) {
-                        // A declared index whose options changed: rebuilt under the same name.
-                        if coll.drop_index(name).await.is_ok() {
-                            actions.push(format!(
-                                "dropped index {}.{} (options changed)",
-                                c.name, name
-                            ));
-                        }
-                        coll.create_index(index_model(i)).await?;
-                        actions.push(format!("created index {}.{}", c.name, name));
-                    }
-                }
-                IndexDrift::Extra { name, .. } => {
-                    if prune {
-                        coll.drop_index(name).await?;
-                        actions.push(format!("dropped index {}.{} (--prune)", c.name, name));
-                    } else {
-                        actions.push(format!(
-                            "kept index {}.{} (not declared; --prune drops it)",
-                            c.name, name
-                        ));
-                    }
+            if let IndexDrift::Extra { name, .. } = drift {
+                if prune {
+                    let dropped = coll.drop_index(name).await;
+                    record(
+                        applied,
+                        dropped,
+                        format!("dropped index {}.{} (--prune)", c.name, name),
+                        || format!("cannot drop index {}.{}", c.name, name),
+                    )?;
+                } else {
+                    applied.done.push(format!(
+                        "kept index {}.{} (not declared; --prune drops it)",
+                        c.name, name
+                    ));
                 }
             }
         }
+        for drift in &d.indexes {
+            let (name, rebuild) = match drift {
+                IndexDrift::Missing { name, .. } => (name, false),
+                IndexDrift::Different { name, .. } => (name, true),
+                IndexDrift::Extra { .. } => continue,
+            };
+            let Some(i) = c.indexes.iter().find(|i| &i.name == name) else {
+                continue;
+            };
+            if rebuild {
+                // A declared index whose options changed: rebuilt under the same name.
+                let dropped = coll.drop_index(name).await;
+                let ok = dropped.is_ok();
+                record(
+                    applied,
+                    dropped,
+                    format!("dropped index {}.{} (options changed)", c.name, name),
+                    || format!("cannot drop index {}.{} to rebuild it", c.name, name),
+                )?;
+                if !ok {
+                    continue;
+                }
+            }
+            let created = coll.create_index(index_model(i)).await;
+            record(
+                applied,
+                created,
+                format!("created index {}.{}", c.name, name),
+                || {
+                    let mut what = format!("cannot create index {}.{}", c.name, name);
+                    if let Some(other) = same_keys(&d.indexes, i).filter(|_| !prune) {
+                        what.push_str(&format!(
+                            " (the undeclared index {other} has the same keys; --prune replaces it)"
+                        ));
+                    }
+                    what
+                },
+            )?;
+        }
     }
-    Ok(actions)
+    Ok(())
+}
+
+/// Records the outcome of one operation: done, refused by the server (kept in `failed`, the
+/// apply goes on), or an error that stops the apply.
+fn record<T>(
+    applied: &mut Applied,
+    outcome: mongodb::error::Result<T>,
+    done: String,
+    failed: impl FnOnce() -> String,
+) -> mongodb::error::Result<()> {
+    use mongodb::error::ErrorKind;
+    match outcome {
+        Ok(_) => {
+            applied.done.push(done);
+            Ok(())
+        }
+        Err(e) if matches!(*e.kind, ErrorKind::Command(_) | ErrorKind::Write(_)) => {
+            applied
+                .failed
+                .push(format!("{}: {}", failed(), crate::database::describe(&e)));
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The extra (undeclared) index with the same keys as `declared`, if any.
+fn same_keys<'a>(
+    drift: &'a [IndexDrift],
+    declared: &squillion_codegen::plan::Index,
+) -> Option<&'a str> {
+    let keys = diff::keys_text(&diff::declared_keys(declared));
+    drift.iter().find_map(|d| match d {
+        IndexDrift::Extra { name, keys: k } if *k == keys => Some(name.as_str()),
+        _ => None,
+    })
 }
 
 /// The driver's model of a declared index.
 pub fn index_model(i: &squillion_codegen::plan::Index) -> IndexModel {
+    use mongodb::options::{Collation, CollationStrength, IndexOptions};
     let keys = json_to_document(&squillion_codegen::scripts::keys(i));
-    let options = json_to_document(&squillion_codegen::scripts::options(i));
-    // The options document was written by squillion from the Plan; if the driver ever refused
-    // it, the index would still be created with its keys and name.
-    let options = mongodb::bson::from_document::<mongodb::options::IndexOptions>(options)
-        .unwrap_or_else(|_| {
-            mongodb::options::IndexOptions::builder()
-                .name(i.name.clone())
-                .build()
-        });
+    // Built field by field from the Plan: an option the driver could not read is a compile
+    // error here, not an index silently created without it.
+    let collation = i.collation.as_ref().map(|c| {
+        let strength = match c.strength {
+            1 => CollationStrength::Primary,
+            2 => CollationStrength::Secondary,
+            4 => CollationStrength::Quaternary,
+            5 => CollationStrength::Identical,
+            _ => CollationStrength::Tertiary,
+        };
+        Collation::builder()
+            .locale(c.locale.clone())
+            .strength(strength)
+            .build()
+    });
+    let options = IndexOptions::builder()
+        .name(i.name.clone())
+        .unique(i.unique.then_some(true))
+        .sparse(i.sparse.then_some(true))
+        .partial_filter_expression(i.partial_filter.as_ref().map(json_to_document))
+        .collation(collation)
+        .expire_after(i.expire_after_seconds.map(std::time::Duration::from_secs))
+        .build();
     IndexModel::builder().keys(keys).options(options).build()
 }
 
