@@ -23,20 +23,7 @@ fn html(plan: &Plan) -> String {
     render(plan, Format::Html).expect("html renders").main
 }
 
-/// The words of a document or a sentence, whatever the format did to them: HTML entities and
-/// `<code>` decoded, Markdown escapes and backticks dropped, wrapped lines joined.
-fn words(s: &str) -> String {
-    let s = s
-        .replace("<code>", "")
-        .replace("</code>", "")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-        .replace(['`', '\\'], "");
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use support::words;
 
 fn assert_mentions(doc: &str, sentence: &str, what: &str) {
     let probe: String = words(sentence).chars().take(48).collect();

@@ -2,8 +2,8 @@
 //! must hold the inline diagram with every collection. Chromium is required: without it this
 //! test fails and says how to install it (`scripts/ensure-chromium.sh`); it never skips.
 //!
-//! Set `SQUILLION_UPDATE_SCREENSHOTS=1` to copy the screenshots into `docs/review/` (opt-in, like
-//! snapshot updates).
+//! Screenshots are kept in `target/tmp/review-screenshots/`; set `SQUILLION_UPDATE_SCREENSHOTS=1`
+//! to copy the examples' into `docs/review/` (opt-in, like snapshot updates).
 
 mod support;
 
@@ -42,8 +42,13 @@ fn chromium() -> PathBuf {
 }
 
 /// Runs Chromium headless on `html` with `extra` arguments; returns its stdout.
+///
+/// Its output goes to files, not pipes: a DOM dump larger than a pipe's buffer would block
+/// Chromium while this waits for it to exit.
 fn run_chromium(browser: &Path, html: &Path, extra: &[String]) -> Vec<u8> {
     let profile = tempfile::tempdir().expect("profile dir");
+    let stdout_path = profile.path().join("stdout");
+    let stderr_path = profile.path().join("stderr");
     let mut cmd = Command::new(browser);
     cmd.args([
         "--headless",
@@ -55,17 +60,20 @@ fn run_chromium(browser: &Path, html: &Path, extra: &[String]) -> Vec<u8> {
         "--no-first-run",
         "--hide-scrollbars",
     ])
-    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .arg(format!(
+        "--user-data-dir={}",
+        profile.path().join("data").display()
+    ))
     .args(extra)
     .arg(html)
     .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    .stdout(std::fs::File::create(&stdout_path).expect("stdout file"))
+    .stderr(std::fs::File::create(&stderr_path).expect("stderr file"));
     let mut child = cmd.spawn().expect("chromium starts");
     let start = Instant::now();
-    loop {
-        if let Some(_status) = child.try_wait().expect("chromium runs") {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("chromium runs") {
+            break status;
         }
         if start.elapsed() > TIMEOUT {
             let _ = child.kill();
@@ -76,15 +84,14 @@ fn run_chromium(browser: &Path, html: &Path, extra: &[String]) -> Vec<u8> {
             );
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().expect("chromium output");
+    };
     assert!(
-        out.status.success(),
+        status.success(),
         "chromium failed on {}: {}",
         html.display(),
-        String::from_utf8_lossy(&out.stderr)
+        std::fs::read_to_string(&stderr_path).unwrap_or_default()
     );
-    out.stdout
+    std::fs::read(&stdout_path).expect("chromium stdout")
 }
 
 fn check_in_browser(name: &str, plan: &Plan, shots: &Path) {
@@ -154,7 +161,7 @@ fn check_in_browser(name: &str, plan: &Plan, shots: &Path) {
 
     std::fs::create_dir_all(shots).expect("screenshot dir");
     std::fs::copy(&png, shots.join(format!("{name}.png"))).expect("screenshot kept");
-    if std::env::var_os("SQUILLION_UPDATE_SCREENSHOTS").is_some() {
+    if name != "fixture" && std::env::var_os("SQUILLION_UPDATE_SCREENSHOTS").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/review");
         std::fs::create_dir_all(&docs).expect("docs/review");
         std::fs::copy(&png, docs.join(format!("{name}.png"))).expect("screenshot copied to docs");
@@ -165,4 +172,7 @@ fn check_in_browser(name: &str, plan: &Plan, shots: &Path) {
 fn html_reviews_render_in_headless_chromium_to_png_and_pdf_with_the_diagram() {
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("review-screenshots");
     check_in_browser("fixture", &support::plan(), &shots);
+    for name in support::example_names() {
+        check_in_browser(&name, &support::example_plan(&name), &shots);
+    }
 }
