@@ -4,15 +4,33 @@
 //! layout of every relationship (embed, reference, bucket, subset, ...) with MongoDB's rules of thumb
 //! and design patterns, explains each choice, and generates the Rust code that keeps it honest.
 //!
-//! Entry points:
-//! - the CLI, `squillion check|plan FILE`;
-//! - [`grammar`] and [`codegen`] as libraries (parse, validate, plan);
-//! - `#[derive(squillion::Document)]` (default feature `derive`) on generated or hand-written
-//!   structs: it writes a typed repository, `<Name>Repo`, whose operations keep each layout
-//!   correct against MongoDB (bounded arrays, buckets, subsets, queues, trees, ...). The attribute
-//!   language is described in `docs/derive.md`.
+//! Three ways in:
 //!
-//! ```ignore
+//! - **The CLI**: `squillion check|plan|review|generate FILE`, and `indexes`/`audit` against a
+//!   live database (crate `squillion-cli`).
+//! - **build.rs** (feature `build`): [`build::Builder`] writes `$OUT_DIR/<schema>.rs`, which the
+//!   crate brings in with `include!`:
+//!
+//!   ```text
+//!   // build.rs
+//!   squillion::build::Builder::new().schema("schema/library.sqn").compile()?;
+//!   // src/lib.rs
+//!   include!(concat!(env!("OUT_DIR"), "/library.rs"));
+//!   ```
+//!
+//! - **The derive** (default feature `derive`): `#[derive(squillion::Document)]` on generated or
+//!   hand-written structs writes a typed repository, `<Name>Repo`, whose operations keep each
+//!   layout correct against MongoDB (bounded arrays, buckets, subsets, queues, trees, ...). The
+//!   attribute language is described in `docs/derive.md`.
+//!
+//! ```no_run
+//! use squillion::BoundedVec;
+//!
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct Note {
+//!     text: String,
+//! }
+//!
 //! #[derive(serde::Serialize, serde::Deserialize, squillion::Document)]
 //! #[squillion(collection = "books", schema_version = 1)]
 //! struct Book {
@@ -22,13 +40,19 @@
 //!     #[squillion(index)]
 //!     title: String,
 //!     #[squillion(embed(max = 200))]
-//!     notes: squillion::BoundedVec<Note, 200>,
+//!     notes: BoundedVec<Note, 200>,
 //! }
 //!
-//! let books = BookRepo::new(&db);
-//! books.ensure_indexes().await?;
-//! books.push_notes(&id, &note).await?; // Error::BoundExceeded when 200 are there
+//! async fn add_note(db: &mongodb::Database, id: bson::oid::ObjectId) -> squillion::Result<()> {
+//!     let books = BookRepo::new(db);
+//!     books.ensure_indexes().await?;
+//!     // Error::BoundExceeded when 200 notes are there: the update itself carries the guard.
+//!     books.push_notes(&id, &Note { text: "first edition".into() }).await
+//! }
 //! ```
+//!
+//! [`grammar`] and [`codegen`] are the parser and the engine as libraries (parse, validate, plan,
+//! emit).
 #![deny(missing_docs)]
 
 #[doc(hidden)]

@@ -9,12 +9,21 @@ use mongodb::{Collection, Database};
 use crate::{Document, Error, Page, PageRequest, Result, SchemaVersion};
 
 /// The handles of one document type's collection, shared by every method of its repository.
-#[derive(Debug)]
 pub struct RepoCore<T: Document> {
     db: Database,
     typed: Collection<T>,
     raw: Collection<BsonDocument>,
     transactions: Arc<OnceLock<bool>>,
+}
+
+/// Shows the collection's namespace; unlike a derived `Debug`, it asks nothing of `T`, so the
+/// documents of a hand-written struct need not implement `Debug` for their repository to.
+impl<T: Document> std::fmt::Debug for RepoCore<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RepoCore")
+            .field("namespace", &self.raw.namespace().to_string())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<T: Document> Clone for RepoCore<T> {
