@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::plan::{Collection, Decision, Index, Plan, PlanField, Severity};
+use crate::prose::counted;
 
 /// Renders the plan as plain text.
 pub fn explain(plan: &Plan) -> String {
@@ -11,10 +12,10 @@ pub fn explain(plan: &Plan) -> String {
     let _ = writeln!(out, "Plan for {}", plan.source);
     let _ = writeln!(
         out,
-        "{} collections, {} relationships, {} warnings",
-        plan.collections.len(),
-        plan.relationships.len(),
-        plan.warnings.len()
+        "{}, {}, {}",
+        counted(plan.collections.len(), "collection", "collections"),
+        counted(plan.relationships.len(), "relationship", "relationships"),
+        counted(plan.warnings.len(), "warning", "warnings")
     );
     for d in &plan.relationships {
         out.push('\n');
@@ -49,8 +50,13 @@ pub fn explain(plan: &Plan) -> String {
 fn decision(out: &mut String, d: &Decision) {
     let _ = writeln!(
         out,
-        "{}  {} {} <-> {} {}  [{:?}]",
-        d.id, d.from, d.cardinality.from, d.to, d.cardinality.to, d.kind
+        "{}  {} {} <-> {} {}  ({})",
+        d.id,
+        d.from,
+        d.cardinality.from,
+        d.to,
+        d.cardinality.to,
+        d.kind.describe()
     );
     let forced = if d.forced { " (forced)" } else { "" };
     let mut modifiers = Vec::new();
@@ -84,8 +90,10 @@ fn decision(out: &mut String, d: &Decision) {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  stored:   {}.{} holds {:?} of {}{max}",
-            p.collection, p.path, p.shape, p.target
+            "  stored:   {}.{} holds {}{max}",
+            p.collection,
+            p.path,
+            p.shape.describe(&p.target)
         );
     }
     if !d.facts.is_empty() {
@@ -157,8 +165,12 @@ fn field(out: &mut String, f: &PlanField, depth: usize) {
     }
     let max = f.max_items.map(|m| format!(" max {m}")).unwrap_or_default();
     let opt = if f.optional { "?" } else { "" };
-    let kind = format!("{:?}", f.kind).to_lowercase();
-    let _ = writeln!(out, "{indent}{}{opt}: {ty}{max}  <{kind}>", f.name);
+    let _ = writeln!(
+        out,
+        "{indent}{}{opt}: {ty}{max}  <{}>",
+        f.name,
+        f.kind.as_str()
+    );
     for c in &f.children {
         field(out, c, depth + 1);
     }

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod model;
 pub mod pipeline;
 pub mod plan;
+pub mod prose;
 pub mod resolve;
 pub mod review;
 pub mod rust;

@@ -113,6 +113,17 @@ pub enum RelationKind {
     ManyToMany,
 }
 
+impl RelationKind {
+    /// The kind in words: `one-to-many`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RelationKind::OneToOne => "one-to-one",
+            RelationKind::OneToMany => "one-to-many",
+            RelationKind::ManyToMany => "many-to-many",
+        }
+    }
+}
+
 /// The layouts of a relationship (DOMAIN.md vocabulary), as forced by `force` and chosen by the
 /// engine.
 #[derive(

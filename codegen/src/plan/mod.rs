@@ -151,6 +151,25 @@ pub enum Shape {
     ExtendedRef,
 }
 
+impl Shape {
+    /// What a field of this shape holds, in words: `an array of embedded Address`.
+    pub fn describe(self, target: &str) -> String {
+        match self {
+            Shape::Subdocument => format!("one embedded {target}"),
+            Shape::ArrayOfSubdocuments => format!("an array of embedded {target}"),
+            Shape::Id => format!("the id of {}", crate::prose::a(target)),
+            Shape::ArrayOfIds => format!("an array of {target} ids"),
+            Shape::ArrayOfExtendedRefs => {
+                format!("an array of {target} extended references (id + copied fields)")
+            }
+            Shape::ExtendedRef => format!(
+                "an extended reference to {} (id + copied fields)",
+                crate::prose::a(target)
+            ),
+        }
+    }
+}
+
 /// Where one side of a relationship lives.
 #[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct Placement {
@@ -428,6 +447,21 @@ pub enum FieldKind {
     Computed,
     /// A field added by a pattern (discriminator, ancestors, schema version...).
     Pattern,
+}
+
+impl FieldKind {
+    /// The kind as the Plan's JSON writes it: `ref_array`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldKind::Scalar => "scalar",
+            FieldKind::Embedded => "embedded",
+            FieldKind::Ref => "ref",
+            FieldKind::RefArray => "ref_array",
+            FieldKind::Denormalized => "denormalized",
+            FieldKind::Computed => "computed",
+            FieldKind::Pattern => "pattern",
+        }
+    }
 }
 
 /// A field of a planned document. Embedded documents and arrays of them carry `children`.

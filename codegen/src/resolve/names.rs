@@ -340,13 +340,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     rows[a.len()][b.len()]
 }
 
-/// `a` or `an` before a type name as written (`an int32`, `a string`).
-pub(super) fn article(word: &str) -> &'static str {
-    match word.trim_start_matches('`').chars().next() {
-        Some('a' | 'e' | 'i' | 'o' | 'A' | 'E' | 'I' | 'O') => "an",
-        _ => "a",
-    }
-}
+pub(super) use crate::prose::article;
 
 /// `` `a`, `b` or `c` ``.
 pub(super) fn one_of<'s>(names: impl IntoIterator<Item = &'s str>) -> String {

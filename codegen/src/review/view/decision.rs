@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use crate::model::RelationKind;
 use crate::plan::{BucketPurpose, ComputedFn, Decision, RuleCitation, RuleId};
 
 use super::{anchor, ratio, thousands, WarningView};
@@ -92,14 +91,6 @@ pub struct FanOutView {
     pub statement: String,
 }
 
-fn kind(k: RelationKind) -> &'static str {
-    match k {
-        RelationKind::OneToOne => "one-to-one",
-        RelationKind::OneToMany => "one-to-many",
-        RelationKind::ManyToMany => "many-to-many",
-    }
-}
-
 pub(super) fn rule(r: &RuleCitation) -> RuleView {
     RuleView {
         label: match r.number {
@@ -147,7 +138,7 @@ pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
         anchor: anchor("rel", &d.id),
         from: d.from.clone(),
         to: d.to.clone(),
-        kind: kind(d.kind),
+        kind: d.kind.describe(),
         cardinality: format!(
             "{} {} \u{2194} {} {}",
             d.from, d.cardinality.from, d.to, d.cardinality.to
@@ -200,23 +191,7 @@ pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
 }
 
 fn placement(p: &crate::plan::Placement) -> String {
-    use crate::plan::Shape;
-    let what = match p.shape {
-        Shape::Subdocument => format!("one embedded {}", p.target),
-        Shape::ArrayOfSubdocuments => format!("an array of embedded {}", p.target),
-        Shape::Id => format!("the id of a {}", p.target),
-        Shape::ArrayOfIds => format!("an array of {} ids", p.target),
-        Shape::ArrayOfExtendedRefs => {
-            format!(
-                "an array of {} extended references (id + copied fields)",
-                p.target
-            )
-        }
-        Shape::ExtendedRef => format!(
-            "an extended reference to a {} (id + copied fields)",
-            p.target
-        ),
-    };
+    let what = p.shape.describe(&p.target);
     let max = p
         .max_items
         .map(|m| format!(", at most {}", thousands(m)))
