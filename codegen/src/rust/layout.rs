@@ -35,12 +35,92 @@ fn lit(n: u64) -> Literal {
     Literal::u64_unsuffixed(n)
 }
 
-/// The Rust type of the documents of the collection holding `entity`, if it has one.
-fn document_type(plan: &Plan, entity: &str) -> Option<proc_macro2::Ident> {
-    plan.collections
-        .iter()
-        .find(|c| c.entity == entity && c.role == CollectionRole::Entity)
-        .map(|c| type_ident(&super::collection_type_name(c)))
+/// The Plan looked up by collection and entity, built once per generated file: which decisions
+/// touch each collection, and the Rust type of each collection and of each entity's documents.
+pub(super) struct PlanIndex<'a> {
+    plan: &'a Plan,
+    /// Decisions (by position) placing, subsetting, bucketing or computing something in a
+    /// collection.
+    touching: BTreeMap<&'a str, Vec<usize>>,
+    /// Decisions (by position) copying a field of an entity elsewhere.
+    copying: BTreeMap<&'a str, Vec<usize>>,
+    /// The Rust type of the documents of the collection holding each entity.
+    documents: BTreeMap<&'a str, proc_macro2::Ident>,
+    /// The Rust type of each collection's documents.
+    collections: BTreeMap<&'a str, proc_macro2::Ident>,
+}
+
+impl<'a> PlanIndex<'a> {
+    pub(super) fn new(plan: &'a Plan) -> Self {
+        let mut touching: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
+        let mut copying: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
+        for (i, d) in plan.relationships.iter().enumerate() {
+            let names = d
+                .placement
+                .iter()
+                .map(|p| p.collection.as_str())
+                .chain(d.subset.iter().map(|s| s.collection.as_str()))
+                .chain(d.bucket.iter().map(|b| b.collection.as_str()))
+                .chain(d.computed.iter().map(|x| x.collection.as_str()));
+            for name in names {
+                let list = touching.entry(name).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+            for x in &d.denormalized {
+                if let Some((entity, _)) = x.source.split_once('.') {
+                    let list = copying.entry(entity).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        let mut documents = BTreeMap::new();
+        let mut collections = BTreeMap::new();
+        for c in &plan.collections {
+            let ty = || type_ident(&super::collection_type_name(c));
+            if c.role == CollectionRole::Entity {
+                documents.entry(c.entity.as_str()).or_insert_with(ty);
+            }
+            collections.entry(c.name.as_str()).or_insert_with(ty);
+        }
+        PlanIndex {
+            plan,
+            touching,
+            copying,
+            documents,
+            collections,
+        }
+    }
+
+    /// The Rust type of the documents of the collection holding `entity`, if it has one.
+    fn document_type(&self, entity: &str) -> Option<proc_macro2::Ident> {
+        self.documents.get(entity).cloned()
+    }
+
+    /// The Rust type of the documents of collection `name`, if it exists.
+    fn collection_type(&self, name: &str) -> Option<proc_macro2::Ident> {
+        self.collections.get(name).cloned()
+    }
+
+    /// The decisions that may put an attribute on `c`, in the Plan's order.
+    fn decisions_for(&self, c: &Collection) -> impl Iterator<Item = &'a Decision> + '_ {
+        let mut at: Vec<usize> = self
+            .touching
+            .get(c.name.as_str())
+            .into_iter()
+            .chain(self.copying.get(c.entity.as_str()))
+            .flatten()
+            .copied()
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        let plan = self.plan;
+        at.into_iter()
+            .filter_map(move |i| plan.relationships.get(i))
+    }
 }
 
 /// The Rust identifier of the top-level field stored as `bson`.
@@ -53,16 +133,17 @@ fn top_level(path: &str) -> bool {
 }
 
 /// Everything the derive needs to know about `c`.
-pub(super) fn collection_attrs(plan: &Plan, c: &Collection) -> CollectionAttrs {
+pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> CollectionAttrs {
     let mut out = CollectionAttrs::default();
     if let Some(v) = c.schema_version {
         let v = lit(u64::from(v));
         out.container.push(quote!(schema_version = #v));
     }
     patterns(c, &mut out);
-    for d in &plan.relationships {
-        relationship(plan, c, d, &mut out);
-        copies(plan, c, d, &mut out);
+    // Only the decisions touching `c`: both functions ignore every other one.
+    for d in lookup.decisions_for(c) {
+        relationship(lookup, c, d, &mut out);
+        copies(lookup, c, d, &mut out);
     }
     for i in &c.indexes {
         out.container.push(index(i));
@@ -95,7 +176,7 @@ fn patterns(c: &Collection, out: &mut CollectionAttrs) {
 }
 
 /// The layout attributes a relationship puts on fields of `c`.
-fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
+fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
     let here: Vec<_> = d
         .placement
         .iter()
@@ -108,7 +189,7 @@ fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionA
                 .filter(|p| p.shape == Shape::Id)
                 .filter_map(|p| {
                     let field = ident_of(c, &p.path)?;
-                    let ty = document_type(plan, &p.target)?;
+                    let ty = lookup.document_type(&p.target)?;
                     Some(quote!(#field = #ty))
                 })
                 .collect();
@@ -137,13 +218,13 @@ fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionA
             },
             (Layout::Embed, Shape::Subdocument) => quote!(embed),
             (Layout::ParentRefs | Layout::OneWay, Shape::ArrayOfIds) => {
-                let (Some(to), Some(m)) = (document_type(plan, &p.target), max) else {
+                let (Some(to), Some(m)) = (lookup.document_type(&p.target), max) else {
                     continue;
                 };
                 quote!(parent_refs(to = #to, max = #m))
             }
             (Layout::ChildRef, Shape::Id) => {
-                let Some(to) = document_type(plan, &p.target) else {
+                let Some(to) = lookup.document_type(&p.target) else {
                     continue;
                 };
                 quote!(child_ref(to = #to))
@@ -157,7 +238,7 @@ fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionA
                 else {
                     continue;
                 };
-                let (Some(to), Some(m)) = (document_type(plan, &p.target), max) else {
+                let (Some(to), Some(m)) = (lookup.document_type(&p.target), max) else {
                     continue;
                 };
                 let inverse = &other.path;
@@ -176,7 +257,7 @@ fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionA
     }
     if let Some(s) = &d.subset {
         if s.collection == c.name && top_level(&s.path) {
-            if let Some(to) = document_type(plan, &d.child) {
+            if let Some(to) = lookup.document_type(&d.child) {
                 let n = lit(s.n);
                 let sort = &s.sort_by;
                 let desc = if s.descending {
@@ -261,7 +342,7 @@ fn relationship(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionA
 }
 
 /// `fan_out` on the source fields of `c`'s entity whose copies live elsewhere.
-fn copies(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
+fn copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
     if c.role != CollectionRole::Entity {
         return;
     }
@@ -272,10 +353,7 @@ fn copies(plan: &Plan, c: &Collection, d: &Decision, out: &mut CollectionAttrs) 
         if entity != c.entity || c.field(field).is_none() {
             continue;
         }
-        let Some(to) = plan
-            .collection(&x.fan_out.collection)
-            .map(|t| type_ident(&super::collection_type_name(t)))
-        else {
+        let Some(to) = lookup.collection_type(&x.fan_out.collection) else {
             continue;
         };
         let f = &x.fan_out;

@@ -1,4 +1,6 @@
-//! Indexes and validators as Rust expressions for generated code.
+//! Indexes and validators as Rust expressions for generated code: each a raw string of compact
+//! JSON (the documents `squillion indexes` and the mongosh script apply) read by a small runtime
+//! function, so the generated file shows the documents as MongoDB sees them and stays short.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -6,54 +8,26 @@ use serde_json::Value;
 
 use crate::plan::Collection;
 
-/// `vec![IndexModel, ...]` for a collection's indexes.
+/// `index_models(r#"[...]"#)` for a collection's indexes: one `createIndexes` index document
+/// (`key` and the options) per index.
 pub(super) fn indexes(c: &Collection) -> TokenStream {
-    let models = c.indexes.iter().map(|i| {
-        let keys = i.keys.iter().map(|k| {
-            let path = &k.path;
-            let dir = Literal::i32_unsuffixed(k.direction);
-            quote!(#path: #dir)
-        });
-        let name = &i.name;
-        let mut options = quote!(.name(::std::string::String::from(#name)));
-        if i.unique {
-            options.extend(quote!(.unique(true)));
-        }
-        if i.sparse {
-            options.extend(quote!(.sparse(true)));
-        }
-        if let Some(t) = i.expire_after_seconds {
-            let t = Literal::u64_unsuffixed(t);
-            options.extend(quote!(.expire_after(::std::time::Duration::from_secs(#t))));
-        }
-        if let Some(c) = &i.collation {
-            let locale = &c.locale;
-            let strength = match c.strength {
-                1 => quote!(Primary),
-                2 => quote!(Secondary),
-                3 => quote!(Tertiary),
-                4 => quote!(Quaternary),
-                _ => quote!(Identical),
-            };
-            options.extend(quote!(.collation(
-                ::squillion::__private::mongodb::options::Collation::builder()
-                    .locale(#locale)
-                    .strength(::squillion::__private::mongodb::options::CollationStrength::#strength)
-                    .build()
-            )));
-        }
-        if let Some(p) = &i.partial_filter {
-            let doc = document(p);
-            options.extend(quote!(.partial_filter_expression(#doc)));
-        }
-        quote! {
-            ::squillion::__private::mongodb::IndexModel::builder()
-                .keys(::squillion::__private::bson::doc! { #(#keys),* })
-                .options(::squillion::__private::mongodb::options::IndexOptions::builder() #options .build())
-                .build()
-        }
-    });
-    quote!(::std::vec![#(#models),*])
+    if c.indexes.is_empty() {
+        return quote!(::std::vec::Vec::new());
+    }
+    let models: Vec<Value> = c
+        .indexes
+        .iter()
+        .map(|i| {
+            let mut doc = serde_json::Map::new();
+            doc.insert("key".to_owned(), crate::scripts::keys(i));
+            if let Value::Object(options) = crate::scripts::options(i) {
+                doc.extend(options);
+            }
+            Value::Object(doc)
+        })
+        .collect();
+    let text = json_literal(&Value::Array(models));
+    quote!(::squillion::__private::json::index_models(#text))
 }
 
 /// Doc lines listing each index and what it serves.
@@ -68,55 +42,36 @@ pub(super) fn index_docs(c: &Collection) -> Vec<String> {
 
 /// The collection's `$jsonSchema` as a `bson::Document` expression.
 pub(super) fn validator(c: &Collection) -> TokenStream {
-    document(&crate::validator::document_schema(c))
+    let text = json_literal(&crate::validator::document_schema(c));
+    quote!(::squillion::__private::json::schema(#text))
 }
 
-/// A JSON object as a `doc!` expression.
-fn document(v: &Value) -> TokenStream {
-    match v {
-        Value::Object(map) => {
-            let entries = map.iter().map(|(k, v)| {
-                let v = bson(v);
-                quote!(#k: #v)
-            });
-            quote!(::squillion::__private::bson::doc! { #(#entries),* })
-        }
-        other => {
-            let v = bson(other);
-            quote!(::squillion::__private::bson::doc! { "value": #v })
-        }
+/// Compact JSON as a raw string literal (`r#"..."#`, with as many `#` as the text needs).
+fn json_literal(v: &Value) -> Literal {
+    let text = v.to_string();
+    raw_string(&text).unwrap_or_else(|| Literal::string(&text))
+}
+
+fn raw_string(text: &str) -> Option<Literal> {
+    // One more `#` than the longest run of `#` after a quote in the text.
+    let mut longest = 0;
+    for (i, _) in text.match_indices('"') {
+        let run = text[i + 1..].bytes().take_while(|b| *b == b'#').count();
+        longest = longest.max(run);
     }
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{text}\"{hashes}").parse().ok()
 }
 
-fn bson(v: &Value) -> TokenStream {
-    match v {
-        Value::Null => quote!(::squillion::__private::bson::Bson::Null),
-        Value::Bool(b) => quote!(#b),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                if let Ok(small) = i32::try_from(i) {
-                    let l = Literal::i32_suffixed(small);
-                    quote!(#l)
-                } else {
-                    let l = Literal::i64_suffixed(i);
-                    quote!(#l)
-                }
-            } else {
-                let l = Literal::f64_suffixed(n.as_f64().unwrap_or(0.0));
-                quote!(#l)
-            }
-        }
-        Value::String(s) => quote!(#s),
-        Value::Array(items) => {
-            let items = items.iter().map(bson);
-            quote!([#(#items),*])
-        }
-        Value::Object(map) => {
-            let entries = map.iter().map(|(k, v)| {
-                let v = bson(v);
-                quote!(#k: #v)
-            });
-            quote!({ #(#entries),* })
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_strings_have_enough_hashes() {
+        let l = json_literal(&serde_json::json!({"a": "say \"#hi\"##"}));
+        assert_eq!(l.to_string(), r####"r###"{"a":"say \"#hi\"##"}"###"####);
+        let l = json_literal(&serde_json::json!({"b": 1}));
+        assert_eq!(l.to_string(), r##"r#"{"b":1}"#"##);
     }
 }

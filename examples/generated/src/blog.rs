@@ -39,20 +39,13 @@ impl User {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `users`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "age"], "properties" : {
-            "_id" : { "bsonType" : "objectId" }, "name" : { "bsonType" : "string" },
-            "age" : { "bsonType" : "int" }, "address" : { "bsonType" : ["object",
-            "null"], "required" : ["street", "city"], "properties" : { "street" : {
-            "bsonType" : "string" }, "city" : { "bsonType" : "string" } }, "description"
-            :
-            "embed (User.address): one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"
-            } }, "title" : "users documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","age"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"age":{"bsonType":"int"},"address":{"bsonType":["object","null"],"required":["street","city"],"properties":{"street":{"bsonType":"string"},"city":{"bsonType":"string"}},"description":"embed (User.address): one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"}},"title":"users documents"}"#,
+        )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -93,16 +86,13 @@ impl BlogPost {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `blog_posts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "title", "url", "text"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "title" : { "bsonType"
-            : "string" }, "url" : { "bsonType" : "string" }, "text" : { "bsonType" :
-            "string" } }, "title" : "blog_posts documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","title","url","text"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"url":{"bsonType":"string"},"text":{"bsonType":"string"}},"title":"blog_posts documents"}"#,
+        )
     }
     /// The validator document of `blog_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -158,30 +148,15 @@ impl Book {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "categories" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("categories_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "title" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("title_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"categories":1},"name":"categories_1"},{"key":{"title":1},"name":"title_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `books`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "title", "authors",
-            "categories"], "properties" : { "_id" : { "bsonType" : "objectId" }, "title"
-            : { "bsonType" : "string" }, "authors" : { "bsonType" : "array", "maxItems" :
-            3i32, "items" : { "bsonType" : "objectId" }, "description" :
-            "two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"
-            }, "categories" : { "bsonType" : "array", "maxItems" : 3i32, "items" : {
-            "bsonType" : "objectId" }, "description" :
-            "one_way (Book.categories): Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to rea..."
-            } }, "title" : "books documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","title","authors","categories"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"authors":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"},"categories":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"one_way (Book.categories): Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to rea..."}},"title":"books documents"}"#,
+        )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -248,23 +223,15 @@ impl Author {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "name" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("name_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"name":1},"name":"name_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `authors`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "books"], "properties" :
-            { "_id" : { "bsonType" : "objectId" }, "name" : { "bsonType" : "string" },
-            "books" : { "bsonType" : "array", "maxItems" : 5i32, "items" : { "bsonType" :
-            "objectId" }, "description" :
-            "two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"
-            } }, "title" : "authors documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","books"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"books":{"bsonType":"array","maxItems":5,"items":{"bsonType":"objectId"},"description":"two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"authors documents"}"#,
+        )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -326,20 +293,15 @@ impl Category {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "name" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("name_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"name":1},"name":"name_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `categories`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name"], "properties" : { "_id" :
-            { "bsonType" : "objectId" }, "name" : { "bsonType" : "string" } }, "title" :
-            "categories documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"}},"title":"categories documents"}"#,
+        )
     }
     /// The validator document of `categories`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -410,33 +372,15 @@ impl BlogPostCommentsBucket {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "blog_entry_id" : 1, "count" : 1
-            }).options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("blog_entry_id_1_count_1")).build())
-            .build(), ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "blog_entry_id" : 1, "_id" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("blog_entry_id_1__id_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"blog_entry_id":1,"count":1},"name":"blog_entry_id_1_count_1"},{"key":{"blog_entry_id":1,"_id":1},"name":"blog_entry_id_1__id_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `blog_post_comments`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "blog_entry_id", "comments",
-            "count"], "properties" : { "_id" : { "bsonType" : "objectId" },
-            "blog_entry_id" : { "bsonType" : "objectId" }, "comments" : { "bsonType" :
-            "array", "maxItems" : 50i32, "items" : { "bsonType" : "object", "required" :
-            ["name", "created_on", "comment"], "properties" : { "name" : { "bsonType" :
-            "string", "description" : "The commenter's name." }, "created_on" : {
-            "bsonType" : "date" }, "comment" : { "bsonType" : "string" } } },
-            "description" :
-            "bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"
-            }, "count" : { "bsonType" : "int", "description" :
-            "number of Comment in this bucket; appends are guarded by `count < 50`" } },
-            "title" : "blog_post_comments documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","blog_entry_id","comments","count"],"properties":{"_id":{"bsonType":"objectId"},"blog_entry_id":{"bsonType":"objectId"},"comments":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string","description":"The commenter's name."},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Comment in this bucket; appends are guarded by `count < 50`"}},"title":"blog_post_comments documents"}"#,
+        )
     }
     /// The validator document of `blog_post_comments`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {

@@ -58,49 +58,15 @@ impl Book {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "author" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("author_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "tags" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("tags_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "comments.author" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("comments.author_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "comments.votes" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("comments.votes_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"author":1},"name":"author_1"},{"key":{"tags":1},"name":"tags_1"},{"key":{"comments.author":1},"name":"comments.author_1"},{"key":{"comments.votes":1},"name":"comments.votes_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `books`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "author", "date", "text", "tags",
-            "comments", "comments_count"], "properties" : { "_id" : { "bsonType" :
-            "objectId" }, "author" : { "bsonType" : "string", "description" :
-            "seed 001: \"secondary index on 'author'\" - `db.books.ensureIndex({author: 1})`."
-            }, "date" : { "bsonType" : "date" }, "text" : { "bsonType" : "string" },
-            "tags" : { "bsonType" : "array", "maxItems" : 20i32, "items" : { "bsonType" :
-            "string" }, "description" :
-            "seed 001: \"multi-key indexes\" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a"
-            }, "comments" : { "bsonType" : "array", "maxItems" : 200i32, "items" : {
-            "bsonType" : "object", "required" : ["author", "date", "text", "votes"],
-            "properties" : { "author" : { "bsonType" : "string", "description" :
-            "seed 001: `db.books.ensureIndex({\"comments.author\": 1})`." }, "date" : {
-            "bsonType" : "date" }, "text" : { "bsonType" : "string" }, "votes" : {
-            "bsonType" : "int", "description" :
-            "seed 001: `db.books.ensureIndex({comments.votes: 1})`." } } }, "description"
-            :
-            "embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)"
-            }, "comments_count" : { "bsonType" : "int", "description" :
-            "computed (Book.comments): count of the Book Comment, maintained on write" }
-            }, "title" : "books documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","author","date","text","tags","comments","comments_count"],"properties":{"_id":{"bsonType":"objectId"},"author":{"bsonType":"string","description":"seed 001: \"secondary index on 'author'\" - `db.books.ensureIndex({author: 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":20,"items":{"bsonType":"string"},"description":"seed 001: \"multi-key indexes\" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["author","date","text","votes"],"properties":{"author":{"bsonType":"string","description":"seed 001: `db.books.ensureIndex({\"comments.author\": 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"votes":{"bsonType":"int","description":"seed 001: `db.books.ensureIndex({comments.votes: 1})`."}}},"description":"embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)"},"comments_count":{"bsonType":"int","description":"computed (Book.comments): count of the Book Comment, maintained on write"}},"title":"books documents"}"#,
+        )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -225,24 +191,13 @@ impl Order {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `orders`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "line_items", "address",
-            "payment", "subtotal"], "properties" : { "_id" : { "bsonType" : "objectId" },
-            "line_items" : { "bsonType" : "array", "maxItems" : 100i32, "items" : {
-            "bsonType" : "object", "required" : ["sku", "name"], "properties" : { "sku" :
-            { "bsonType" : "string" }, "name" : { "bsonType" : "string" } } } },
-            "address" : { "bsonType" : "object", "required" : ["name", "street", "zip"],
-            "properties" : { "name" : { "bsonType" : "string" }, "street" : { "bsonType"
-            : "string" }, "zip" : { "bsonType" : "int" } } }, "payment" : { "bsonType" :
-            "object", "required" : ["cc", "exp"], "properties" : { "cc" : { "bsonType" :
-            "int", "description" : "Card digits: never printed in samples." }, "exp" : {
-            "bsonType" : "date" } } }, "subtotal" : { "bsonType" : "int" } }, "title" :
-            "orders documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","line_items","address","payment","subtotal"],"properties":{"_id":{"bsonType":"objectId"},"line_items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["sku","name"],"properties":{"sku":{"bsonType":"string"},"name":{"bsonType":"string"}}}},"address":{"bsonType":"object","required":["name","street","zip"],"properties":{"name":{"bsonType":"string"},"street":{"bsonType":"string"},"zip":{"bsonType":"int"}}},"payment":{"bsonType":"object","required":["cc","exp"],"properties":{"cc":{"bsonType":"int","description":"Card digits: never printed in samples."},"exp":{"bsonType":"date"}}},"subtotal":{"bsonType":"int"}},"title":"orders documents"}"#,
+        )
     }
     /// The validator document of `orders`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -289,25 +244,15 @@ impl Shape {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "radius" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("radius_1")).sparse(true).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"radius":1},"name":"radius_1","sparse":true}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `shapes`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "type", "area"], "properties" : {
-            "_id" : { "bsonType" : "objectId" }, "type" : { "bsonType" : "string", "enum"
-            : ["circle", "square", "rect"] }, "area" : { "bsonType" : "double" },
-            "radius" : { "bsonType" : ["double", "null"], "description" :
-            "seed 001: \"create sparse index\" - `db.shapes.ensureIndex({radius: 1}, {sparse: true})`:"
-            }, "d" : { "bsonType" : ["double", "null"], "description" : "The side." },
-            "length" : { "bsonType" : ["double", "null"] }, "width" : { "bsonType" :
-            ["double", "null"] } }, "title" : "shapes documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","type","area"],"properties":{"_id":{"bsonType":"objectId"},"type":{"bsonType":"string","enum":["circle","square","rect"]},"area":{"bsonType":"double"},"radius":{"bsonType":["double","null"],"description":"seed 001: \"create sparse index\" - `db.shapes.ensureIndex({radius: 1}, {sparse: true})`:"},"d":{"bsonType":["double","null"],"description":"The side."},"length":{"bsonType":["double","null"]},"width":{"bsonType":["double","null"]}},"title":"shapes documents"}"#,
+        )
     }
     /// The validator document of `shapes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -411,23 +356,15 @@ impl Product {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "category_ids" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("category_ids_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"category_ids":1},"name":"category_ids_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `products`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "category_ids"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "name" : { "bsonType" :
-            "string" }, "category_ids" : { "bsonType" : "array", "maxItems" : 10i32,
-            "items" : { "bsonType" : "objectId" }, "description" :
-            "one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the..."
-            } }, "title" : "products documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","category_ids"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"category_ids":{"bsonType":"array","maxItems":10,"items":{"bsonType":"objectId"},"description":"one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the..."}},"title":"products documents"}"#,
+        )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -485,15 +422,13 @@ impl Category {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `categories`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name"], "properties" : { "_id" :
-            { "bsonType" : "objectId" }, "name" : { "bsonType" : "string" } }, "title" :
-            "categories documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"}},"title":"categories documents"}"#,
+        )
     }
     /// The validator document of `categories`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -545,29 +480,15 @@ impl Node {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "parent" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("parent_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "ancestors" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("ancestors_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"parent":1},"name":"parent_1"},{"key":{"ancestors":1},"name":"ancestors_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `tree2`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "ancestors"], "properties" : {
-            "_id" : { "bsonType" : "string", "description" :
-            "natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            }, "parent" : { "bsonType" : ["string", "null"], "description" :
-            "the parent node's id; absent on roots (seed 001 trees)" }, "ancestors" : {
-            "bsonType" : "array", "items" : { "bsonType" : "string" }, "description" :
-            "ids of every ancestor, root first: descendants are one indexed query (seed 000, seed 001)"
-            } }, "title" : "tree2 documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","ancestors"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"parent":{"bsonType":["string","null"],"description":"the parent node's id; absent on roots (seed 001 trees)"},"ancestors":{"bsonType":"array","items":{"bsonType":"string"},"description":"ids of every ancestor, root first: descendants are one indexed query (seed 000, seed 001)"}},"title":"tree2 documents"}"#,
+        )
     }
     /// The validator document of `tree2`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -624,27 +545,15 @@ impl Job {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "in_progress" : 1, "priority" : -
-            1, "_id" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("in_progress_1_priority_-1__id_1"))
-            .build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"in_progress":1,"priority":-1,"_id":1},"name":"in_progress_1_priority_-1__id_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `jobs`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "in_progress", "priority",
-            "message"], "properties" : { "_id" : { "bsonType" : "objectId" },
-            "in_progress" : { "bsonType" : "bool", "description" :
-            "set when a worker claims the job with find-and-modify (seed 001 queue)" },
-            "started" : { "bsonType" : ["date", "null"], "description" :
-            "when the job was claimed" }, "priority" : { "bsonType" : "int",
-            "description" : "Higher runs first." }, "message" : { "bsonType" : "string" }
-            }, "title" : "jobs documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","in_progress","priority","message"],"properties":{"_id":{"bsonType":"objectId"},"in_progress":{"bsonType":"bool","description":"set when a worker claims the job with find-and-modify (seed 001 queue)"},"started":{"bsonType":["date","null"],"description":"when the job was claimed"},"priority":{"bsonType":"int","description":"Higher runs first."},"message":{"bsonType":"string"}},"title":"jobs documents"}"#,
+        )
     }
     /// The validator document of `jobs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {

@@ -48,26 +48,13 @@ impl Person {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `person`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "ssn", "addresses",
-            "tasks"], "properties" : { "_id" : { "bsonType" : "objectId" }, "name" : {
-            "bsonType" : "string" }, "ssn" : { "bsonType" : "string", "description" :
-            "Personal data: kept out of generated samples (our call; the seed prints it)."
-            }, "addresses" : { "bsonType" : "array", "maxItems" : 10i32, "items" : {
-            "bsonType" : "object", "required" : ["street", "city", "cc"], "properties" :
-            { "street" : { "bsonType" : "string" }, "city" : { "bsonType" : "string" },
-            "cc" : { "bsonType" : "string", "description" : "Country code." } } },
-            "description" :
-            "embed (Person.addresses): up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few)"
-            }, "tasks" : { "bsonType" : "array", "maxItems" : 5000i32, "items" : {
-            "bsonType" : "objectId" }, "description" :
-            "two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."
-            } }, "title" : "person documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","ssn","addresses","tasks"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ssn":{"bsonType":"string","description":"Personal data: kept out of generated samples (our call; the seed prints it)."},"addresses":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["street","city","cc"],"properties":{"street":{"bsonType":"string"},"city":{"bsonType":"string"},"cc":{"bsonType":"string","description":"Country code."}}},"description":"embed (Person.addresses): up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few)"},"tasks":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"objectId"},"description":"two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."}},"title":"person documents"}"#,
+        )
     }
     /// The validator document of `person`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -119,31 +106,15 @@ impl Product {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "catalog_number" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("catalog_number_1")).unique(true).build())
-            .build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `products`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "manufacturer",
-            "catalog_number", "parts"], "properties" : { "_id" : { "bsonType" :
-            "objectId" }, "name" : { "bsonType" : "string" }, "manufacturer" : {
-            "bsonType" : "string" }, "catalog_number" : { "bsonType" : "int",
-            "description" :
-            "The seed fetches a product with `findOne({catalog_number: 1234})`: one product per number."
-            }, "parts" : { "bsonType" : "array", "maxItems" : 1000i32, "items" : {
-            "bsonType" : "object", "required" : ["id", "name"], "properties" : { "id" : {
-            "bsonType" : "objectId" }, "name" : { "bsonType" : "string", "description" :
-            "copy of Part.name (rule 5, extended reference): read 1000 times per update"
-            } } }, "description" :
-            "parent_refs (Product.parts): Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)"
-            } }, "title" : "products documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","manufacturer","catalog_number","parts"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"manufacturer":{"bsonType":"string"},"catalog_number":{"bsonType":"int","description":"The seed fetches a product with `findOne({catalog_number: 1234})`: one product per number."},"parts":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Part.name (rule 5, extended reference): read 1000 times per update"}}},"description":"parent_refs (Product.parts): Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)"}},"title":"products documents"}"#,
+        )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -217,31 +188,15 @@ impl Part {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "partno" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("partno_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"partno":1},"name":"partno_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `parts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "partno", "name", "qty", "cost",
-            "price", "product"], "properties" : { "_id" : { "bsonType" : "objectId" },
-            "partno" : { "bsonType" : "string" }, "name" : { "bsonType" : "string" },
-            "qty" : { "bsonType" : "int" }, "cost" : { "bsonType" : "decimal",
-            "description" : "The seed stores 0.94 as a double; money is kept exact here."
-            }, "price" : { "bsonType" : "decimal" }, "product" : { "bsonType" : "object",
-            "required" : ["id", "name", "catalog_number"], "properties" : { "id" : {
-            "bsonType" : "objectId" }, "name" : { "bsonType" : "string", "description" :
-            "copy of Product.name (rule 5, extended reference): read 1000 times per update"
-            }, "catalog_number" : { "bsonType" : "int", "description" :
-            "copy of Product.catalog_number (rule 5, extended reference): read 1000 times per update"
-            } }, "description" :
-            "extended reference (Product.parts): the Product's id, carried so the copies can be kept in step"
-            } }, "title" : "parts documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","partno","name","qty","cost","price","product"],"properties":{"_id":{"bsonType":"objectId"},"partno":{"bsonType":"string"},"name":{"bsonType":"string"},"qty":{"bsonType":"int"},"cost":{"bsonType":"decimal","description":"The seed stores 0.94 as a double; money is kept exact here."},"price":{"bsonType":"decimal"},"product":{"bsonType":"object","required":["id","name","catalog_number"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Product.name (rule 5, extended reference): read 1000 times per update"},"catalog_number":{"bsonType":"int","description":"copy of Product.catalog_number (rule 5, extended reference): read 1000 times per update"}},"description":"extended reference (Product.parts): the Product's id, carried so the copies can be kept in step"}},"title":"parts documents"}"#,
+        )
     }
     /// The validator document of `parts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -314,25 +269,15 @@ impl Host {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "ipaddr" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("ipaddr_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"ipaddr":1},"name":"ipaddr_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `hosts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "name", "ipaddr", "logmsgs"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "name" : { "bsonType" :
-            "string" }, "ipaddr" : { "bsonType" : "string" }, "logmsgs" : { "bsonType" :
-            "array", "maxItems" : 1000i32, "items" : { "bsonType" : "object", "required"
-            : ["time", "message"], "properties" : { "time" : { "bsonType" : "date" },
-            "message" : { "bsonType" : "string" } } }, "description" :
-            "subset (Host.logmsgs): the latest 1,000 LogMessage by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"
-            } }, "title" : "hosts documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["time","message"],"properties":{"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessage by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
+        )
     }
     /// The validator document of `hosts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -402,29 +347,15 @@ impl LogMessage {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "host.id" : 1, "time" : - 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("host.id_1_time_-1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"host.id":1,"time":-1},"name":"host.id_1_time_-1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `logmsg`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "time", "message", "host"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "time" : { "bsonType" :
-            "date" }, "message" : { "bsonType" : "string" }, "host" : { "bsonType" :
-            "object", "required" : ["id", "ipaddr", "name"], "properties" : { "id" : {
-            "bsonType" : "objectId" }, "ipaddr" : { "bsonType" : "string", "description"
-            :
-            "copy of Host.ipaddr (rule 5, extended reference): read 10000 times per update"
-            }, "name" : { "bsonType" : "string", "description" :
-            "copy of Host.name (rule 5, extended reference): read 10000 times per update"
-            } }, "description" :
-            "child_ref (Host.logmsgs): a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions)"
-            } }, "title" : "logmsg documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","time","message","host"],"properties":{"_id":{"bsonType":"objectId"},"time":{"bsonType":"date"},"message":{"bsonType":"string"},"host":{"bsonType":"object","required":["id","ipaddr","name"],"properties":{"id":{"bsonType":"objectId"},"ipaddr":{"bsonType":"string","description":"copy of Host.ipaddr (rule 5, extended reference): read 10000 times per update"},"name":{"bsonType":"string","description":"copy of Host.name (rule 5, extended reference): read 10000 times per update"}},"description":"child_ref (Host.logmsgs): a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions)"}},"title":"logmsg documents"}"#,
+        )
     }
     /// The validator document of `logmsg`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -467,18 +398,13 @@ impl Task {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `tasks`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "description", "due_date",
-            "owner"], "properties" : { "_id" : { "bsonType" : "objectId" }, "description"
-            : { "bsonType" : "string" }, "due_date" : { "bsonType" : "date" }, "owner" :
-            { "bsonType" : "objectId", "description" :
-            "two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."
-            } }, "title" : "tasks documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","description","due_date","owner"],"properties":{"_id":{"bsonType":"objectId"},"description":{"bsonType":"string"},"due_date":{"bsonType":"date"},"owner":{"bsonType":"objectId","description":"two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."}},"title":"tasks documents"}"#,
+        )
     }
     /// The validator document of `tasks`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {

@@ -68,55 +68,15 @@ impl Book {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "author.id" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("author.id_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "title" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("title_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "author.first_name" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("author.first_name_1"))
-            .collation(::squillion::__private::mongodb::options::Collation::builder()
-            .locale("en")
-            .strength(::squillion::__private::mongodb::options::CollationStrength::Secondary)
-            .build()).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"author.id":1},"name":"author.id_1"},{"key":{"title":1},"name":"title_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `books`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "title", "isbn", "slug",
-            "publisher", "available", "pages", "summary", "subjects", "language",
-            "author"], "properties" : { "_id" : { "bsonType" : "objectId" }, "title" : {
-            "bsonType" : "string" }, "isbn" : { "bsonType" : "string" }, "slug" : {
-            "bsonType" : "string" }, "publisher" : { "bsonType" : "object", "required" :
-            ["publisher_name", "date", "publisher_city"], "properties" : {
-            "publisher_name" : { "bsonType" : "string" }, "date" : { "bsonType" : "date",
-            "description" :
-            "The sketch says `timestamp`, but the sample stores an `ISODate`: a UTC datetime."
-            }, "publisher_city" : { "bsonType" : "string" } } }, "available" : {
-            "bsonType" : "bool" }, "pages" : { "bsonType" : "int" }, "summary" : {
-            "bsonType" : "string", "description" :
-            "A paragraph of blurb; the average size is a guess." }, "subjects" : {
-            "bsonType" : "array", "maxItems" : 10i32, "items" : { "bsonType" : "string"
-            }, "description" :
-            "seed 000, \"Embedded Arrays\": `book.subjects: [\"Love stories\", \"1920s\", \"Jazz Age\"]`."
-            }, "language" : { "bsonType" : "string" }, "author" : { "bsonType" :
-            "object", "required" : ["id", "first_name", "last_name"], "properties" : {
-            "id" : { "bsonType" : "objectId" }, "first_name" : { "bsonType" : "string",
-            "description" :
-            "copy of Author.first_name (rule 5, extended reference): read 1000 times per update"
-            }, "last_name" : { "bsonType" : "string", "description" :
-            "copy of Author.last_name (rule 5, extended reference): read 1000 times per update"
-            } }, "description" :
-            "child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)"
-            } }, "title" : "books documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","title","isbn","slug","publisher","available","pages","summary","subjects","language","author"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"publisher":{"bsonType":"object","required":["publisher_name","date","publisher_city"],"properties":{"publisher_name":{"bsonType":"string"},"date":{"bsonType":"date","description":"The sketch says `timestamp`, but the sample stores an `ISODate`: a UTC datetime."},"publisher_city":{"bsonType":"string"}}},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string","description":"A paragraph of blurb; the average size is a guess."},"subjects":{"bsonType":"array","maxItems":10,"items":{"bsonType":"string"},"description":"seed 000, \"Embedded Arrays\": `book.subjects: [\"Love stories\", \"1920s\", \"Jazz Age\"]`."},"language":{"bsonType":"string"},"author":{"bsonType":"object","required":["id","first_name","last_name"],"properties":{"id":{"bsonType":"objectId"},"first_name":{"bsonType":"string","description":"copy of Author.first_name (rule 5, extended reference): read 1000 times per update"},"last_name":{"bsonType":"string","description":"copy of Author.last_name (rule 5, extended reference): read 1000 times per update"}},"description":"child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)"}},"title":"books documents"}"#,
+        )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -229,22 +189,15 @@ impl Author {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "first_name" : 1, "last_name" : 1
-            }).options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("first_name_1_last_name_1")).build())
-            .build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `authors`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "first_name", "last_name"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "first_name" : {
-            "bsonType" : "string" }, "last_name" : { "bsonType" : "string" } }, "title" :
-            "authors documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","first_name","last_name"],"properties":{"_id":{"bsonType":"objectId"},"first_name":{"bsonType":"string"},"last_name":{"bsonType":"string"}},"title":"authors documents"}"#,
+        )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -305,18 +258,13 @@ impl User {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `users`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "password"], "properties" : {
-            "_id" : { "bsonType" : "string", "description" :
-            "natural key: `username` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            }, "password" : { "bsonType" : "string", "description" :
-            "seed 000: `password: \"slsjfk4odk84k209dlkdj90009283d\"`, a hash: never printed in samples."
-            } }, "title" : "users documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","password"],"properties":{"_id":{"bsonType":"string","description":"natural key: `username` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"password":{"bsonType":"string","description":"seed 000: `password: \"slsjfk4odk84k209dlkdj90009283d\"`, a hash: never printed in samples."}},"title":"users documents"}"#,
+        )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -402,52 +350,15 @@ impl BookNotesBucket {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "book" : 1, "count" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("book_1_count_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "book" : 1, "_id" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("book_1__id_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "notes.user" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("notes.user_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "notes.comments.user" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("notes.comments.user_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"book":1,"count":1},"name":"book_1_count_1"},{"key":{"book":1,"_id":1},"name":"book_1__id_1"},{"key":{"notes.user":1},"name":"notes.user_1"},{"key":{"notes.comments.user":1},"name":"notes.comments.user_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `book_notes`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "book", "notes", "count", "max"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "book" : { "bsonType" :
-            "objectId" }, "notes" : { "bsonType" : "array", "maxItems" : 10i32, "items" :
-            { "bsonType" : "object", "required" : ["note", "date", "user", "comments"],
-            "properties" : { "note" : { "bsonType" : "string" }, "date" : { "bsonType" :
-            "date" }, "user" : { "bsonType" : "string", "description" :
-            "child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)"
-            }, "comments" : { "bsonType" : "array", "maxItems" : 200i32, "items" : {
-            "bsonType" : "object", "required" : ["text", "replies", "user"], "properties"
-            : { "text" : { "bsonType" : "string" }, "replies" : { "bsonType" : "array",
-            "maxItems" : 200i32, "items" : { "bsonType" : "object" }, "description" :
-            "embed (Comment.replies): up to 200 Comments per Comment, only read through their Comment, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)"
-            }, "user" : { "bsonType" : "string", "description" :
-            "child_ref (User.comments): a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)"
-            } } }, "description" :
-            "embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)"
-            } } }, "description" :
-            "bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"
-            }, "count" : { "bsonType" : "int", "description" :
-            "number of Note in this bucket; appends are guarded by `count < 10`" }, "max"
-            : { "bsonType" : "date", "description" :
-            "max of date over this bucket (computed on write)" } }, "title" :
-            "book_notes documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","book","notes","count","max"],"properties":{"_id":{"bsonType":"objectId"},"book":{"bsonType":"objectId"},"notes":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["note","date","user","comments"],"properties":{"note":{"bsonType":"string"},"date":{"bsonType":"date"},"user":{"bsonType":"string","description":"child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["text","replies","user"],"properties":{"text":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object"},"description":"embed (Comment.replies): up to 200 Comments per Comment, only read through their Comment, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)"},"user":{"bsonType":"string","description":"child_ref (User.comments): a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)"}}},"description":"embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)"}}},"description":"bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Note in this bucket; appends are guarded by `count < 10`"},"max":{"bsonType":"date","description":"max of date over this bucket (computed on write)"}},"title":"book_notes documents"}"#,
+        )
     }
     /// The validator document of `book_notes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {

@@ -29,16 +29,13 @@ impl Sensor {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `sensors`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id"], "properties" : { "_id" : {
-            "bsonType" : "int", "description" :
-            "natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            } }, "title" : "sensors documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"}},"title":"sensors documents"}"#,
+        )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -76,21 +73,13 @@ impl Section {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `best_times`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "top_efforts"], "properties" : {
-            "_id" : { "bsonType" : "string", "description" :
-            "natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            }, "top_efforts" : { "bsonType" : "array", "maxItems" : 20i32, "items" : {
-            "bsonType" : "object", "required" : ["athlete", "time"], "properties" : {
-            "athlete" : { "bsonType" : "string" }, "time" : { "bsonType" : "int",
-            "description" : "Seconds." } } }, "description" :
-            "computed top-20 (Section.efforts): the best 20 Effort by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"
-            } }, "title" : "best_times documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["athlete","time"],"properties":{"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Effort by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
+        )
     }
     /// The validator document of `best_times`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -138,23 +127,15 @@ impl Effort {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "section" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("section_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"section":1},"name":"section_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `efforts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "athlete", "time", "section"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "athlete" : {
-            "bsonType" : "string" }, "time" : { "bsonType" : "int", "description" :
-            "Seconds." }, "section" : { "bsonType" : "string", "description" :
-            "child_ref (Section.efforts): a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)"
-            } }, "title" : "efforts documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","athlete","time","section"],"properties":{"_id":{"bsonType":"objectId"},"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."},"section":{"bsonType":"string","description":"child_ref (Section.efforts): a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)"}},"title":"efforts documents"}"#,
+        )
     }
     /// The validator document of `efforts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -192,25 +173,13 @@ impl Customer {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `customers`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "invoices"], "properties" : {
-            "_id" : { "bsonType" : "string", "description" :
-            "natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            }, "invoices" : { "bsonType" : "array", "maxItems" : 5000i32, "items" : {
-            "bsonType" : "object", "required" : ["id", "date", "total"], "properties" : {
-            "id" : { "bsonType" : "objectId" }, "date" : { "bsonType" : "date",
-            "description" :
-            "copy of Invoice.date (rule 5, extended reference): needed by a query" },
-            "total" : { "bsonType" : "double", "description" :
-            "copy of Invoice.total (rule 5, extended reference): needed by a query" } }
-            }, "description" :
-            "two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."
-            } }, "title" : "customers documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","invoices"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"invoices":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"object","required":["id","date","total"],"properties":{"id":{"bsonType":"objectId"},"date":{"bsonType":"date","description":"copy of Invoice.date (rule 5, extended reference): needed by a query"},"total":{"bsonType":"double","description":"copy of Invoice.total (rule 5, extended reference): needed by a query"}}},"description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"customers documents"}"#,
+        )
     }
     /// The validator document of `customers`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -261,25 +230,13 @@ impl Invoice {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `invoices`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "address", "date", "items",
-            "total", "status", "customer"], "properties" : { "_id" : { "bsonType" :
-            "objectId" }, "address" : { "bsonType" : "string" }, "date" : { "bsonType" :
-            "date", "description" :
-            "An issued invoice keeps its date and total; only its status moves on." },
-            "items" : { "bsonType" : "array", "maxItems" : 100i32, "items" : { "bsonType"
-            : "object", "required" : ["i", "q", "p"], "properties" : { "i" : { "bsonType"
-            : "string" }, "q" : { "bsonType" : "int" }, "p" : { "bsonType" : "double" } }
-            }, "description" : "At most 100 lines is a guess." }, "total" : { "bsonType"
-            : "double" }, "status" : { "bsonType" : "string" }, "customer" : { "bsonType"
-            : "string", "description" :
-            "two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."
-            } }, "title" : "invoices documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","address","date","items","total","status","customer"],"properties":{"_id":{"bsonType":"objectId"},"address":{"bsonType":"string"},"date":{"bsonType":"date","description":"An issued invoice keeps its date and total; only its status moves on."},"items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["i","q","p"],"properties":{"i":{"bsonType":"string"},"q":{"bsonType":"int"},"p":{"bsonType":"double"}}},"description":"At most 100 lines is a guess."},"total":{"bsonType":"double"},"status":{"bsonType":"string"},"customer":{"bsonType":"string","description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"invoices documents"}"#,
+        )
     }
     /// The validator document of `invoices`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -325,22 +282,13 @@ impl Movie {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `movies`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "title", "cast"], "properties" :
-            { "_id" : { "bsonType" : "objectId" }, "title" : { "bsonType" : "string" },
-            "cast" : { "bsonType" : "array", "maxItems" : 200i32, "items" : { "bsonType"
-            : "object", "required" : ["name", "role"], "properties" : { "name" : {
-            "bsonType" : "string" }, "role" : { "bsonType" : "string" } } },
-            "description" :
-            "embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed ..."
-            }, "cast_overflow" : { "bsonType" : ["bool", "null"], "description" :
-            "outlier (Movie.cast): set when this Movie has more than 200 CastMember and the rest overflow into `movies_cast_overflow`"
-            } }, "title" : "movies documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","title","cast"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"cast":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}},"description":"embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed ..."},"cast_overflow":{"bsonType":["bool","null"],"description":"outlier (Movie.cast): set when this Movie has more than 200 CastMember and the rest overflow into `movies_cast_overflow`"}},"title":"movies documents"}"#,
+        )
     }
     /// The validator document of `movies`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -400,32 +348,15 @@ impl VersionedDocument {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "document_id" : 1, "valid_to" : 1,
-            "valid_from" : - 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("document_id_1_valid_to_1_valid_from_-1"))
-            .build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"document_id":1,"valid_to":1,"valid_from":-1},"name":"document_id_1_valid_to_1_valid_from_-1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `versions`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "document_id", "version",
-            "valid_from", "valid_to", "payload"], "properties" : { "_id" : { "bsonType" :
-            "objectId" }, "document_id" : { "bsonType" : "objectId", "description" :
-            "the document all versions belong to (seed 002 versioning pattern 1)" },
-            "version" : { "bsonType" : "int", "description" : "version number" },
-            "valid_from" : { "bsonType" : "date", "description" :
-            "first instant this version is current (may be in the future)" }, "valid_to"
-            : { "bsonType" : "date", "description" :
-            "first instant this version is no longer current" }, "payload" : { "bsonType"
-            : "object", "required" : ["d"], "properties" : { "d" : { "bsonType" :
-            "string" } }, "description" :
-            "\"Payload - the document you are keeping versions of\": stored, never queried."
-            } }, "title" : "versions documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","document_id","version","valid_from","valid_to","payload"],"properties":{"_id":{"bsonType":"objectId"},"document_id":{"bsonType":"objectId","description":"the document all versions belong to (seed 002 versioning pattern 1)"},"version":{"bsonType":"int","description":"version number"},"valid_from":{"bsonType":"date","description":"first instant this version is current (may be in the future)"},"valid_to":{"bsonType":"date","description":"first instant this version is no longer current"},"payload":{"bsonType":"object","required":["d"],"properties":{"d":{"bsonType":"string"}},"description":"\"Payload - the document you are keeping versions of\": stored, never queried."}},"title":"versions documents"}"#,
+        )
     }
     /// The validator document of `versions`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -468,18 +399,13 @@ impl EventHistogram {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `events`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "a"], "properties" : { "_id" : {
-            "bsonType" : "string", "description" : "`_id: \"test\"`." }, "a" : {
-            "bsonType" : "array", "maxItems" : 24i32, "items" : { "bsonType" : "array",
-            "maxItems" : 60i32, "items" : { "bsonType" : "long" } }, "description" :
-            "One counter per minute of the day, incremented with `$inc` per event. The seed's benchmark"
-            } }, "title" : "events documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","a"],"properties":{"_id":{"bsonType":"string","description":"`_id: \"test\"`."},"a":{"bsonType":"array","maxItems":24,"items":{"bsonType":"array","maxItems":60,"items":{"bsonType":"long"}},"description":"One counter per minute of the day, incremented with `$inc` per event. The seed's benchmark"}},"title":"events documents"}"#,
+        )
     }
     /// The validator document of `events`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -527,24 +453,15 @@ impl Product {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "attrs.k" : 1, "attrs.v" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("attrs.k_1_attrs.v_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"attrs.k":1,"attrs.v":1},"name":"attrs.k_1_attrs.v_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `product`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "sku", "attrs"], "properties" : {
-            "_id" : { "bsonType" : "objectId" }, "sku" : { "bsonType" : "string" },
-            "attrs" : { "bsonType" : "array", "items" : { "bsonType" : "object",
-            "required" : ["k", "v"], "properties" : { "k" : { "bsonType" : "string" },
-            "v" : { "bsonType" : "string" } } }, "description" :
-            "Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;"
-            } }, "title" : "product documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","sku","attrs"],"properties":{"_id":{"bsonType":"objectId"},"sku":{"bsonType":"string"},"attrs":{"bsonType":"array","items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}},"description":"Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;"}},"title":"product documents"}"#,
+        )
     }
     /// The validator document of `product`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -582,17 +499,13 @@ impl Game {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![]
+        ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `games`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "results"], "properties" : {
-            "_id" : { "bsonType" : "objectId" }, "results" : { "bsonType" : "object",
-            "additionalProperties" : { "bsonType" : "object", "required" : ["score"],
-            "properties" : { "score" : { "bsonType" : "int" } } } } }, "title" :
-            "games documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","results"],"properties":{"_id":{"bsonType":"objectId"},"results":{"bsonType":"object","additionalProperties":{"bsonType":"object","required":["score"],"properties":{"score":{"bsonType":"int"}}}}},"title":"games documents"}"#,
+        )
     }
     /// The validator document of `games`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -642,28 +555,15 @@ impl BusinessObject {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "object_id" : 1, "create_date" : -
-            1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("object_id_1_create_date_-1")).build())
-            .build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"object_id":1,"create_date":-1},"name":"object_id_1_create_date_-1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `business_objects`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "object_id", "create_date",
-            "xml"], "properties" : { "_id" : { "bsonType" : "objectId" }, "object_id" : {
-            "bsonType" : "string", "description" :
-            "Processing: the business identifier, extracted from the XML (our naming)."
-            }, "create_date" : { "bsonType" : "date", "description" :
-            "Processing: \"create date\"." }, "xml" : { "bsonType" : "binData",
-            "description" :
-            "Payload: \"Conversion XML <-> JSON is not a good idea, it's expensive and difficult.\" The"
-            } }, "title" : "business_objects documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","object_id","create_date","xml"],"properties":{"_id":{"bsonType":"objectId"},"object_id":{"bsonType":"string","description":"Processing: the business identifier, extracted from the XML (our naming)."},"create_date":{"bsonType":"date","description":"Processing: \"create date\"."},"xml":{"bsonType":"binData","description":"Payload: \"Conversion XML <-> JSON is not a good idea, it's expensive and difficult.\" The"}},"title":"business_objects documents"}"#,
+        )
     }
     /// The validator document of `business_objects`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -743,27 +643,15 @@ impl User {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "follows" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("follows_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"follows":1},"name":"follows_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `users`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "schema_version", "dateCreated",
-            "follows"], "properties" : { "_id" : { "bsonType" : "string", "description" :
-            "natural key: `userid` is immutable, so it is the `_id` and references store it directly (seed 000: username)"
-            }, "schema_version" : { "bsonType" : "int", "description" :
-            "schema version written on every insert; readers accept older versions (seed 002 schema versioning)"
-            }, "dateCreated" : { "bsonType" : "date" }, "follows" : { "bsonType" :
-            "array", "maxItems" : 2000i32, "items" : { "bsonType" : "string" },
-            "description" :
-            "one_way (User.follows): User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read..."
-            } }, "title" : "users documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","schema_version","dateCreated","follows"],"properties":{"_id":{"bsonType":"string","description":"natural key: `userid` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"schema_version":{"bsonType":"int","description":"schema version written on every insert; readers accept older versions (seed 002 schema versioning)"},"dateCreated":{"bsonType":"date"},"follows":{"bsonType":"array","maxItems":2000,"items":{"bsonType":"string"},"description":"one_way (User.follows): User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read..."}},"title":"users documents"}"#,
+        )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -817,25 +705,15 @@ impl Post {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "postedBy" : 1, "date" : - 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("postedBy_1_date_-1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"postedBy":1,"date":-1},"name":"postedBy_1_date_-1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `posts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "schema_version", "date", "text",
-            "postedBy"], "properties" : { "_id" : { "bsonType" : "objectId" },
-            "schema_version" : { "bsonType" : "int", "description" :
-            "schema version written on every insert; readers accept older versions (seed 002 schema versioning)"
-            }, "date" : { "bsonType" : "date" }, "text" : { "bsonType" : "string" },
-            "postedBy" : { "bsonType" : "string", "description" :
-            "child_ref (User.posts): a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)"
-            } }, "title" : "posts documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","schema_version","date","text","postedBy"],"properties":{"_id":{"bsonType":"objectId"},"schema_version":{"bsonType":"int","description":"schema version written on every insert; readers accept older versions (seed 002 schema versioning)"},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"postedBy":{"bsonType":"string","description":"child_ref (User.posts): a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)"}},"title":"posts documents"}"#,
+        )
     }
     /// The validator document of `posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -925,38 +803,15 @@ impl SensorReadingsBucket {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "sensor" : 1, "count" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("sensor_1_count_1")).build()).build(),
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "sensor" : 1, "start" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("sensor_1_start_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"sensor":1,"count":1},"name":"sensor_1_count_1"},{"key":{"sensor":1,"start":1},"name":"sensor_1_start_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `sensor_readings`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "sensor", "readings", "count",
-            "start", "end", "total", "max"], "properties" : { "_id" : { "bsonType" :
-            "objectId" }, "sensor" : { "bsonType" : "int" }, "readings" : { "bsonType" :
-            "array", "maxItems" : 200i32, "items" : { "bsonType" : "object", "required" :
-            ["ts", "v"], "properties" : { "ts" : { "bsonType" : "date" }, "v" : {
-            "bsonType" : "double" } } }, "description" :
-            "bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries comput..."
-            }, "count" : { "bsonType" : "int", "description" :
-            "number of Reading in this bucket; appends are guarded by `count < 200`" },
-            "start" : { "bsonType" : "date", "description" :
-            "smallest time of the Reading in this bucket" }, "end" : { "bsonType" :
-            "date", "description" : "largest time of the Reading in this bucket" },
-            "total" : { "bsonType" : "double", "description" :
-            "total of value over this bucket (computed on write)" }, "max" : { "bsonType"
-            : "double", "description" :
-            "max of value over this bucket (computed on write)" } }, "title" :
-            "sensor_readings documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries comput..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
+        )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
@@ -1001,24 +856,15 @@ impl MoviesCastOverflow {
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
-        ::std::vec![
-            ::squillion::__private::mongodb::IndexModel::builder()
-            .keys(::squillion::__private::bson::doc! { "movie" : 1 })
-            .options(::squillion::__private::mongodb::options::IndexOptions::builder()
-            .name(::std::string::String::from("movie_1")).build()).build()
-        ]
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"movie":1},"name":"movie_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `movies_cast_overflow`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
-            "bsonType" : "object", "required" : ["_id", "movie", "items", "count"],
-            "properties" : { "_id" : { "bsonType" : "objectId" }, "movie" : { "bsonType"
-            : "objectId" }, "items" : { "bsonType" : "array", "maxItems" : 200i32,
-            "items" : { "bsonType" : "object", "required" : ["name", "role"],
-            "properties" : { "name" : { "bsonType" : "string" }, "role" : { "bsonType" :
-            "string" } } } }, "count" : { "bsonType" : "int" } }, "title" :
-            "movies_cast_overflow documents"
-        }
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","movie","items","count"],"properties":{"_id":{"bsonType":"objectId"},"movie":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}}},"count":{"bsonType":"int"}},"title":"movies_cast_overflow documents"}"#,
+        )
     }
     /// The validator document of `movies_cast_overflow`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::__private::bson::Document {
