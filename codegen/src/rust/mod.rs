@@ -127,6 +127,11 @@ struct Generator<'a> {
     types_only: bool,
 }
 
+/// `{ ... }` around `body`, moved in (not copied, as interpolating a stream in `quote!` does).
+fn braced(body: TokenStream) -> proc_macro2::Group {
+    proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body)
+}
+
 fn serde_path() -> TokenStream {
     quote!(::squillion::__private::serde)
 }
@@ -288,22 +293,19 @@ impl<'a> Generator<'a> {
         } else {
             TokenStream::new()
         };
-        quote! {
-            #doc
+        let mut body: TokenStream = fields.into_iter().collect();
+        body.extend(variant_field);
+        let body = braced(body);
+        // Built by moving the parts in: `quote!` copies every token of an interpolated stream.
+        let mut out = doc;
+        out.extend(quote! {
             #[derive(Debug, Clone, PartialEq, #serde::Serialize, #serde::Deserialize)]
             #document
             #[serde(crate = "::squillion::__private::serde")]
-            pub struct #name {
-                #(#fields)*
-                #variant_field
-            }
-
-            #impls
-
-            #extra
-
-            #queries
-        }
+            pub struct #name #body
+        });
+        out.extend([impls, extra, queries]);
+        out
     }
 
     fn decisions_of(&self, c: &Collection) -> Vec<&'a Decision> {
@@ -361,13 +363,16 @@ impl<'a> Generator<'a> {
         } else {
             TokenStream::new()
         };
-        quote! {
-            #doc
+        let mut out = doc;
+        out.extend(quote! {
             #(#[squillion(#layout)])*
             #rename
             #skip
-            #vis #ident: #ty,
-        }
+            #vis #ident:
+        });
+        out.extend(ty);
+        out.extend(quote!(,));
+        out
     }
 
     fn rust_type(&mut self, f: &PlanField, owner: &str) -> TokenStream {
@@ -434,6 +439,7 @@ impl<'a> Generator<'a> {
             .iter()
             .map(|c| self.field(c, &owner_name))
             .collect();
+        let body = braced(fields.into_iter().collect());
         let serde = serde_path();
         let doc = match (&f.relation, f.kind) {
             (Some(rel), _) => format!(" Embedded in `{}` ({rel}).", f.path),
@@ -443,9 +449,7 @@ impl<'a> Generator<'a> {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq, #serde::Serialize, #serde::Deserialize)]
             #[serde(crate = "::squillion::__private::serde")]
-            pub struct #ident {
-                #(#fields)*
-            }
+            pub struct #ident #body
         });
         ident
     }
