@@ -82,18 +82,6 @@ impl BookRepo {
             )
             .await
     }
-    /// Query `books_by_author` on `books`, served by `_id`.
-    pub async fn books_by_author(&self) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {};
-        ::squillion::__private::query::run(
-                self.collection(),
-                filter,
-                ::std::option::Option::None,
-                ::std::option::Option::None,
-                ::std::option::Option::None,
-            )
-            .await
-    }
 }
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 182405 bytes on average, 2488405 bytes at worst.

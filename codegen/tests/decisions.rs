@@ -695,3 +695,45 @@ fn the_same_model_gives_the_same_plan() {
     let b = plan(src).to_json();
     assert_eq!(a, b);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Queries the layout cannot serve
+
+/// A forced `embed` moves Book into its Author, so `books` holds no `author`: the query on it
+/// must not become a method that silently drops the condition (and returns every book).
+#[test]
+fn a_query_on_a_path_the_layout_does_not_store_gets_w119_and_no_method() {
+    let src = "entity Author { name: string }
+entity Book { title: string }
+relation Author.books: many(1000) <-> Book.author: one {
+  standalone Book
+  force embed
+}
+query books_by_author on Book { where author == ? }
+query books_by_title on Book { where title == ? sort title desc }
+";
+    let p = plan(src);
+    let by_author = p
+        .queries
+        .iter()
+        .find(|q| q.name == "books_by_author")
+        .unwrap();
+    assert_eq!(by_author.unstored, ["author"]);
+    assert!(by_author.conditions.is_empty());
+    let by_title = p
+        .queries
+        .iter()
+        .find(|q| q.name == "books_by_title")
+        .unwrap();
+    assert!(by_title.unstored.is_empty());
+    let w = p.warnings.iter().find(|w| w.code == "W119").unwrap();
+    assert_eq!(w.severity, Severity::Warning);
+    assert_eq!((w.position.line, w.position.column), (7, 7));
+
+    let source = SourceFile::new("test.sqn", src);
+    let rust = squillion_codegen::pipeline::compile(&source, &Default::default())
+        .unwrap()
+        .rust;
+    assert!(!rust.contains("fn books_by_author("), "{rust}");
+    assert!(rust.contains("fn books_by_title("), "{rust}");
+}

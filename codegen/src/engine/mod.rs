@@ -162,6 +162,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let joins = indexes::plan(&ctx, &mut collections, &decisions);
     size::estimate(&mut collections);
 
+    let queries = queries::plan(&ctx, &collections, &decisions);
     let mut emit = warnings::Emit {
         ctx: &ctx,
         out: context::Warnings::default(),
@@ -171,6 +172,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     }
     warnings::collections(&mut emit, &collections, &decisions, &spans);
     warnings::queries(&mut emit, &joins, &declined);
+    warnings::unstored(&mut emit, &queries);
     warnings::too_deep(&mut emit, &placements.too_deep.borrow());
     let mut list = emit.out.list;
     list.sort_by(|a, b| {
@@ -192,7 +194,6 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
-    let queries = queries::plan(&ctx, &collections, &decisions);
     Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),

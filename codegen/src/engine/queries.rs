@@ -22,6 +22,7 @@ pub(crate) fn plan(
         };
         let mut conditions = Vec::new();
         let mut join = None;
+        let mut unstored = Vec::new();
         for cond in &q.conditions {
             match resolve_path(c, &cond.path, decisions) {
                 Some((path, field)) => conditions.push(QueryCondition {
@@ -31,25 +32,22 @@ pub(crate) fn plan(
                     op: op(cond.op),
                     ignore_case: cond.ignore_case,
                 }),
-                None => {
-                    join = cond
-                        .path
-                        .through
-                        .as_ref()
-                        .map(|t| format!("{}.{}", t.entity, t.field));
-                }
+                None => match &cond.path.through {
+                    Some(t) => join = Some(format!("{}.{}", t.entity, t.field)),
+                    None => unstored.push(cond.path.segments.join(".")),
+                },
             }
         }
-        let sort = q
-            .sort
-            .iter()
-            .filter_map(|k| {
-                resolve_path(c, &k.path, decisions).map(|(path, _)| IndexKey {
+        let mut sort = Vec::new();
+        for k in &q.sort {
+            match resolve_path(c, &k.path, decisions) {
+                Some((path, _)) => sort.push(IndexKey {
                     path,
                     direction: if k.descending { -1 } else { 1 },
-                })
-            })
-            .collect();
+                }),
+                None => unstored.push(k.path.segments.join(".")),
+            }
+        }
         let marker = format!("query `{}`", q.name);
         let index = c
             .indexes
@@ -67,6 +65,7 @@ pub(crate) fn plan(
             rate_per_second: q.rate_per_second,
             index,
             join,
+            unstored,
         });
     }
     out

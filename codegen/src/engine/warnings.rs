@@ -48,6 +48,8 @@ pub mod codes {
     pub const EMBEDDED_AND_STORED: &str = "W117";
     /// Entities embedded inside each other deeper than MongoDB's nesting limit allows.
     pub const EMBEDDING_TOO_DEEP: &str = "W118";
+    /// A query on a path the chosen layout does not store in the query's collection.
+    pub const QUERY_NOT_STORED: &str = "W119";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -88,6 +90,10 @@ pub mod codes {
         (
             EMBEDDING_TOO_DEEP,
             "embedding chain deeper than MongoDB's nesting limit",
+        ),
+        (
+            QUERY_NOT_STORED,
+            "query on a path the layout does not store: no method",
         ),
     ];
 }
@@ -517,6 +523,33 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
             );
         }
         walk(e, c, &f.children, spans);
+    }
+}
+
+/// A query some of whose conditions or sort keys the chosen layout does not store in its
+/// collection: it gets no method, since without them it would return the wrong documents.
+pub(crate) fn unstored(e: &mut Emit<'_, '_>, queries: &[crate::plan::QueryPlan]) {
+    for qp in queries.iter().filter(|q| !q.unstored.is_empty()) {
+        let Some(q) = e.ctx.query(&qp.name) else {
+            continue;
+        };
+        let paths: Vec<String> = qp.unstored.iter().map(|p| format!("`{p}`")).collect();
+        e.warn(
+            codes::QUERY_NOT_STORED,
+            Severity::Warning,
+            RuleId::Rule6,
+            q.span,
+            format!(
+                "query `{}` uses {} of {}, which the chosen layout does not store in `{}`: no repository method is generated for it",
+                qp.name,
+                paths.join(", "),
+                qp.entity,
+                qp.collection
+            ),
+            Some("query the collection that holds it (the owner of an embedded entity), or remove the `force` that moved it".to_owned()),
+            Some(&qp.collection),
+            None,
+        );
     }
 }
 

@@ -665,6 +665,11 @@ pub struct QueryPlan {
     /// Set when a condition is on another entity's field that is not copied here: the
     /// application must query that entity first (rule 4); `Entity.field`.
     pub join: Option<String>,
+    /// Conditions and sort keys (as written) on paths the chosen layout does not store in this
+    /// collection, e.g. a reference a forced `embed` removed. Such a query has no method: run
+    /// without them it would return the wrong documents (warning W119).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstored: Vec<String>,
 }
 
 /// One condition of a query.

@@ -14,7 +14,7 @@ pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident) -> TokenStream 
     let methods: Vec<TokenStream> = plan
         .queries
         .iter()
-        .filter(|q| q.collection == collection && q.join.is_none())
+        .filter(|q| q.collection == collection && q.join.is_none() && q.unstored.is_empty())
         .map(|q| method(plan, q, ty))
         .collect();
     if methods.is_empty() {
