@@ -88,7 +88,7 @@ impl Comment {
     /// The collection's name.
     pub const COLLECTION: &'static str = "comments";
     /// The indexes of `comments` the Plan declares, each with the query or rule it serves.
-    /// - `blog_entry_id_1_created_on_1`: child_ref (BlogPost.comments): a BlogPost's Comment through `blog_entry_id`
+    /// - `blog_entry_id_1_created_on_1`: child_ref (BlogPost.comments): a BlogPost's Comments through `blog_entry_id`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {

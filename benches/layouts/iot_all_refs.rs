@@ -79,7 +79,7 @@ impl Reading {
     /// The collection's name.
     pub const COLLECTION: &'static str = "readings";
     /// The indexes of `readings` the Plan declares, each with the query or rule it serves.
-    /// - `sensor_1_ts_1`: child_ref (Sensor.readings): a Sensor's Reading through `sensor`
+    /// - `sensor_1_ts_1`: child_ref (Sensor.readings): a Sensor's Readings through `sensor`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {

@@ -49,7 +49,7 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
-    /// - `author_1`: child_ref (Author.books): a Author's Book through `author`; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author_1`: child_ref (Author.books): an Author's Books through `author`; query `books_by_author`, 50/s (equality, then sort, then range)
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

@@ -14,6 +14,32 @@ pub fn a(word: &str) -> String {
     format!("{} {word}", article(word))
 }
 
+/// `text` with `a` turned into `an` before a capitalised name that starts with a vowel sound the
+/// engine can tell from its first letter (`a Author` -> `an Author`; `a User` stays). Entity names
+/// are interpolated into the engine's sentences after a fixed `a`; this puts the article right
+/// once, where the sentences enter the Plan.
+pub fn articles(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    let mut boundary = true;
+    while let Some(c) = rest.chars().next() {
+        if boundary && (rest.starts_with("a ") || rest.starts_with("A ")) {
+            let after = rest[2..].trim_start_matches('`');
+            if after.starts_with(['A', 'E', 'I', 'O']) {
+                out.push(c);
+                out.push('n');
+                rest = &rest[1..];
+                boundary = false;
+                continue;
+            }
+        }
+        out.push(c);
+        boundary = !(c.is_alphanumeric() || c == '_' || c == '\'');
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// `n thing` or `n things`, with the plural given.
 pub fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
@@ -34,5 +60,23 @@ mod tests {
         assert_eq!(a("Part"), "a Part");
         assert_eq!(counted(1, "warning", "warnings"), "1 warning");
         assert_eq!(counted(0, "warning", "warnings"), "0 warnings");
+    }
+
+    #[test]
+    fn articles_are_corrected_before_names_only() {
+        assert_eq!(
+            articles("a Author has a Book; A Invoice, a `Effort`"),
+            "an Author has a Book; An Invoice, an `Effort`"
+        );
+        assert_eq!(
+            articles("a User, a UTC date, a array"),
+            "a User, a UTC date, a array"
+        );
+        assert_eq!(
+            articles("data Author, la Ecole, é a Item"),
+            "data Author, la Ecole, é an Item"
+        );
+        assert_eq!(articles(""), "");
+        assert_eq!(articles("a"), "a");
     }
 }

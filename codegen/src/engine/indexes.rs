@@ -300,8 +300,10 @@ fn relationship(
                     &p.collection,
                     vec![(path.clone(), 1)],
                     format!(
-                        "parent_refs ({}): a {}'s {} through the multikey index on `{path}`",
-                        d.id, d.child, d.parent
+                        "parent_refs ({}): {}'s {} through the multikey index on `{path}`",
+                        d.id,
+                        crate::prose::a(&d.child),
+                        d.parent
                     ),
                     false,
                 );
@@ -326,13 +328,20 @@ fn relationship(
                     .unwrap_or_else(|| field.clone());
                 keys.push((bson, *dir));
             }
-            let unique = d.kind == crate::model::RelationKind::OneToOne && top_level;
+            let one_to_one = d.kind == crate::model::RelationKind::OneToOne;
+            let unique = one_to_one && top_level;
+            let children = if one_to_one {
+                d.child.clone()
+            } else {
+                super::context::plural(&d.child)
+            };
             add(
                 collection,
                 keys,
                 format!(
-                    "child_ref ({}): a {}'s {} through `{path}`",
-                    d.id, d.parent, d.child
+                    "child_ref ({}): {}'s {children} through `{path}`",
+                    d.id,
+                    crate::prose::a(&d.parent)
                 ),
                 unique,
             );

@@ -194,6 +194,8 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
+    let mut warnings = warnings;
+    correct_articles(&mut decisions, &mut warnings);
     Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),
@@ -202,6 +204,26 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         queries,
         relationships: decisions,
         warnings,
+    }
+}
+
+/// The engine's sentences put a fixed `a` before entity names: `an Author`, not `a Author`.
+fn correct_articles(decisions: &mut [Decision], warnings: &mut [crate::plan::Warning]) {
+    use crate::prose::articles;
+    for d in decisions {
+        d.because = articles(&d.because);
+        for s in d.facts.iter_mut().chain(d.obligations.iter_mut()) {
+            *s = articles(s);
+        }
+        for r in &mut d.rejected {
+            r.why = articles(&r.why);
+        }
+    }
+    for w in warnings {
+        w.message = articles(&w.message);
+        if let Some(h) = &mut w.help {
+            *h = articles(h);
+        }
     }
 }
 

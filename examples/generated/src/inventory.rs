@@ -343,7 +343,7 @@ impl LogMessage {
     /// The collection's name.
     pub const COLLECTION: &'static str = "logmsg";
     /// The indexes of `logmsg` the Plan declares, each with the query or rule it serves.
-    /// - `host.id_1_time_-1`: child_ref (Host.logmsgs): a Host's LogMessage through `host.id`
+    /// - `host.id_1_time_-1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {

@@ -62,7 +62,7 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
-    /// - `author.id_1`: child_ref (Author.books): a Author's Book through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author.id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
@@ -345,8 +345,8 @@ impl BookNotesBucket {
     /// The indexes of `book_notes` the Plan declares, each with the query or rule it serves.
     /// - `book_1_count_1`: bucket (Book.notes): the append upsert finds the open bucket by {book, count < 10}
     /// - `book_1__id_1`: bucket (Book.notes): page k of a parent (buckets in creation order)
-    /// - `notes.user_1`: child_ref (User.notes): a User's Note through `notes.user`
-    /// - `notes.comments.user_1`: child_ref (User.comments): a User's Comment through `notes.comments.user`
+    /// - `notes.user_1`: child_ref (User.notes): a User's Notes through `notes.user`
+    /// - `notes.comments.user_1`: child_ref (User.comments): a User's Comments through `notes.comments.user`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {

@@ -123,7 +123,7 @@ impl Effort {
     /// The collection's name.
     pub const COLLECTION: &'static str = "efforts";
     /// The indexes of `efforts` the Plan declares, each with the query or rule it serves.
-    /// - `section_1`: child_ref (Section.efforts): a Section's Effort through `section`
+    /// - `section_1`: child_ref (Section.efforts): a Section's Efforts through `section`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
@@ -701,7 +701,7 @@ impl Post {
     /// The collection's name.
     pub const COLLECTION: &'static str = "posts";
     /// The indexes of `posts` the Plan declares, each with the query or rule it serves.
-    /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range); child_ref (User.posts): a User's Post through `postedBy`
+    /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range); child_ref (User.posts): a User's Posts through `postedBy`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
