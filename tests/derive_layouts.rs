@@ -109,6 +109,60 @@ async fn bucket_fills_buckets_of_size_with_summaries_and_reads_pages_and_ranges(
     assert_eq!(overlapping[0].first, reading(200).ts);
 }
 
+// ---- bucket read newest first (`page 3 by at desc`: a feed, newest comments on page 1) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedItem {
+    pub n: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, squillion::Document)]
+#[squillion(collection = "feed")]
+pub struct FeedBucket {
+    #[serde(rename = "_id")]
+    #[squillion(id)]
+    pub id: ObjectId,
+    pub post: i64,
+    #[squillion(bucket(size = 3, key = post, count = count, desc))]
+    pub items: Vec<FeedItem>,
+    pub count: i32,
+}
+
+#[tokio::test]
+async fn a_newest_first_bucket_reads_the_newest_page_first_and_its_items_newest_first() {
+    let db = database("bucket_desc").await;
+    let repo = FeedBucketRepo::new(&db);
+    repo.ensure_indexes().await.unwrap();
+    for n in 1..=7 {
+        repo.append_items(&1, &FeedItem { n }).await.unwrap();
+    }
+    let numbers = |b: &FeedBucket| b.items.iter().map(|i| i.n).collect::<Vec<_>>();
+    let pages: Vec<Vec<i32>> = {
+        let mut pages = Vec::new();
+        for k in 0..3 {
+            pages.push(numbers(&repo.items_bucket(&1, k).await.unwrap().unwrap()));
+        }
+        pages
+    };
+    // Buckets fill oldest first ([1,2,3], [4,5,6], [7]); read newest first.
+    assert_eq!(pages, vec![vec![7], vec![6, 5, 4], vec![3, 2, 1]]);
+    assert!(repo.items_bucket(&1, 3).await.unwrap().is_none());
+    let listed = repo
+        .items_buckets(&1, PageRequest::new(0, 2))
+        .await
+        .unwrap();
+    let listed: Vec<Vec<i32>> = listed.items.iter().map(numbers).collect();
+    assert_eq!(listed, vec![vec![7], vec![6, 5, 4]]);
+    // Stored oldest first: only the reads turn the order round.
+    let stored = db
+        .collection::<bson::Document>("feed")
+        .find_one(doc! { "post": 1_i64, "count": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.get_array("items").unwrap().len(), 1);
+}
+
 #[tokio::test]
 async fn racing_bucket_appends_never_overfill_a_bucket() {
     let db = database("bucket_race").await;

@@ -737,3 +737,42 @@ query books_by_title on Book { where title == ? sort title desc }
     assert!(!rust.contains("fn books_by_author("), "{rust}");
     assert!(rust.contains("fn books_by_title("), "{rust}");
 }
+
+/// seed 003's comment pages read newest first (`page 50 by created_on desc`): the Plan says so and
+/// the bucket attribute carries `desc`, so the repository reads the newest bucket first.
+#[test]
+fn buckets_paged_newest_first_say_so_in_the_plan_and_the_attribute() {
+    let src = "entity BlogPost { title: string }
+entity Comment { created_on: date text: string }
+relation BlogPost.comments: squillions <-> Comment.post: one {
+  growth append_heavy, unbounded
+  page 50 by created_on desc
+}
+";
+    let p = plan(src);
+    let b = p
+        .relationship("BlogPost.comments")
+        .unwrap()
+        .bucket
+        .as_ref()
+        .unwrap();
+    assert!(b.newest_first);
+    assert_eq!(b.order_by.as_deref(), Some("created_on"));
+    let source = SourceFile::new("test.sqn", src);
+    let rust = squillion_codegen::pipeline::compile(&source, &Default::default())
+        .unwrap()
+        .rust;
+    assert!(
+        rust.contains("bucket(size = 50, key = post, count = count, desc)"),
+        "{rust}"
+    );
+    let asc = plan(&src.replace(" desc", " asc"));
+    assert!(
+        !asc.relationship("BlogPost.comments")
+            .unwrap()
+            .bucket
+            .as_ref()
+            .unwrap()
+            .newest_first
+    );
+}

@@ -329,6 +329,7 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                     count,
                     start,
                     end,
+                    ..
                 } => {
                     need_array("holds the bucket's children");
                     for k in keys.iter().chain(start).chain(end) {

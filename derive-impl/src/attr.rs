@@ -122,6 +122,8 @@ pub enum Layout {
         count: Option<Ident>,
         start: Option<Ident>,
         end: Option<Ident>,
+        /// Pages newest first.
+        desc: bool,
     },
     Outlier {
         max: u64,
@@ -789,6 +791,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut count = None;
                     let mut start = None;
                     let mut end = None;
+                    let mut desc = false;
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "size" => size = Some(relation_max(&m, cx)?.0),
@@ -796,15 +799,16 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "count" => count = Some(ident_value(&m)?),
                             "start" => start = Some(ident_value(&m)?),
                             "end" => end = Some(ident_value(&m)?),
+                            "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, desc"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
                     match size {
-                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end }),
+                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, desc }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),
                     }
                 }

@@ -21,6 +21,8 @@ pub struct BucketSpec {
     pub start: Option<&'static str>,
     /// Field holding the largest time.
     pub end: Option<&'static str>,
+    /// Pages newest first: the newest bucket is page 0 and its children come newest first.
+    pub newest_first: bool,
 }
 
 /// Where an append landed.
@@ -54,14 +56,27 @@ pub async fn append(
     })
 }
 
-/// The order of an owner's buckets: by start time when there is one, then by `_id`.
+/// The order of an owner's buckets: by start time when there is one, then by `_id`; newest
+/// first when the spec says so.
 pub fn order(spec: &BucketSpec) -> BsonDocument {
+    let direction = if spec.newest_first { -1 } else { 1 };
     let mut sort = BsonDocument::new();
     if let Some(start) = spec.start {
-        sort.insert(start, 1);
+        sort.insert(start, direction);
     }
-    sort.insert("_id", 1);
+    sort.insert("_id", direction);
     sort
+}
+
+/// A bucket as a page: its children are stored oldest first (each append pushes to the end), so
+/// a newest-first page reverses them.
+fn as_page(mut bucket: BsonDocument, spec: &BucketSpec) -> BsonDocument {
+    if spec.newest_first {
+        if let Ok(items) = bucket.get_array_mut(spec.items) {
+            items.reverse();
+        }
+    }
+    bucket
 }
 
 /// The owner's bucket number `k` (0-based) in bucket order.
@@ -71,7 +86,8 @@ pub async fn page(
     spec: &BucketSpec,
     k: u64,
 ) -> Result<Option<BsonDocument>> {
-    Ok(coll.find_one(key).sort(order(spec)).skip(k).await?)
+    let bucket = coll.find_one(key).sort(order(spec)).skip(k).await?;
+    Ok(bucket.map(|b| as_page(b, spec)))
 }
 
 /// A page of the owner's buckets, in bucket order.
@@ -81,7 +97,19 @@ pub async fn buckets(
     spec: &BucketSpec,
     request: PageRequest,
 ) -> Result<Vec<BsonDocument>> {
-    super::core::find_page_raw(coll, key, order(spec), None, request).await
+    let buckets = super::core::find_page_raw(coll, key, order(spec), None, request).await?;
+    Ok(buckets.into_iter().map(|b| as_page(b, spec)).collect())
+}
+
+/// A page of the owner's buckets, in bucket order, decoded.
+pub async fn pages<T: crate::Document>(
+    core: &super::RepoCore<T>,
+    key: BsonDocument,
+    spec: &BucketSpec,
+    request: PageRequest,
+) -> Result<crate::Page<T>> {
+    let docs = buckets(core.raw(), key, spec, request).await?;
+    core.page_of(docs, request)
 }
 
 /// The filter of buckets whose children's times overlap `[from, to]`:

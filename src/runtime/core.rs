@@ -224,6 +224,11 @@ impl<T: Document> RepoCore<T> {
         page: PageRequest,
     ) -> Result<Page<T>> {
         let docs = find_page_raw(&self.raw, filter, sort, None, page).await?;
+        self.page_of(docs, page)
+    }
+
+    /// Page `page` from the `per_page + 1` raw documents [`find_page_raw`] read.
+    pub fn page_of(&self, docs: Vec<BsonDocument>, page: PageRequest) -> Result<Page<T>> {
         let has_more = docs.len() as u64 > page.per_page;
         let items = docs
             .into_iter()

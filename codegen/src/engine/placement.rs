@@ -481,6 +481,11 @@ fn bucket(
             .as_ref()
             .and_then(|p| p.by.as_ref())
             .map(|b| b.field.clone()),
+        newest_first: f
+            .page
+            .as_ref()
+            .and_then(|p| p.by.as_ref())
+            .is_some_and(|b| b.descending),
         purpose,
     });
     out.child_ref = Some((Holder::Collection(name.clone()), parent_key.clone()));

@@ -260,6 +260,10 @@ pub struct BucketPlan {
     pub time_range: Option<TimeRangePaths>,
     /// Field that orders the children, for paged reads.
     pub order_by: Option<String>,
+    /// Pages are read newest first (`page N by f desc`): page 1 is the newest bucket, its children
+    /// newest first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub newest_first: bool,
     /// Why buckets: paged reads, time series, or both.
     pub purpose: BucketPurpose,
 }

@@ -297,6 +297,9 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 out.field(&t.end_path, quote!(computed(max = #field)));
             }
         }
+        if b.newest_first {
+            args.push(quote!(desc));
+        }
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
     // The array the relationship keeps in `c`, which summaries summarise.

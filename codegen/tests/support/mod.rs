@@ -523,6 +523,7 @@ fn blog() -> (Collection, Collection, Decision) {
         count_path: "count".to_owned(),
         time_range: None,
         order_by: Some("created_on".to_owned()),
+        newest_first: false,
         purpose: BucketPurpose::Pages,
     });
     d.computed = vec![Computed {

@@ -67,8 +67,17 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 count,
                 start,
                 end,
+                desc,
                 ..
-            } => bucket(item, f, keys, count.as_ref(), start.as_ref(), end.as_ref()),
+            } => bucket(
+                item,
+                f,
+                keys,
+                count.as_ref(),
+                start.as_ref(),
+                end.as_ref(),
+                *desc,
+            ),
             Layout::Outlier {
                 flag,
                 overflow,
@@ -390,6 +399,7 @@ fn bucket(
     count: Option<&syn::Ident>,
     start: Option<&syn::Ident>,
     end: Option<&syn::Ident>,
+    newest_first: bool,
 ) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
@@ -450,9 +460,21 @@ fn bucket(
             computed: #computed,
             start: #start_name,
             end: #end_name,
+            newest_first: #newest_first,
         }
     };
     let append = method("append", f, "");
+    let (page_doc, pages_doc) = if newest_first {
+        (
+            "The owner's bucket number `number` (0-based, newest first), its children newest first: one page of children in one read.",
+            "A page of the owner's buckets, newest first, each with its children newest first.",
+        )
+    } else {
+        (
+            "The owner's bucket number `number` (0-based, oldest first): one page of children in one read.",
+            "A page of the owner's buckets, oldest first.",
+        )
+    };
     let page = method("", f, "bucket");
     let pages = method("", f, "buckets");
     let between = method("", f, "between");
@@ -490,7 +512,7 @@ fn bucket(
             #rt::bucket::append(self.core.raw(), #key_doc, &spec, #rt::to_bson(item)?).await
         }
 
-        /// The owner's bucket number `number` (0-based, oldest first): one page of children in one read.
+        #[doc = #page_doc]
         pub async fn #page(&self, #(#key_params,)* number: u64) -> ::squillion::Result<::core::option::Option<#ident>> {
             let spec = #spec;
             match #rt::bucket::page(self.core.raw(), #key_doc, &spec, number).await? {
@@ -499,10 +521,10 @@ fn bucket(
             }
         }
 
-        /// A page of the owner's buckets, oldest first.
+        #[doc = #pages_doc]
         pub async fn #pages(&self, #(#key_params,)* page: ::squillion::PageRequest) -> ::squillion::Result<::squillion::Page<#ident>> {
             let spec = #spec;
-            self.core.find_page(#key_doc, #rt::bucket::order(&spec), page).await
+            #rt::bucket::pages(&self.core, #key_doc, &spec, page).await
         }
 
         #range
