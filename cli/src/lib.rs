@@ -2,6 +2,7 @@
 //! behaviour and output are testable; `main.rs` only calls [`main`].
 //!
 //! - `squillion check FILE...`: validate schemas.
+//! - `squillion fmt [--check] FILE...`: format schemas in place (or show what would change).
 //! - `squillion plan FILE [--json | --explain]`: the layout of every relationship.
 //! - `squillion review FILE --format md|html|text [-o OUT]`: the design-review document.
 //! - `squillion generate FILE -o DIR [--scripts]`: Rust code (and mongosh scripts).
@@ -12,6 +13,7 @@
 pub mod audit;
 pub mod check;
 pub mod database;
+pub mod fmt;
 pub mod generate;
 mod input;
 pub mod plan;
@@ -46,6 +48,8 @@ pub struct Cli {
 pub enum Command {
     /// Validate schema files and report every problem with its position.
     Check(check::CheckArgs),
+    /// Format schema files in place: one canonical layout, every comment kept.
+    Fmt(fmt::FmtArgs),
     /// Decide the layout of every relationship and collection, and explain it.
     Plan(plan::PlanArgs),
     /// Write the design-review document (Markdown, HTML or terminal text).
@@ -77,6 +81,7 @@ where
     };
     match &cli.command {
         Command::Check(a) => check::run(a),
+        Command::Fmt(a) => fmt::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Review(a) => {
             let (mut out, mut err) = (std::io::stdout(), std::io::stderr());

@@ -9,9 +9,11 @@
 pub mod ast;
 pub mod codes;
 pub mod diagnostic;
+mod format;
 mod parser;
 pub mod span;
 
 pub use diagnostic::{Diagnostic, LocatedDiagnostic, Severity, SourceFile};
+pub use format::format;
 pub use parser::{parse, MAX_NESTING, MAX_SOURCE_BYTES};
 pub use span::{LineIndex, Position, Span};

@@ -21,7 +21,7 @@ const MAX_SYNTAX_ERRORS: usize = 20;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "squillion.pest"]
-struct SqnParser;
+pub(crate) struct SqnParser;
 
 /// Parses a `.sqn` source into its syntax tree, or returns every syntax error found.
 pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
