@@ -52,7 +52,7 @@ fn file(path: &Path, check: bool) -> Exit {
         return Exit::Ok;
     }
     if check {
-        print!("{}", diff(source.name(), source.text(), &formatted));
+        show_diff(&source, &formatted);
         return Exit::Failed;
     }
     match replace(path, &formatted) {
@@ -81,7 +81,7 @@ fn stdin(check: bool) -> Exit {
         if formatted == source.text() {
             return Exit::Ok;
         }
-        print!("{}", diff(source.name(), source.text(), &formatted));
+        show_diff(&source, &formatted);
         return Exit::Failed;
     }
     let mut out = std::io::stdout().lock();
@@ -108,9 +108,22 @@ fn formatted(source: &SourceFile) -> Option<String> {
     }
 }
 
+/// Prints the diff on standard output. A reader that stops early (`| head`) is not an error: the
+/// exit code already says that the file is not formatted.
+fn show_diff(source: &SourceFile, formatted: &str) {
+    let text = diff(source.name(), source.text(), formatted);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 /// A unified diff from the file as it is to the file formatted.
 fn diff(name: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
+    // Patience stays fast on large files where most lines changed; the deadline bounds the rest
+    // (past it the diff is coarser, never wrong).
+    similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(before, after)
         .unified_diff()
         .context_radius(2)
         .header(name, &format!("{name} (formatted)"))

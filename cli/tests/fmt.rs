@@ -161,3 +161,26 @@ fn formatting_every_example_twice_changes_nothing_the_second_time() {
         .assert()
         .success();
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_a_crash() {
+    // A diff larger than a pipe's buffer, read by nobody: writing it fails with a broken pipe.
+    let dir = tempfile::tempdir().unwrap();
+    let mut messy = String::new();
+    for i in 0..4000 {
+        messy.push_str(&format!("entity E{i}{{a:int32 long_name:string}}\n"));
+    }
+    std::fs::write(dir.path().join("big.sqn"), messy).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("squillion"))
+        .current_dir(dir.path())
+        .args(["fmt", "--check", "big.sqn"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+}

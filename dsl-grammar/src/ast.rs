@@ -271,7 +271,8 @@ pub enum TypeExprKind {
 
 /// The shape of preallocated counters.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "shape", rename_all = "snake_case")]
+// Adjacently tagged: an internally tagged variant cannot hold a list (`Dims`).
+#[serde(tag = "shape", content = "of", rename_all = "snake_case")]
 pub enum CountersShape {
     /// Dimensions given by number: `1440` or `24 x 60`.
     Dims(Vec<Quantity>),
@@ -375,7 +376,8 @@ pub struct Fact {
 
 /// The facts a relation can state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "fact", rename_all = "snake_case")]
+// Adjacently tagged: an internally tagged variant cannot hold a list (`Growth`, `Fields`).
+#[serde(tag = "fact", content = "of", rename_all = "snake_case")]
 pub enum FactKind {
     /// `standalone Entity`: the entity is read on its own.
     Standalone(Ident),

@@ -3,6 +3,10 @@
 //! `scripts/with-server.sh` starts one and exports `SQUILLION_MONGODB_URI`; set it yourself to run
 //! the tests against a real MongoDB replica set. Tests that need a server and find none fail with
 //! a message saying how to get one: they never skip.
+//!
+//! [`sqn`] generates schemas for property tests.
+
+pub mod sqn;
 
 use mongodb::{Client, Database};
 

@@ -44,28 +44,46 @@ pub(crate) fn comments(source: &str) -> Vec<Comment> {
 }
 
 /// The punctuation tokens written between two leaves of the tree (`{`, `:`, `<->`, `,` ...),
-/// skipping whitespace and comments.
-pub(crate) fn punctuation(source: &str, from: usize, to: usize) -> Vec<(usize, &str)> {
-    let bytes = source.as_bytes();
-    let mut tokens = Vec::new();
-    let mut i = from;
-    while i < to {
-        let rest = &source[i..to];
-        if rest.starts_with("//") {
-            i = line_end(bytes, i).min(to);
-        } else if rest.starts_with("<->") {
-            tokens.push((i, "<->"));
-            i += 3;
-        } else if let Some(c) = rest.chars().next() {
-            if !c.is_whitespace() && c != '\u{FEFF}' {
-                tokens.push((i, &source[i..i + c.len_utf8()]));
-            }
-            i += c.len_utf8();
-        } else {
-            break;
-        }
+/// skipping whitespace and comments, read lazily (a caller looking for the next `{` reads no
+/// further).
+pub(crate) fn punctuation(source: &str, from: usize, to: usize) -> Punctuation<'_> {
+    Punctuation {
+        source,
+        at: from,
+        to: to.min(source.len()),
     }
-    tokens
+}
+
+/// The iterator of [`punctuation`].
+pub(crate) struct Punctuation<'s> {
+    source: &'s str,
+    at: usize,
+    to: usize,
+}
+
+impl<'s> Iterator for Punctuation<'s> {
+    type Item = (usize, &'s str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let source = self.source;
+        while self.at < self.to {
+            let i = self.at;
+            let rest = source.get(i..self.to)?;
+            if rest.starts_with("//") {
+                self.at = line_end(source.as_bytes(), i).min(self.to);
+            } else if rest.starts_with("<->") {
+                self.at += 3;
+                return Some((i, "<->"));
+            } else {
+                let c = rest.chars().next()?;
+                self.at += c.len_utf8();
+                if !c.is_whitespace() && c != '\u{FEFF}' {
+                    return Some((i, &source[i..i + c.len_utf8()]));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// Whether an empty line lies between `at` and the last non-whitespace text before it.
@@ -120,10 +138,7 @@ mod tests {
     #[test]
     fn punctuation_skips_comments() {
         let src = "x: // c: d\n <-> {";
-        let tokens: Vec<&str> = punctuation(src, 1, src.len())
-            .into_iter()
-            .map(|t| t.1)
-            .collect();
+        let tokens: Vec<&str> = punctuation(src, 1, src.len()).map(|t| t.1).collect();
         assert_eq!(tokens, [":", "<->", "{"]);
     }
 }

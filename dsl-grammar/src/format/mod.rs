@@ -100,7 +100,6 @@ fn statement(w: &mut Writer<'_>, pair: Pair<'_, Rule>) {
 fn brace_after(w: &Writer<'_>, header: &[Pair<'_, Rule>], from: usize) -> usize {
     let start = header.last().map_or(from, |p| p.as_span().end());
     lex::punctuation(w.source(), start, w.source().len())
-        .into_iter()
         .find(|(_, t)| *t == "{")
         .map_or(start, |(at, _)| at)
 }
