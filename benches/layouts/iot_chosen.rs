@@ -46,7 +46,7 @@ impl Sensor {
 /// Buckets of up to 200 Reading of one Sensor (Sensor.readings; a time series with summaries).
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
-/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 #[derive(
     Debug,
@@ -69,7 +69,7 @@ pub struct SensorReadingsBucket {
     pub id: ::squillion::__private::bson::oid::ObjectId,
     /// `sensor`: a reference (id).
     pub sensor: i32,
-    /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+    /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
     #[squillion(
         bucket(size = 200, key = sensor, count = count, start = start, end = end)
     )]
@@ -105,7 +105,7 @@ impl SensorReadingsBucket {
     /// The `$jsonSchema` validator of `sensor_readings`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries comput..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
+            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -105,6 +105,8 @@ pub const UNKNOWN_LAYOUT: &str = "E0413";
 pub const FORCE_ARGUMENT: &str = "E0414";
 /// A relation fact stated twice.
 pub const REPEATED_FACT: &str = "E0415";
+/// `growth unbounded` on a relation whose ends are bounded.
+pub const GROWTH_CONTRADICTS_BOUND: &str = "E0416";
 
 // ---------------------------------------------------------------------------------------------
 // Queries
@@ -210,6 +212,10 @@ pub const ALL: &[(&str, &str)] = &[
     (UNKNOWN_LAYOUT, "unknown layout"),
     (FORCE_ARGUMENT, "layout takes no size"),
     (REPEATED_FACT, "relation fact stated twice"),
+    (
+        GROWTH_CONTRADICTS_BOUND,
+        "`growth unbounded` on a bounded relation",
+    ),
     (UNKNOWN_QUERY_FIELD, "unknown field in a query"),
     (
         OPERATOR_TYPE_MISMATCH,

@@ -361,6 +361,15 @@ fn cases() -> Vec<Case> {
             (5, 3),
             "`navigate` is stated twice in relation `A.bs`",
         ),
+        case(
+            "E0416",
+            &two(
+                "y: string",
+                "relation A.bs: many(300) <-> B.a: one { growth unbounded }",
+            ),
+            (3, 48),
+            "`growth unbounded` contradicts the bound of `A.bs: many(300)` in relation `A.bs`",
+        ),
         // Queries.
         case(
             "E0501",

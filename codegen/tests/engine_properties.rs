@@ -80,7 +80,11 @@ fn schema_text(
             match f % 9 {
                 0 => s.push_str(&format!("  standalone E{b}\n")),
                 1 => s.push_str("  navigate both\n"),
-                2 => s.push_str("  growth append_heavy, unbounded\n"),
+                // `unbounded` on bounded ends is E0416: only where an end is squillions.
+                2 if [r.ca, r.cb].iter().any(|c| CLASSES[c % CLASSES.len()] == "squillions") => {
+                    s.push_str("  growth append_heavy, unbounded\n")
+                }
+                2 => s.push_str("  growth append_heavy\n"),
                 3 => s.push_str("  page 50 by at desc\n"),
                 4 => s.push_str("  latest 100 by at keep at, n\n"),
                 5 => s.push_str("  summary count, total(n), max(n)\n"),

@@ -291,6 +291,7 @@ mod tests {
             bson_type: bson.into(),
             array_depth: depth,
             max_items: max,
+            typical_items: None,
             inner_dims: vec![],
             map: false,
             optional: false,

@@ -95,7 +95,10 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         rules: Vec::new(),
         facts: Vec::new(),
     };
-    for want in wants(ctx, rel) {
+    for want in wants(ctx, rel)
+        .into_iter()
+        .flat_map(|w| split_immutable(ctx, w))
+    {
         let sources: Vec<String> = want
             .fields
             .iter()
@@ -120,8 +123,8 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             })
             .unwrap_or(false);
         let ratio_words = match want.ratio {
+            _ if immutable => "never updated (immutable)".to_owned(),
             Some(r) => format!("{} reads per update", trim(r)),
-            None if immutable => "never updated (immutable)".to_owned(),
             None => "no read/write ratio given".to_owned(),
         };
         result.facts.push(match &want.query {
@@ -135,6 +138,8 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             ),
         });
         let copy = match want.ratio {
+            // An immutable field never changes: its copies never fan out, whatever the ratio.
+            _ if immutable => Ok(()),
             Some(r) if r <= 1.0 => Err(format!(
                 "{source_words} is updated at least as often as it is read (ratio {}): copies would cost more writes than the reads they save (rule 5)",
                 trim(r)
@@ -174,6 +179,35 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         }
     }
     result
+}
+
+/// Rule 5 decides per field: the `@immutable` fields of a `show` are copied whatever the ratio
+/// says about the others, so a want is split into its immutable and its other fields.
+fn split_immutable(ctx: &Ctx<'_>, want: Want) -> Vec<Want> {
+    let Some(entity) = ctx.entity(&want.from) else {
+        return vec![want];
+    };
+    let (fixed, other): (Vec<String>, Vec<String>) = want
+        .fields
+        .iter()
+        .cloned()
+        .partition(|f| entity.field(f).is_some_and(|fl| fl.facts.immutable));
+    if fixed.is_empty() || other.is_empty() {
+        return vec![want];
+    }
+    vec![
+        Want {
+            fields: fixed,
+            from: want.from.clone(),
+            on: want.on.clone(),
+            ratio: want.ratio,
+            query: want.query.clone(),
+        },
+        Want {
+            fields: other,
+            ..want
+        },
+    ]
 }
 
 fn trim(v: f64) -> String {
@@ -273,6 +307,7 @@ fn place_copy(
             want.from,
             field.name,
             match want.ratio {
+                _ if field.facts.immutable => "never updated (immutable)".to_owned(),
                 Some(r) => format!("read {} times per update", trim(r)),
                 None => "needed by a query".to_owned(),
             }
@@ -296,7 +331,13 @@ fn place_copy(
                 array_filter: None,
             }
         };
-        lay.obligations.push(format!(
+        if field.facts.immutable {
+            lay.obligations.push(format!(
+                "{}.{} is immutable: its copies in `{}` never need updating",
+                want.from, field.name, collection
+            ));
+        } else {
+            lay.obligations.push(format!(
             "updating {}.{} fans out to every copy: updateMany on `{}` where {} is the {}'s id, setting {}{}",
             want.from,
             field.name,
@@ -309,6 +350,7 @@ fn place_copy(
                 None => String::new(),
             }
         ));
+        }
         out.push(Denormalized {
             source: format!("{}.{}", want.from, field.name),
             collection: collection.clone(),

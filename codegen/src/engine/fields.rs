@@ -14,6 +14,7 @@ pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &s
         bson_type: bson_type.to_owned(),
         array_depth: 0,
         max_items: None,
+        typical_items: None,
         inner_dims: Vec::new(),
         map: false,
         optional: false,

@@ -102,6 +102,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
             if !one {
                 f.array_depth = 1;
                 f.max_items = cap;
+                f.typical_items = parent.cardinality.typical;
             } else {
                 f.optional = true;
             }
@@ -157,6 +158,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                 );
                 f.array_depth = 1;
                 f.max_items = child.cardinality.max(s);
+                f.typical_items = child.cardinality.typical;
                 f.source = Some(parent.entity.clone());
                 f.relation = Some(rel.id.clone());
                 f.docs = vec![rel_doc.clone()];
@@ -210,6 +212,7 @@ fn parent_ids(
     );
     f.array_depth = 1;
     f.max_items = cap;
+    f.typical_items = parent.cardinality.typical;
     f.source = Some(child.entity.clone());
     f.relation = Some(rel.id.clone());
     f.docs = vec![rel_doc.to_owned()];

@@ -355,13 +355,14 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let n_words = max_words(v.n_max);
     let over_embed = v.n_max.is_none_or(|n| n > s.embed_array_max);
     let over_ids = v.n_max.is_none_or(|n| n > s.id_array_max);
-    let growing = f.append_heavy && (f.unbounded || v.n_max.is_none());
+    // Children that keep arriving never live in an array of the parent, as documents or as ids
+    // (rule 3; seed 000: "Continually Growing Documents").
+    let growing = f.append_heavy || f.unbounded;
 
-    // Bucket: children read a page at a time, or a time series with summaries.
-    let time_series = f.time_range.is_some() || !f.summary.is_empty();
-    if !v.child_alone
-        && (f.page.is_some() || (time_series && (over_embed || f.append_heavy || f.unbounded)))
-    {
+    // Bucket: children read a page at a time, or a time series read by time range. Summaries
+    // alone are computed on the parent, not a reason to bucket.
+    let time_series = f.time_range.is_some();
+    if !v.child_alone && (f.page.is_some() || (time_series && (over_embed || growing))) {
         let size = f.page.as_ref().map(|p| p.size).unwrap_or(s.bucket_size);
         let mut rules = vec![RuleId::Bucket];
         if over_embed {
@@ -377,9 +378,14 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 count(size),
                 count(size)
             )
+        } else if f.summary.is_empty() {
+            format!(
+                "{cs} arrive as a series ({n_words} {cs} per {p}) and are read by time range, so they are grouped in buckets of {}, each holding the first and last time it covers (seed 002 IoT readings: bucket)",
+                count(size)
+            )
         } else {
             format!(
-                "{cs} arrive as a series ({n_words} {cs} per {p}) and are read by range with summaries, so they are grouped in buckets of {} with the summaries computed on write (seed 002 IoT readings: bucket + computed)",
+                "{cs} arrive as a series ({n_words} {cs} per {p}) and are read by time range with summaries, so they are grouped in buckets of {} with the summaries computed on write (seed 002 IoT readings: bucket + computed)",
                 count(size)
             )
         };
@@ -490,7 +496,10 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     } else if growing {
         (
             RuleId::Rule3,
-            format!("{cs} are added often and without bound: the {p} document would grow forever"),
+            format!(
+                "{cs} {}: the {p} document would grow with every new {c} (rule 3; seed 000: continually growing documents)",
+                growth_words(f)
+            ),
         )
     } else {
         (
@@ -559,6 +568,27 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         );
     }
 
+    // Children that keep arriving: no id array in the parent either.
+    if growing {
+        let because = format!(
+            "{cs} {}, so no array in the {p} holds them: each {c} stores its {p}'s id, indexed, and a {p}'s {cs} are one indexed query (rule 3; seed 000: continually growing documents)",
+            growth_words(f)
+        );
+        let why = format!(
+            "an id array in the {p} would grow with every new {c} (rule 3; seed 000: continually growing documents)"
+        );
+        rej.push(rejected(Layout::ParentRefs, &[RuleId::Rule3], why.clone()));
+        rej.push(rejected(Layout::TwoWay, &[RuleId::Rule3], why));
+        return choice(
+            Layout::ChildRef,
+            parent_side,
+            vec![RuleId::Rule3, RuleId::Rule4],
+            because,
+            facts,
+            rej,
+        );
+    }
+
     if let Some(query) = child_found_through(ctx, rel) {
         let because = format!(
             "the application finds {cs} by their {p} (query `{query}`), so each {c} stores its {p}'s id, indexed: one query answers it (rule 6; seed 000 books by author)"
@@ -578,6 +608,31 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 rej,
             );
         }
+    }
+
+    // Read from the child to its parent only: the child's own reference answers it.
+    if p != c && f.navigate == Navigate::Entity(c.clone()) {
+        let because = format!(
+            "the application reads from a {c} to its {p} (navigate {c}), not from a {p} through an array: each {c} stores its {p}'s id (rule 6; rule 4)"
+        );
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule6],
+            format!("an id array in the {p} is read from the {p}; finding a {c}'s {p} through it needs a multikey index on the array, where the {c}'s own reference is one read"),
+        ));
+        rej.push(rejected(
+            Layout::TwoWay,
+            &[RuleId::Rule6],
+            format!("the {p} side is not navigated: its id array would only cost writes"),
+        ));
+        return choice(
+            Layout::ChildRef,
+            parent_side,
+            vec![RuleId::Rule6, RuleId::Rule4],
+            because,
+            facts,
+            rej,
+        );
     }
 
     if f.navigate == Navigate::Both {
@@ -623,6 +678,15 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     });
     rules.push(RuleId::Rule4);
     choice(Layout::ParentRefs, parent_side, rules, because, facts, rej)
+}
+
+/// How the children arrive, for prose: "are added often and without bound".
+fn growth_words(f: &crate::model::RelationFacts) -> &'static str {
+    match (f.append_heavy, f.unbounded) {
+        (true, true) => "are added often and without bound",
+        (true, false) => "are added often (append-heavy)",
+        _ => "grow without bound",
+    }
 }
 
 /// A query on the child that filters through this relationship (`where author == ?` or

@@ -106,9 +106,12 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         });
     }
     let (avg, worst) = if f.array_depth > 0 {
-        let n_avg = match f.max_items {
-            Some(m) => (m / 2).max(1),
-            None => UNBOUNDED_AVERAGE,
+        // The usual count where the schema declares one (`typical`); otherwise half the bound.
+        let n_avg = match (f.typical_items, f.max_items) {
+            (Some(t), Some(m)) => t.min(m),
+            (Some(t), None) => t,
+            (None, Some(m)) => (m / 2).max(1),
+            (None, None) => UNBOUNDED_AVERAGE,
         };
         let n_avg = if f.inner_dims.is_empty() {
             n_avg

@@ -485,6 +485,10 @@ pub struct PlanField {
     pub array_depth: u8,
     /// Arrays: largest number of elements (outermost level).
     pub max_items: Option<u64>,
+    /// Arrays: the usual number of elements, where the schema declares it (`typical`). Average
+    /// sizes use it; worst cases use `max_items`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typical_items: Option<u64>,
     /// Inner dimensions of nested arrays (counters 24 x 60: `[60]`).
     pub inner_dims: Vec<u64>,
     /// A map whose keys are data.

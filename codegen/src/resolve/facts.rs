@@ -125,7 +125,11 @@ impl Facts<'_> {
                 for kind in kinds {
                     match kind.name.as_str() {
                         "append_heavy" => facts.append_heavy = true,
-                        "unbounded" => facts.unbounded = true,
+                        "unbounded" => {
+                            if self.unbounded_contradicts_bound(r, kind) {
+                                facts.unbounded = true;
+                            }
+                        }
                         other => r.report(unknown_word(
                             codes::UNKNOWN_GROWTH,
                             kind,
@@ -197,6 +201,51 @@ impl Facts<'_> {
                 *fields = fields::fields(r, decls, Owner::Relation(&self.rel.id));
             }
         }
+    }
+
+    /// Whether `growth unbounded` fits the relation's cardinalities: the end that holds the
+    /// children (both ends of a many-to-many) must not be bounded. Reports it otherwise.
+    fn unbounded_contradicts_bound(&self, r: &mut Resolver<'_>, word: &Ident) -> bool {
+        let bounded = |end: &crate::model::RelationEnd| {
+            end.cardinality.class != crate::model::CardinalityClass::Squillions
+                || end.cardinality.bound.is_some()
+        };
+        let rel = self.rel;
+        let ends: Vec<&crate::model::RelationEnd> = match rel.kind {
+            RelationKind::ManyToMany => vec![&rel.left, &rel.right],
+            _ => vec![rel.parent()],
+        };
+        if !ends.iter().all(|e| bounded(e)) {
+            return true;
+        }
+        let end = ends[0];
+        let written = format!(
+            "{}.{}: {}",
+            end.entity,
+            end.field,
+            end.cardinality.describe()
+        );
+        r.report(
+            Diagnostic::error(
+                codes::GROWTH_CONTRADICTS_BOUND,
+                word.span,
+                format!(
+                    "`growth unbounded` contradicts the bound of `{written}` in relation `{}`",
+                    rel.id
+                ),
+            )
+            .with_label("says the children grow without limit")
+            .with_related(end.cardinality.span, "but this end is bounded")
+            .with_help(if rel.kind == RelationKind::OneToOne {
+                "a one-to-one relation has exactly one of each: remove `unbounded`".to_owned()
+            } else {
+                format!(
+                    "if the children really grow without limit, write `{}.{}: squillions`; if they stop at a bound, remove `unbounded`",
+                    end.entity, end.field
+                )
+            }),
+        );
+        false
     }
 
     fn ends(&self) -> [&str; 2] {

@@ -29,6 +29,7 @@ fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
         bson_type: bson.to_owned(),
         array_depth: 0,
         max_items: None,
+        typical_items: None,
         inner_dims: Vec::new(),
         map: false,
         optional: false,

@@ -296,7 +296,7 @@ impl UserRepo {
 }
 /// Buckets of up to 10 Note of one Book (Book.notes; one bucket is one page).
 /// Collection `book_notes`. Buckets of Note (Book.notes).
-/// Estimated size: about 3692061 bytes on average, unbounded at worst.
+/// Estimated size: about 3071 bytes on average, unbounded at worst.
 /// Layout of `Book.notes`: bucket. Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 /// Layout of `User.notes`: child_ref. a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)

@@ -178,7 +178,7 @@ impl Customer {
     /// The `$jsonSchema` validator of `customers`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","invoices"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"invoices":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"object","required":["id","date","total"],"properties":{"id":{"bsonType":"objectId"},"date":{"bsonType":"date","description":"copy of Invoice.date (rule 5, extended reference): needed by a query"},"total":{"bsonType":"double","description":"copy of Invoice.total (rule 5, extended reference): needed by a query"}}},"description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"customers documents"}"#,
+            r#"{"bsonType":"object","required":["_id","invoices"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"invoices":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"object","required":["id","date","total"],"properties":{"id":{"bsonType":"objectId"},"date":{"bsonType":"date","description":"copy of Invoice.date (rule 5, extended reference): never updated (immutable)"},"total":{"bsonType":"double","description":"copy of Invoice.total (rule 5, extended reference): never updated (immutable)"}}},"description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"customers documents"}"#,
         )
     }
     /// The validator document of `customers`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -247,7 +247,7 @@ impl Invoice {
 }
 /// A movie.
 /// Collection `movies`. One document per Movie.
-/// Estimated size: about 7974 bytes on average, 416975 bytes at worst.
+/// Estimated size: about 4024 bytes on average, 416975 bytes at worst.
 /// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
 /// Rules: rule 1, outlier pattern, rule 3.
 #[derive(
@@ -751,7 +751,7 @@ impl PostRepo {
 /// Buckets of up to 200 Reading of one Sensor (Sensor.readings; a time series with summaries).
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
-/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 #[derive(
     Debug,
@@ -774,7 +774,7 @@ pub struct SensorReadingsBucket {
     pub id: ::squillion::__private::bson::oid::ObjectId,
     /// `sensor`: a reference (id).
     pub sensor: i32,
-    /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+    /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
     #[squillion(
         bucket(size = 200, key = sensor, count = count, start = start, end = end)
     )]
@@ -810,7 +810,7 @@ impl SensorReadingsBucket {
     /// The `$jsonSchema` validator of `sensor_readings`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by range with summaries, so they are grouped in buckets of 200 with the summaries comput..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
+            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -900,9 +900,9 @@ pub struct EffortTopEfforts {
 pub struct InvoiceRef {
     /// The id of the referenced document.
     pub id: ::squillion::__private::bson::oid::ObjectId,
-    /// copy of Invoice.date (rule 5, extended reference): needed by a query
+    /// copy of Invoice.date (rule 5, extended reference): never updated (immutable)
     pub date: ::squillion::__private::bson::DateTime,
-    /// copy of Invoice.total (rule 5, extended reference): needed by a query
+    /// copy of Invoice.total (rule 5, extended reference): never updated (immutable)
     pub total: f64,
 }
 /// Embedded document at `items`.

@@ -1,0 +1,375 @@
+//! The engine's decision rules stated as properties over generated schemas (issue 13's defect
+//! classes): entity and field names, cardinalities, bounds and facts vary; the rule must hold for
+//! every one of them, not for one example.
+
+use proptest::prelude::*;
+use squillion_codegen::model::Layout;
+use squillion_codegen::plan::{CollectionRole, Decision, FieldKind, Plan, PlanField, Shape};
+use squillion_grammar::SourceFile;
+
+/// Parent/child name pairs: regular plurals, `y`/`s`/`x` endings, words that start with a vowel.
+const PAIRS: &[(&str, &str)] = &[
+    ("Author", "Book"),
+    ("Customer", "Invoice"),
+    ("Host", "LogMessage"),
+    ("Category", "Product"),
+    ("Blog", "Entry"),
+    ("Account", "Address"),
+    ("Warehouse", "Box"),
+    ("Owner", "Item"),
+    ("Team", "Employee"),
+    ("Project", "Issue"),
+    ("Playlist", "Track"),
+    ("Library", "Story"),
+];
+
+/// The plan of a schema that must check.
+fn plan(src: &str) -> Plan {
+    let source = SourceFile::new("gen.sqn", src);
+    match squillion_codegen::load(&source) {
+        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
+        Err(diags) => panic!(
+            "schema does not check:\n{}\n{src}",
+            source.render(&diags, false)
+        ),
+    }
+}
+
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+fn decision<'p>(p: &'p Plan, id: &str) -> &'p Decision {
+    p.relationship(id)
+        .unwrap_or_else(|| panic!("no decision {id}"))
+}
+
+/// Every field of a document tree, depth first.
+fn all_fields(fields: &[PlanField]) -> Vec<&PlanField> {
+    let mut out = Vec::new();
+    for f in fields {
+        out.push(f);
+        out.extend(all_fields(&f.children));
+    }
+    out
+}
+
+/// Arrays that the relationship placed in documents of `entity`'s own collection (or wherever
+/// that entity is embedded), other than the bounded copies a `latest`/`top` fact asks for.
+fn parent_arrays<'p>(p: &'p Plan, d: &Decision) -> Vec<&'p PlanField> {
+    p.collections
+        .iter()
+        .filter(|c| c.role == CollectionRole::Entity)
+        .flat_map(|c| all_fields(&c.fields))
+        .filter(|f| {
+            f.relation.as_deref() == Some(d.id.as_str())
+                && f.array_depth > 0
+                && !matches!(f.kind, FieldKind::Denormalized | FieldKind::Computed)
+        })
+        .collect()
+}
+
+fn cardinality() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (2u64..200).prop_map(|n| format!("few({n})")),
+        Just("few".to_owned()),
+        (201u64..5000).prop_map(|n| format!("many({n})")),
+        Just("many".to_owned()),
+        Just("squillions".to_owned()),
+    ]
+}
+
+fn pair() -> impl Strategy<Value = (&'static str, &'static str)> {
+    prop::sample::select(PAIRS)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// Class 1: a standalone child that the application finds by its parent (a query through the
+    /// relation end, or `navigate Child`) holds its parent's id, indexed; the parent holds no id
+    /// array, and no index is built on one.
+    #[test]
+    fn a_child_found_by_its_parent_holds_the_reference(
+        (p, c) in pair(),
+        card in cardinality(),
+        by_query in any::<bool>(),
+        through_field in any::<bool>(),
+        declared in any::<bool>(),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let mut src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ title: string  at: date }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n"
+        );
+        if declared {
+            src.push_str(&format!("  standalone {c}\n"));
+        }
+        if !by_query {
+            src.push_str(&format!("  navigate {c}\n"));
+        }
+        src.push_str("}\n");
+        if by_query {
+            let cond = if through_field { format!("{cf}.name == ?") } else { format!("{cf} == ?") };
+            src.push_str(&format!("query {}_of on {c} {{ where {cond} }}\n", snake(c)));
+        } else if !declared {
+            src.push_str(&format!("query {}_by_title on {c} {{ where title == ? }}\n", snake(c)));
+        }
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        prop_assert_eq!(d.strategy, Layout::ChildRef, "{}\n{:#?}", src, d.because);
+        prop_assert!(parent_arrays(&plan, d).is_empty(), "{}", src);
+        let child_ref = d.placement.iter().find(|x| matches!(x.shape, Shape::Id | Shape::ExtendedRef) && x.target == p);
+        prop_assert!(child_ref.is_some(), "{:#?}", d.placement);
+        let child_ref = child_ref.unwrap();
+        let coll = plan.collection(&child_ref.collection).unwrap();
+        prop_assert!(
+            coll.indexes.iter().any(|i| i.keys[0].path.trim_end_matches(".id") == child_ref.path),
+            "no index on {}.{}", coll.name, child_ref.path
+        );
+        prop_assert!(
+            !plan.warnings.iter().any(|w| w.code == "W108" && w.message.contains(&pf)),
+            "the engine warns about an index on its own array"
+        );
+    }
+
+    /// Class 2: children that keep arriving (`growth unbounded` and/or `append_heavy`) never grow
+    /// an array in the parent: neither embedded documents nor ids, whoever reads them and however
+    /// the parent lists them. Bounded copies asked for by `latest`/`top` are the exception.
+    #[test]
+    fn growing_children_never_grow_an_array_in_the_parent(
+        (p, c) in pair(),
+        card in cardinality(),
+        kinds in prop_oneof![Just("append_heavy"), Just("unbounded"), Just("append_heavy, unbounded")],
+        standalone in any::<bool>(),
+        navigate in prop_oneof![Just(""), Just("navigate both"), Just("navigate PARENT")],
+        latest in any::<bool>(),
+        typical in prop::option::of(1u64..20),
+    ) {
+        // `unbounded` contradicts a bound (E0416): those relations are squillions.
+        let card = if kinds.contains("unbounded") { "squillions".to_owned() } else { card };
+        let card = match typical {
+            Some(t) if card != "squillions" => card.replace(')', &format!(", typical {t})")),
+            _ => card,
+        };
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let mut src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ title: string  at: date }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  growth {kinds}\n  {}\n",
+            navigate.replace("PARENT", p)
+        );
+        if standalone {
+            src.push_str(&format!("  standalone {c}\n"));
+        }
+        if latest {
+            src.push_str("  latest 5 by at desc keep title\n");
+        }
+        src.push_str("}\n");
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        prop_assert!(
+            !matches!(d.strategy, Layout::Embed | Layout::ParentRefs | Layout::TwoWay),
+            "{:?} for growing children\n{}", d.strategy, src
+        );
+        prop_assert!(parent_arrays(&plan, d).is_empty(), "{}", src);
+        prop_assert!(
+            !d.placement.iter().any(|x| x.holder == p && matches!(x.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs | Shape::ArrayOfSubdocuments)),
+            "{:#?}", d.placement
+        );
+        prop_assert_eq!(d.subset.is_some(), latest);
+    }
+
+    /// Class 2: a bounded end cannot grow without bound: `growth unbounded` there is E0416.
+    #[test]
+    fn unbounded_growth_of_a_bounded_end_is_a_diagnostic(
+        (p, c) in pair(),
+        card in prop_oneof![
+            (2u64..200).prop_map(|n| format!("few({n})")),
+            Just("few".to_owned()),
+            Just("many".to_owned()),
+            (2u64..900_000).prop_map(|n| format!("many({n})")),
+            (2u64..900_000).prop_map(|n| format!("squillions({n})")),
+        ],
+        many_to_many in any::<bool>(),
+    ) {
+        let other = if many_to_many { "few(3)" } else { "one" };
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ title: string }}\n\
+             relation {p}.items: {card} <-> {c}.owner: {other} {{ growth append_heavy, unbounded }}\n"
+        );
+        let source = SourceFile::new("gen.sqn", src.clone());
+        let diags = squillion_codegen::load(&source).err().unwrap_or_default();
+        prop_assert!(diags.iter().any(|d| d.code == "E0416"), "{}", src);
+        // The same relation without a bound on the children's end checks.
+        let fine = src.replace(&format!("items: {card}"), "items: squillions");
+        let fine = SourceFile::new("gen.sqn", fine);
+        prop_assert!(squillion_codegen::load(&fine).is_ok());
+    }
+
+    /// Class 3: `summary` without `page` or `time_range` never makes buckets: the summaries are
+    /// computed on the parent, whatever the cardinality and growth.
+    #[test]
+    fn summaries_alone_are_computed_on_the_parent(
+        (p, c) in pair(),
+        card in cardinality(),
+        growth in prop_oneof![Just(""), Just("growth append_heavy")],
+        fns in prop::sample::subsequence(vec!["count", "total(amount)", "max(amount)", "min(at)"], 1..4),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ amount: int64  at: date }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  {growth}\n  summary {}\n}}\n",
+            fns.join(", ")
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        prop_assert_ne!(d.strategy, Layout::Bucket, "{}", src);
+        prop_assert!(d.bucket.is_none());
+        let buckets = plan.collections.iter().filter(|c| matches!(c.role, CollectionRole::Bucket { .. })).count();
+        prop_assert_eq!(buckets, 0);
+        prop_assert!(!d.facts.iter().chain([&d.because]).any(|f| f.contains("range")),
+            "a range nobody declared: {:#?}", d.facts);
+        prop_assert_eq!(d.computed.len(), fns.len());
+        // Each summary lives on the parent: in the parent's documents, named after the relation.
+        let parent = plan.collections.iter().find(|x| x.entity == p && x.role == CollectionRole::Entity);
+        for comp in &d.computed {
+            prop_assert!(comp.path.starts_with(&pf), "{} is not on the parent", comp.path);
+            if let Some(parent) = parent {
+                prop_assert_eq!(&comp.collection, &parent.name);
+                prop_assert!(parent.field_at(&comp.path).is_some(), "{} missing", comp.path);
+            }
+        }
+    }
+
+    /// Class 3, the other half: a time series (`time_range`) of many children is bucketed, and
+    /// only then do summaries live per bucket.
+    #[test]
+    fn time_ranges_of_many_children_are_buckets(
+        (p, c) in pair(),
+        summary in any::<bool>(),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ amount: int64  at: date }}\n\
+             relation {p}.{pf}: squillions <-> {c}.{cf}: one {{\n  time_range by at\n  {}\n}}\n",
+            if summary { "summary count, total(amount)" } else { "" }
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        prop_assert_eq!(d.strategy, Layout::Bucket);
+        prop_assert_eq!(d.because.contains("summar"), summary, "{}", d.because);
+    }
+
+    /// Class 5: rule 5 decides per field. Every `@immutable` field named in a `show` is copied
+    /// wherever a reference can carry it, whatever the ratio and whatever the other fields; the
+    /// others are copied exactly when their ratio reaches the threshold.
+    #[test]
+    fn immutable_shown_fields_are_always_copied(
+        (p, c) in pair(),
+        card in prop_oneof![Just("squillions"), Just("many(1000)")],
+        immutable in prop::collection::vec(any::<bool>(), 1..5),
+        ratio in prop::option::of(prop_oneof![Just("1:5"), Just("3:1"), Just("10:1"), Just("5000:1")]),
+        via_query in any::<bool>(),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let fields: Vec<String> = immutable
+            .iter()
+            .enumerate()
+            .map(|(i, imm)| format!("f{i}: string{}", if *imm { " @immutable" } else { "" }))
+            .collect();
+        let shown: Vec<String> = (0..immutable.len()).map(|i| format!("{p}.f{i}")).collect();
+        let mut src = format!(
+            "entity {p} {{ {} }}\nentity {c} {{ title: string }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  standalone {c}\n  show {} on {c}{}\n}}\n",
+            fields.join("  "),
+            shown.join(", "),
+            ratio.map(|r| format!(" ratio {r}")).unwrap_or_default()
+        );
+        if via_query {
+            src.push_str(&format!("query by_parent on {c} {{ where {cf} == ? }}\n"));
+        }
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        let copied: Vec<&str> = d.denormalized.iter().map(|x| x.source.as_str()).collect();
+        let ratio_ok = matches!(ratio, Some("10:1" | "5000:1"));
+        for (i, imm) in immutable.iter().enumerate() {
+            let source = format!("{p}.f{i}");
+            prop_assert_eq!(
+                copied.contains(&source.as_str()),
+                *imm || ratio_ok,
+                "{} (immutable: {}, ratio {:?}) in {:?}\n{}", source, imm, ratio, copied, src
+            );
+        }
+        // Immutable copies never fan out.
+        for o in &d.obligations {
+            for (i, imm) in immutable.iter().enumerate() {
+                if *imm {
+                    let updating = format!("updating {p}.f{i} ");
+                    prop_assert!(!o.starts_with(&updating), "{}", o);
+                }
+            }
+        }
+    }
+
+    /// Class 6: averages use the typical count, worst cases the bound: with `typical t` declared,
+    /// changing the bound changes the worst case and never the average.
+    #[test]
+    fn averages_use_typical_counts(
+        (p, c) in pair(),
+        typical in 1u64..30,
+        bounds in (30u64..199, 30u64..199),
+        refs in any::<bool>(),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let size = |max: u64| {
+            let src = format!(
+                "entity {p} {{ name: string }}\nentity {c} {{ title: string  body: string @size(300B) }}\n\
+                 relation {p}.{pf}: few({max}, typical {typical}) <-> {c}.{cf}: one {}\n",
+                if refs { format!("{{ standalone {c} }}") } else { String::new() }
+            );
+            let plan = plan(&src);
+            let coll = plan.collections.iter().find(|x| x.entity == p).unwrap().clone();
+            let field = coll.field(&pf).unwrap().clone();
+            (coll.size, field)
+        };
+        let (a, fa) = size(bounds.0);
+        let (b, _) = size(bounds.1);
+        prop_assert_eq!(a.average, b.average, "the average moved with the bound");
+        prop_assert_eq!(a.worst == b.worst, bounds.0 == bounds.1);
+        prop_assert_eq!(fa.typical_items, Some(typical));
+        // The average holds `typical` elements: about `typical` times one element, well below
+        // half the bound when the typical count is small.
+        let one = if refs { 12 } else { 300 };
+        prop_assert!(fa.size.average >= typical * one, "{} < {} x {}", fa.size.average, typical, one);
+        prop_assert!(fa.size.average <= typical * (one + 80) + 64, "{}", fa.size.average);
+    }
+}
+
+/// Class 6 on the seed's own example: a bucket of 10 notes, each with usually 3 comments and
+/// each comment usually 1 reply, is a few kilobytes on average, not megabytes.
+#[test]
+fn a_bucket_of_ten_notes_is_kilobytes_on_average() {
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/library.sqn"
+    ))
+    .unwrap();
+    let plan = plan(&src);
+    let notes = plan.collection("book_notes").unwrap();
+    assert!(
+        notes.size.average < 64 * 1024,
+        "{} B on average",
+        notes.size.average
+    );
+    assert!(!plan
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("MB on average")));
+}
