@@ -5,6 +5,7 @@
 
 use std::cell::Cell;
 
+use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::Value;
 use squillion_grammar::SourceFile;
@@ -123,6 +124,16 @@ fn in_order(haystack: &str, needles: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The testkit's schemas (every construct of the grammar) and schemagen's (every layout family,
+/// always valid), both as tokens to re-space.
+fn schemas() -> impl Strategy<Value = sqn::Generated> {
+    prop_oneof![
+        sqn::schema(),
+        squillion_schemagen::schema(Default::default())
+            .prop_map(|s| sqn::tokens_of(&squillion_schemagen::render(&s))),
+    ]
+}
+
 #[test]
 fn formatting_generated_schemas_keeps_their_meaning_and_every_comment() {
     let cases = 256;
@@ -134,7 +145,7 @@ fn formatting_generated_schemas_keeps_their_meaning_and_every_comment() {
     let planned = Cell::new(0u32);
     let commented = Cell::new(0u32);
     runner
-        .run(&(sqn::schema(), sqn::spacing()), |(schema, spacing)| {
+        .run(&(schemas(), sqn::spacing()), |(schema, spacing)| {
             let rendered = sqn::render(&schema, &spacing);
             let text = &rendered.text;
             let once = squillion_grammar::format(text)

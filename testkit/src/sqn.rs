@@ -429,6 +429,26 @@ pub fn schema() -> impl Strategy<Value = Generated> {
         })
 }
 
+/// The tokens of a schema written one statement per line (as `squillion fmt` or
+/// `squillion_schemagen::render` write them), so that [`render`] can re-space it: every line
+/// starts a statement, which takes doc comments unless it closes a block or is a query's clause.
+pub fn tokens_of(text: &str) -> Generated {
+    let mut w = Writer { tokens: Vec::new() };
+    let mut in_query = false;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line == "}" {
+            in_query = false;
+            w.line(line);
+        } else if in_query {
+            w.line(line);
+        } else {
+            in_query = line.starts_with("query ");
+            w.statement(line);
+        }
+    }
+    Generated { tokens: w.tokens }
+}
+
 /// Choices for [`render`]: one byte per gap between tokens (longer than any generated schema).
 pub fn spacing() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(any::<u8>(), 600)
