@@ -72,7 +72,7 @@ pub use __private::bucket::BucketAppend;
 pub use __private::indexes::{IndexReport, ValidatorReport};
 pub use bounded::{BoundedVec, CapacityError};
 pub use document::{Document, IndexCollation, IndexKind, IndexSpec, SchemaVersion};
-pub use error::{Error, Result};
+pub use error::{DriverError, Error, Result};
 pub use page::{Page, PageRequest};
 
 /// `#[derive(squillion::Document)]`: see `docs/derive.md`.

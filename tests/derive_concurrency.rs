@@ -572,8 +572,11 @@ impl Outcomes {
             // By server code and labels: the messages carry the raw reply, unique each time.
             Err(Error::Driver(e)) => self.unexpected.push(format!(
                 "driver error, server code {:?}, labels {:?}",
-                squillion::__private::txn::server_code(&e),
-                e.labels().iter().collect::<std::collections::BTreeSet<_>>()
+                e.code(),
+                e.driver()
+                    .labels()
+                    .iter()
+                    .collect::<std::collections::BTreeSet<_>>()
             )),
             Err(e) => self.unexpected.push(e.to_string()),
         }

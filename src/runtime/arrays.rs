@@ -8,6 +8,7 @@ use futures::TryStreamExt;
 use mongodb::options::UpdateModifications;
 use mongodb::Collection;
 
+use crate::error::Context;
 use crate::{Error, Result};
 
 /// How many ids one `$in` query carries when loading referenced documents.
@@ -119,7 +120,7 @@ async fn missing_or_full(
             field: format!("{}.{path}", coll.name()),
             max,
         },
-        Err(e) => e.into(),
+        Err(e) => Error::Driver(crate::DriverError::new(e).during("count", coll.name())),
     }
 }
 
@@ -138,7 +139,10 @@ pub async fn push_bounded(
     filter.extend(room_for_one(path, max));
     let mut update = doc! { "$push": { path: item.clone() } };
     add_summaries(&mut update, computed, &item);
-    let r = coll.update_one(filter, update).await?;
+    let r = coll
+        .update_one(filter, update)
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(missing_or_full(coll, &id, path, max).await);
     }
@@ -161,7 +165,8 @@ pub async fn set_bounded(
     }
     let r = coll
         .update_one(doc! { "_id": id.clone() }, doc! { "$set": { path: items } })
-        .await?;
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(Error::NotFound {
             collection: coll.name().to_owned(),
@@ -180,7 +185,8 @@ pub async fn set_field(
 ) -> Result<()> {
     let r = coll
         .update_one(doc! { "_id": id.clone() }, doc! { "$set": { path: value } })
-        .await?;
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(Error::NotFound {
             collection: coll.name().to_owned(),
@@ -203,7 +209,8 @@ pub async fn pull(
             doc! { "_id": id.clone() },
             doc! { "$pull": { path: condition } },
         )
-        .await?;
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(Error::NotFound {
             collection: coll.name().to_owned(),
@@ -226,7 +233,8 @@ pub async fn add_ref_bounded(
     let filter = add_ref_filter(id.clone(), path, max, reference.clone());
     let r = coll
         .update_one(filter, doc! { "$addToSet": { path: reference } })
-        .await?;
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(missing_or_full(coll, &id, path, max).await);
     }
@@ -255,7 +263,12 @@ pub async fn load_by_ids(
         if let Some(p) = &projection {
             find = find.projection(p.clone());
         }
-        let docs: Vec<BsonDocument> = find.await?.try_collect().await?;
+        let docs: Vec<BsonDocument> = find
+            .await
+            .during("find", coll.name())?
+            .try_collect()
+            .await
+            .during("find", coll.name())?;
         for d in docs {
             if let Some(id) = d.get("_id") {
                 found.insert(super::core::describe(id), d);
@@ -326,7 +339,10 @@ pub async fn push_subset(
     } else {
         push_sorted_sliced(path, item, sort_by, 1, -n)
     };
-    let r = coll.update_one(doc! { "_id": id.clone() }, update).await?;
+    let r = coll
+        .update_one(doc! { "_id": id.clone() }, update)
+        .await
+        .during("update", coll.name())?;
     if r.matched_count == 0 {
         return Err(Error::NotFound {
             collection: coll.name().to_owned(),
@@ -356,6 +372,7 @@ pub async fn push_top(
     }
     coll.update_one(doc! { "_id": id }, UpdateModifications::Document(update))
         .upsert(true)
-        .await?;
+        .await
+        .during("update", coll.name())?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 use bson::{doc, Bson, Document as BsonDocument};
 
 use super::arrays::{add_summaries, merge_operator, ComputedField};
+use crate::error::Context;
 use crate::{PageRequest, Result};
 
 /// How a bucket document is laid out.
@@ -49,7 +50,11 @@ pub async fn append(
     let mut update = doc! { "$push": { spec.items: item.clone() } };
     merge_operator(&mut update, "$inc", doc! { spec.count: 1_i32 });
     add_summaries(&mut update, spec.computed, &item);
-    let r = coll.update_one(filter, update).upsert(true).await?;
+    let r = coll
+        .update_one(filter, update)
+        .upsert(true)
+        .await
+        .during("update", coll.name())?;
     Ok(match r.upserted_id {
         Some(id) => BucketAppend::NewBucket(id),
         None => BucketAppend::Existing,
@@ -86,7 +91,12 @@ pub async fn page(
     spec: &BucketSpec,
     k: u64,
 ) -> Result<Option<BsonDocument>> {
-    let bucket = coll.find_one(key).sort(order(spec)).skip(k).await?;
+    let bucket = coll
+        .find_one(key)
+        .sort(order(spec))
+        .skip(k)
+        .await
+        .during("find", coll.name())?;
     Ok(bucket.map(|b| as_page(b, spec)))
 }
 

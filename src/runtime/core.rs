@@ -6,6 +6,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use futures::TryStreamExt;
 use mongodb::{Collection, Database};
 
+use crate::error::Context;
 use crate::{Document, Error, Page, PageRequest, Result, SchemaVersion};
 
 /// The handles of one document type's collection, shared by every method of its repository.
@@ -134,7 +135,10 @@ impl<T: Document> RepoCore<T> {
 
     /// Inserts `doc` (with the schema version).
     pub async fn insert(&self, doc: &T) -> Result<()> {
-        self.raw.insert_one(self.encode(doc)?).await?;
+        self.raw
+            .insert_one(self.encode(doc)?)
+            .await
+            .during("insert", self.name())?;
         Ok(())
     }
 
@@ -147,7 +151,10 @@ impl<T: Document> RepoCore<T> {
             .iter()
             .map(|d| self.encode(d))
             .collect::<Result<Vec<_>>>()?;
-        self.raw.insert_many(encoded).await?;
+        self.raw
+            .insert_many(encoded)
+            .await
+            .during("insert", self.name())?;
         Ok(())
     }
 
@@ -155,7 +162,11 @@ impl<T: Document> RepoCore<T> {
     pub async fn get(&self, id: &T::Id) -> Result<Option<T>> {
         // Raw bytes straight into `T`: no intermediate `Document` tree on the hottest read.
         let raw: Collection<bson::RawDocumentBuf> = self.raw.clone_with_type();
-        match raw.find_one(self.id_filter(id)?).await? {
+        match raw
+            .find_one(self.id_filter(id)?)
+            .await
+            .during("find", self.name())?
+        {
             Some(d) => Ok(Some(self.decode_raw(&d)?)),
             None => Ok(None),
         }
@@ -196,13 +207,18 @@ impl<T: Document> RepoCore<T> {
         let r = self
             .raw
             .replace_one(self.id_filter(doc.id())?, self.encode(doc)?)
-            .await?;
+            .await
+            .during("replace", self.name())?;
         Ok(r.matched_count == 1)
     }
 
     /// Deletes the document whose `_id` is `id`; false if there was none.
     pub async fn delete(&self, id: &T::Id) -> Result<bool> {
-        let r = self.raw.delete_one(self.id_filter(id)?).await?;
+        let r = self
+            .raw
+            .delete_one(self.id_filter(id)?)
+            .await
+            .during("delete", self.name())?;
         Ok(r.deleted_count == 1)
     }
 
@@ -212,7 +228,12 @@ impl<T: Document> RepoCore<T> {
         if let Some(s) = sort {
             find = find.sort(s);
         }
-        let docs: Vec<BsonDocument> = find.await?.try_collect().await?;
+        let docs: Vec<BsonDocument> = find
+            .await
+            .during("find", self.name())?
+            .try_collect()
+            .await
+            .during("find", self.name())?;
         docs.into_iter().map(|d| self.decode(d)).collect()
     }
 
@@ -244,7 +265,10 @@ impl<T: Document> RepoCore<T> {
 
     /// How many documents match `filter`.
     pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
-        Ok(self.raw.count_documents(filter).await?)
+        self.raw
+            .count_documents(filter)
+            .await
+            .during("count", self.name())
     }
 
     /// Whether a document with `_id` `id` exists.
@@ -253,7 +277,8 @@ impl<T: Document> RepoCore<T> {
             .raw
             .find_one(doc! { "_id": id.clone() })
             .projection(doc! { "_id": 1 })
-            .await?
+            .await
+            .during("find", self.name())?
             .is_some())
     }
 }
@@ -274,7 +299,11 @@ pub async fn find_page_raw(
     if let Some(p) = projection {
         find = find.projection(p);
     }
-    Ok(find.await?.try_collect().await?)
+    find.await
+        .during("find", coll.name())?
+        .try_collect()
+        .await
+        .during("find", coll.name())
 }
 
 /// Checks the `schema_version` of a stored document against `T`'s.

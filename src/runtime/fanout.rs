@@ -4,6 +4,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::ClientSession;
 
 use super::core::RepoCore;
+use crate::error::Context;
 use crate::{Document, Result};
 
 /// Where copies of a source field live.
@@ -64,7 +65,8 @@ async fn body<T: Document>(
             doc! { "$set": { path: value.clone() } }
         ),
         session
-    )?;
+    )
+    .during("update", core.name())?;
     if r.matched_count == 0 {
         return Err(core.not_found(id));
     }
@@ -79,7 +81,7 @@ async fn body<T: Document>(
         if let Some(af) = array_filters {
             action = action.array_filters(af);
         }
-        let r = crate::__squillion_in_session!(action, session)?;
+        let r = crate::__squillion_in_session!(action, session).during("update", c.collection)?;
         report.copies_matched += r.matched_count;
         report.copies_modified += r.modified_count;
     }

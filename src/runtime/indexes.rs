@@ -4,6 +4,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 
 use super::core::RepoCore;
 use super::txn::server_code;
+use crate::error::Context;
 use crate::{Document, IndexSpec, Result};
 
 /// What [`ensure_indexes`] did.
@@ -88,7 +89,7 @@ async fn existing(core_db: &mongodb::Database, coll: &str) -> Result<Vec<BsonDoc
                 .collect())
         }
         Err(e) if server_code(&e) == Some(26) => Ok(Vec::new()),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e).during("listIndexes", coll),
     }
 }
 
@@ -119,7 +120,8 @@ pub async fn ensure_index_specs(
             }
             Some(_) => {
                 db.run_command(doc! { "dropIndexes": coll, "index": name.as_str() })
-                    .await?;
+                    .await
+                    .during("dropIndexes", coll)?;
                 to_create.push(wanted);
                 report.replaced.push(name);
             }
@@ -131,7 +133,8 @@ pub async fn ensure_index_specs(
     }
     if !to_create.is_empty() {
         db.run_command(doc! { "createIndexes": coll, "indexes": to_create })
-            .await?;
+            .await
+            .during("createIndexes", coll)?;
     }
     Ok(report)
 }
@@ -180,12 +183,13 @@ pub async fn ensure_validator<T: Document>(core: &RepoCore<T>) -> Result<Validat
                         "validationLevel": "strict",
                         "validationAction": "error",
                     })
-                    .await?;
+                    .await
+                    .during("collMod", name)?;
                     Ok(ValidatorReport::Updated)
                 }
-                Err(e) => Err(e.into()),
+                Err(e) => Err(e).during("create", name),
             }
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e).during("collMod", name),
     }
 }

@@ -9,6 +9,7 @@ use mongodb::Collection;
 use super::arrays::load_by_ids;
 use super::core::describe;
 use super::txn::server_code;
+use crate::error::Context;
 use crate::{Document, Error, Page, Result};
 
 /// Upserts the link on its pair; true if the pair was new. A racing link of the same pair hits
@@ -50,7 +51,7 @@ pub async fn link(
         {
             Ok(r) => return Ok(r.upserted_id.is_some()),
             Err(e) if attempt < 3 && server_code(&e) == Some(11000) => continue,
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e).during("update", coll.name()),
         }
     }
 }

@@ -27,6 +27,7 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use self::core::{check_schema_version, describe, to_bson, to_document, RepoCore};
+pub use crate::error::Context;
 
 /// `Option`, `Result`, `Vec`, `String` by absolute path, for generated code.
 pub use ::core::option::Option;

@@ -7,6 +7,7 @@ use mongodb::{ClientSession, Collection};
 
 use super::arrays::push_bounded;
 use super::core::RepoCore;
+use crate::error::Context;
 use crate::{Document, Error, Result};
 
 /// Field of an overflow document referencing its owner.
@@ -45,7 +46,8 @@ async fn overflow_body(
             doc! { "$set": { spec.flag: true } }
         ),
         session
-    )?;
+    )
+    .during("update", owners.name())?;
     crate::__squillion_in_session!(
         overflow
             .update_one(
@@ -54,7 +56,8 @@ async fn overflow_body(
             )
             .upsert(true),
         session
-    )?;
+    )
+    .during("update", overflow.name())?;
     Ok(())
 }
 
@@ -99,9 +102,11 @@ async fn overflow_items(overflow: &Collection<BsonDocument>, id: &Bson) -> Resul
     let docs: Vec<BsonDocument> = overflow
         .find(doc! { OWNER: id.clone() })
         .sort(doc! { "_id": 1 })
-        .await?
+        .await
+        .during("find", overflow.name())?
         .try_collect()
-        .await?;
+        .await
+        .during("find", overflow.name())?;
     Ok(docs
         .into_iter()
         .flat_map(|d| d.get_array(ITEMS).cloned().unwrap_or_default())
@@ -114,7 +119,12 @@ pub async fn merged<T: Document>(
     spec: &OutlierSpec,
     id: Bson,
 ) -> Result<Option<BsonDocument>> {
-    let Some(mut owner) = core.raw().find_one(doc! { "_id": id.clone() }).await? else {
+    let Some(mut owner) = core
+        .raw()
+        .find_one(doc! { "_id": id.clone() })
+        .await
+        .during("find", core.name())?
+    else {
         return Ok(None);
     };
     if owner.get_bool(spec.flag).unwrap_or(false) {

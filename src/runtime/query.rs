@@ -6,6 +6,7 @@ use mongodb::options::{Collation, CollationStrength};
 use mongodb::Collection;
 use serde::de::DeserializeOwned;
 
+use crate::error::Context;
 use crate::Result;
 
 /// `{$regex: "^<escaped prefix>"}`: a prefix match an ascending index on the field serves.
@@ -56,8 +57,8 @@ where
     if let Some(c) = collation {
         find = find.collation(c);
     }
-    let cursor = find.await?;
-    Ok(cursor.try_collect().await?)
+    let cursor = find.await.during("find", collection.name())?;
+    cursor.try_collect().await.during("find", collection.name())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use bson::{doc, Bson, DateTime, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 
+use crate::error::Context;
 use crate::Result;
 
 /// The fields of a job document the queue reads and writes.
@@ -66,14 +67,14 @@ pub async fn claim_next(
     coll: &mongodb::Collection<BsonDocument>,
     spec: &QueueSpec,
 ) -> Result<Option<BsonDocument>> {
-    Ok(coll
-        .find_one_and_update(
-            spec.waiting(),
-            doc! { "$set": { spec.in_progress: true, spec.started: DateTime::now() } },
-        )
-        .sort(spec.order())
-        .return_document(ReturnDocument::After)
-        .await?)
+    coll.find_one_and_update(
+        spec.waiting(),
+        doc! { "$set": { spec.in_progress: true, spec.started: DateTime::now() } },
+    )
+    .sort(spec.order())
+    .return_document(ReturnDocument::After)
+    .await
+    .during("findAndModify", coll.name())
 }
 
 /// Completes the claimed job `id`: sets `done` (or deletes the job when the queue keeps no done
@@ -92,10 +93,16 @@ pub async fn complete(
                     filter,
                     doc! { "$set": { done: true, spec.in_progress: false } },
                 )
-                .await?;
+                .await
+                .during("update", coll.name())?;
             Ok(r.modified_count == 1)
         }
-        None => Ok(coll.delete_one(filter).await?.deleted_count == 1),
+        None => Ok(coll
+            .delete_one(filter)
+            .await
+            .during("delete", coll.name())?
+            .deleted_count
+            == 1),
     }
 }
 
@@ -109,6 +116,7 @@ pub async fn release(
     filter.insert("_id", id);
     let r = coll
         .update_one(filter, doc! { "$set": { spec.in_progress: false } })
-        .await?;
+        .await
+        .during("update", coll.name())?;
     Ok(r.modified_count == 1)
 }

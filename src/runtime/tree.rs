@@ -4,6 +4,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 
 use super::arrays::load_by_ids;
 use super::core::RepoCore;
+use crate::error::Context;
 use crate::{Document, Result};
 
 /// Where a node keeps its parent and ancestors.
@@ -28,7 +29,8 @@ pub async fn insert_under<T: Document>(
                 .raw()
                 .find_one(doc! { "_id": p.clone() })
                 .projection(doc! { spec.ancestors: 1 })
-                .await?
+                .await
+                .during("find", core.name())?
             else {
                 return Err(core.not_found(&p));
             };
@@ -42,7 +44,10 @@ pub async fn insert_under<T: Document>(
             node.insert(spec.ancestors, Vec::<Bson>::new());
         }
     }
-    core.raw().insert_one(node.clone()).await?;
+    core.raw()
+        .insert_one(node.clone())
+        .await
+        .during("insert", core.name())?;
     Ok(node)
 }
 
@@ -56,7 +61,8 @@ pub async fn ancestors<T: Document>(
         .raw()
         .find_one(doc! { "_id": id.clone() })
         .projection(doc! { spec.ancestors: 1 })
-        .await?
+        .await
+        .during("find", core.name())?
     else {
         return Err(core.not_found(&id));
     };

@@ -5,6 +5,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
 
 use super::arrays::{add_ref_filter, room_for_one};
+use crate::error::Context;
 use crate::{Error, Result};
 
 /// The other side's field.
@@ -51,7 +52,7 @@ async fn full_or_missing(
             field: format!("{}.{path}", coll.name()),
             max,
         },
-        Err(e) => e.into(),
+        Err(e) => Error::Driver(crate::DriverError::new(e).during("count", coll.name())),
     }
 }
 
@@ -72,7 +73,8 @@ async fn link_body(
             doc! { "$addToSet": { side.this_path: other_id.clone() } },
         ),
         session
-    )?;
+    )
+    .during("update", side.this.name())?;
     if r.matched_count == 0 {
         return Err(full_or_missing(side.this, this_id, side.this_path, side.this_max).await);
     }
@@ -84,7 +86,8 @@ async fn link_body(
                     doc! { "$addToSet": { side.other_path: this_id.clone() } },
                 ),
                 session
-            )?;
+            )
+            .during("update", side.other.name())?;
             if r.matched_count == 0 {
                 return Err(full_or_missing(side.other, other_id, side.other_path, max).await);
             }
@@ -97,14 +100,16 @@ async fn link_body(
                     doc! { "$pull": { side.this_path: other_id.clone() } },
                 ),
                 session
-            )?;
+            )
+            .during("update", side.this.name())?;
             let r = crate::__squillion_in_session!(
                 side.other.update_one(
                     doc! { "_id": other_id.clone() },
                     doc! { "$set": { side.other_path: this_id.clone() } },
                 ),
                 session
-            )?;
+            )
+            .during("update", side.other.name())?;
             if r.matched_count == 0 {
                 return Err(Error::NotFound {
                     collection: side.other.name().to_owned(),
@@ -140,7 +145,8 @@ async fn unlink_body(
             doc! { "$pull": { side.this_path: other_id.clone() } },
         ),
         session
-    )?;
+    )
+    .during("update", side.this.name())?;
     match side.inverse {
         Inverse::Many { .. } => {
             crate::__squillion_in_session!(
@@ -149,7 +155,8 @@ async fn unlink_body(
                     doc! { "$pull": { side.other_path: this_id.clone() } },
                 ),
                 session
-            )?;
+            )
+            .during("update", side.other.name())?;
         }
         Inverse::One => {
             crate::__squillion_in_session!(
@@ -158,7 +165,8 @@ async fn unlink_body(
                     doc! { "$unset": { side.other_path: "" } },
                 ),
                 session
-            )?;
+            )
+            .during("update", side.other.name())?;
         }
     }
     Ok(())

@@ -65,7 +65,10 @@ pub async fn pause(d: Duration) {
 /// Whether the deployment behind `db` runs multi-document transactions: a replica set member or
 /// a mongos answers `hello` with `setName` or `msg: "isdbgrid"`; a standalone server does not.
 pub async fn supports_transactions(db: &Database) -> Result<bool> {
-    let hello = db.run_command(doc! { "hello": 1 }).await?;
+    let hello = db
+        .run_command(doc! { "hello": 1 })
+        .await
+        .map_err(|e| Error::Driver(crate::error::DriverError::new(e).in_operation("hello")))?;
     let replica_set = hello.get_str("setName").is_ok();
     let mongos = hello.get_str("msg").is_ok_and(|m| m == "isdbgrid");
     let sessions = hello.contains_key("logicalSessionTimeoutMinutes");
@@ -96,13 +99,21 @@ pub fn classify(e: mongodb::error::Error) -> Error {
     if unsupported {
         Error::TransactionsUnsupported
     } else {
-        Error::Driver(e)
+        Error::Driver(crate::error::DriverError::new(e))
     }
 }
 
 /// Whether running the whole transaction again may succeed.
 pub fn is_transient(e: &Error) -> bool {
-    matches!(e, Error::Driver(d) if d.contains_label(TRANSIENT_TRANSACTION_ERROR))
+    matches!(e, Error::Driver(d) if d.driver().contains_label(TRANSIENT_TRANSACTION_ERROR))
+}
+
+/// `e`, saying the transaction it ended was aborted (nothing of it was written).
+pub fn aborted(e: Error) -> Error {
+    match e {
+        Error::Driver(d) => Error::Driver(d.aborting_transaction()),
+        other => other,
+    }
 }
 
 /// Whether a transaction that failed with `e` on run number `attempt` (1-based), first started
@@ -127,7 +138,12 @@ pub async fn commit(session: &mut ClientSession) -> Result<()> {
             {
                 continue
             }
-            Err(e) => return Err(classify(e)),
+            Err(e) => {
+                return Err(match classify(e) {
+                    Error::Driver(d) => Error::Driver(d.in_operation("commitTransaction")),
+                    other => other,
+                })
+            }
         }
     }
 }
@@ -169,7 +185,7 @@ macro_rules! __squillion_transaction {
                     if $crate::__private::txn::retry(&__e, __attempt, __started) {
                         continue;
                     }
-                    break Err(__e);
+                    break Err($crate::__private::txn::aborted(__e));
                 }
             }
         }

@@ -5,6 +5,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
 
 use super::core::RepoCore;
+use crate::error::Context;
 use crate::{Document, Result};
 
 /// The fields of a versioned document.
@@ -40,7 +41,8 @@ async fn new_version_body(
         coll.find_one(doc! { spec.key: key.clone() })
             .sort(doc! { spec.version: -1 }),
         session
-    )?;
+    )
+    .during("find", coll.name())?;
     let next = latest
         .as_ref()
         .and_then(|d| as_i64(d.get(spec.version)))
@@ -57,10 +59,12 @@ async fn new_version_body(
                     doc! { "$set": { spec.valid_to: from } },
                 ),
                 session
-            )?;
+            )
+            .during("update", coll.name())?;
         }
     }
-    crate::__squillion_in_session!(coll.insert_one(doc.clone()), session)?;
+    crate::__squillion_in_session!(coll.insert_one(doc.clone()), session)
+        .during("insert", coll.name())?;
     Ok(doc)
 }
 
@@ -91,12 +95,12 @@ pub async fn current_at(
     key: Bson,
     at: Bson,
 ) -> Result<Option<BsonDocument>> {
-    Ok(coll
-        .find_one(doc! {
-            spec.key: key,
-            spec.valid_from: { "$lte": at.clone() },
-            "$or": [ { spec.valid_to: { "$gt": at } }, { spec.valid_to: null } ],
-        })
-        .sort(doc! { spec.valid_from: -1 })
-        .await?)
+    coll.find_one(doc! {
+        spec.key: key,
+        spec.valid_from: { "$lte": at.clone() },
+        "$or": [ { spec.valid_to: { "$gt": at } }, { spec.valid_to: null } ],
+    })
+    .sort(doc! { spec.valid_from: -1 })
+    .await
+    .during("find", coll.name())
 }

@@ -51,7 +51,7 @@ fn queue(item: &Item<'_>) -> TokenStream {
         /// Adds a job to the queue (`insertOne`), waiting to be claimed.
         pub async fn enqueue(&self, job: &#ident) -> ::squillion::Result<()> {
             let spec = #spec;
-            self.core.raw().insert_one(spec.prepare(self.core.encode(job)?)).await?;
+            #rt::Context::during(self.core.raw().insert_one(spec.prepare(self.core.encode(job)?)).await, "insert", self.core.name())?;
             ::core::result::Result::Ok(())
         }
 
@@ -210,7 +210,7 @@ fn link(item: &Item<'_>) -> TokenStream {
 
         /// Unlinks the pair (`deleteOne({a, b})`); true if it was linked.
         pub async fn unlink(&self, #a: &#a_ty, #b: &#b_ty) -> ::squillion::Result<bool> {
-            let r = self.core.raw().delete_one(#rt::bson::doc! { #a_name: #rt::to_bson(#a)?, #b_name: #rt::to_bson(#b)? }).await?;
+            let r = #rt::Context::during(self.core.raw().delete_one(#rt::bson::doc! { #a_name: #rt::to_bson(#a)?, #b_name: #rt::to_bson(#b)? }).await, "delete", self.core.name())?;
             ::core::result::Result::Ok(r.deleted_count == 1)
         }
 

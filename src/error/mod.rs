@@ -1,5 +1,9 @@
 //! The errors every repository operation returns.
 
+mod driver;
+
+pub use driver::{Context, DriverError};
+
 /// What can go wrong in a repository operation.
 ///
 /// Layout rules that the database enforces (a bound on an array, a schema version) come back as
@@ -52,16 +56,23 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
-    /// The driver or the server failed.
-    #[error(transparent)]
-    Driver(#[from] mongodb::error::Error),
+    /// The driver or the server failed. Its `Display` is one line: the operation, the
+    /// collection, the server's code and message; [`DriverError::driver`] is the driver's error.
+    #[error("{0}")]
+    Driver(DriverError),
+}
+
+impl From<mongodb::error::Error> for Error {
+    fn from(e: mongodb::error::Error) -> Self {
+        Error::Driver(DriverError::new(e))
+    }
 }
 
 impl Error {
     /// The server's error code, when the server refused the operation.
     pub fn server_code(&self) -> Option<i32> {
         match self {
-            Error::Driver(e) => crate::__private::txn::server_code(e),
+            Error::Driver(e) => e.code(),
             _ => None,
         }
     }
