@@ -20,7 +20,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_codegen::pipeline::{compile, display_name, GenerateSettings};
 use squillion_grammar::SourceFile;
 
 /// Why code generation failed.
@@ -117,16 +117,27 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(BuildError::NoOutDir)?,
         };
+        // Schemas are named relative to the package (never by an absolute path) in diagnostics
+        // and in what is generated.
+        let base = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
         let mut outputs = Vec::new();
         for path in &self.schemas {
             if self.emit_rerun {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
-            let text = std::fs::read_to_string(path).map_err(|source| BuildError::Io {
+            let bytes = std::fs::read(path).map_err(|source| BuildError::Io {
                 path: path.clone(),
                 source,
             })?;
-            let source = SourceFile::new(path.display().to_string(), text);
+            let source = SourceFile::from_bytes(display_name(path, &base), bytes).map_err(|e| {
+                BuildError::Schema {
+                    path: path.clone(),
+                    rendered: e.source.render(std::slice::from_ref(&e.diagnostic), false),
+                }
+            })?;
             let generated =
                 compile(&source, &self.settings).map_err(|diags| BuildError::Schema {
                     path: path.clone(),
@@ -136,7 +147,7 @@ impl Builder {
                 let pos = source.position(w.span.start);
                 println!(
                     "cargo:warning={}:{}:{}: {}",
-                    path.display(),
+                    source.name(),
                     pos.line,
                     pos.column,
                     w

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use squillion_grammar::LocatedDiagnostic;
 
-use crate::input::{read_schema, stderr_color};
+use crate::input::{read_schema, stderr_color, Unread};
 use crate::Exit;
 
 /// Arguments of `squillion check`.
@@ -51,9 +51,25 @@ pub fn run(args: &CheckArgs) -> Exit {
     for path in &args.files {
         let source = match read_schema(path) {
             Ok(s) => s,
-            Err(message) => {
-                eprintln!("error: {message}");
-                exit = exit.max(Exit::Usage);
+            Err(Unread::NotText(e)) => {
+                exit = exit.max(Exit::Failed);
+                if args.format == OutputFormat::Text {
+                    eprint!(
+                        "{}",
+                        e.source
+                            .render(std::slice::from_ref(&e.diagnostic), stderr_color())
+                    );
+                }
+                reports.push(FileReport {
+                    file: e.source.name().to_owned(),
+                    ok: false,
+                    summary: None,
+                    diagnostics: vec![e.source.locate(&e.diagnostic)],
+                });
+                continue;
+            }
+            Err(unread) => {
+                exit = exit.max(unread.report());
                 continue;
             }
         };

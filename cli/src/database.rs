@@ -54,8 +54,9 @@ pub struct AuditArgs {
 }
 
 fn plan_of(file: &std::path::Path) -> Result<Plan, Exit> {
-    let source = read_schema(file).map_err(|m| {
-        eprintln!("error: {m}");
+    let source = read_schema(file).map_err(|unread| {
+        // An invalid schema is a usage error here, like the ones `load` reports below.
+        unread.report();
         Exit::Usage
     })?;
     let checked = squillion_codegen::load(&source).map_err(|d| {

@@ -40,10 +40,7 @@ pub fn run(args: &FmtArgs) -> Exit {
 fn file(path: &Path, check: bool) -> Exit {
     let source = match read_schema(path) {
         Ok(source) => source,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return Exit::Usage;
-        }
+        Err(unread) => return unread.report(),
     };
     let Some(formatted) = formatted(&source) else {
         return Exit::Failed;

@@ -28,10 +28,7 @@ pub struct GenerateArgs {
 pub fn run(args: &GenerateArgs) -> Exit {
     let source = match read_schema(&args.file) {
         Ok(s) => s,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return Exit::Usage;
-        }
+        Err(unread) => return unread.report(),
     };
     let settings = GenerateSettings {
         derive_document: !args.no_derive,

@@ -2,25 +2,52 @@
 
 use std::path::Path;
 
-use squillion_grammar::SourceFile;
+use squillion_codegen::pipeline::display_name;
+use squillion_grammar::{NotText, SourceFile};
 
-/// Reads a schema file. Directories, unreadable and non-UTF-8 files give a message, not a panic.
-pub fn read_schema(path: &Path) -> Result<SourceFile, String> {
-    if path.is_dir() {
-        return Err(format!(
-            "{}: is a directory, not a .sqn file",
-            path.display()
-        ));
+use crate::Exit;
+
+/// Why a schema file could not be read.
+#[derive(Debug)]
+pub enum Unread {
+    /// A directory, a missing or unreadable file: a usage error (exit 2).
+    Unreadable(String),
+    /// The bytes are not UTF-8: a coded diagnostic in the file (exit 1), like any other error in
+    /// its text.
+    NotText(Box<NotText>),
+}
+
+impl Unread {
+    /// Prints why on standard error and returns the exit code it deserves.
+    pub fn report(self) -> Exit {
+        match self {
+            Unread::Unreadable(message) => {
+                eprintln!("error: {message}");
+                Exit::Usage
+            }
+            Unread::NotText(e) => {
+                eprint!("{}", e.source.render(&[e.diagnostic], stderr_color()));
+                Exit::Failed
+            }
+        }
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{}: not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+/// Reads a schema file, named in diagnostics and outputs as given relative to the working
+/// directory (never by an absolute path). Directories, unreadable and non-UTF-8 files give a
+/// message, not a panic.
+pub fn read_schema(path: &Path) -> Result<SourceFile, Unread> {
+    let name = match std::env::current_dir() {
+        Ok(dir) => display_name(path, &dir),
+        Err(_) => display_name(path, Path::new("")),
+    };
+    if path.is_dir() {
+        return Err(Unread::Unreadable(format!(
+            "{name}: is a directory, not a .sqn file"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Unread::Unreadable(format!("{name}: {e}")))?;
+    SourceFile::from_bytes(name, bytes).map_err(Unread::NotText)
 }
 
 /// Whether diagnostics on stderr should be coloured.

@@ -22,10 +22,7 @@ pub struct PlanArgs {
 pub fn run(args: &PlanArgs) -> Exit {
     let source = match read_schema(&args.file) {
         Ok(s) => s,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return Exit::Usage;
-        }
+        Err(unread) => return unread.report(),
     };
     let checked = match squillion_codegen::load(&source) {
         Ok(c) => c,

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use squillion_codegen::review::{self, Format};
 use squillion_grammar::SourceFile;
 
-use crate::input::{read_schema, stderr_color};
+use crate::input::{read_schema, stderr_color, Unread};
 
 /// The document formats on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,7 +80,12 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<(), ReviewFailure> {
-    let source: SourceFile = read_schema(&args.file).map_err(ReviewFailure::Unreadable)?;
+    let source: SourceFile = read_schema(&args.file).map_err(|unread| match unread {
+        Unread::Unreadable(message) => ReviewFailure::Unreadable(message),
+        Unread::NotText(e) => {
+            ReviewFailure::Invalid(e.source.render(&[e.diagnostic], stderr_color()))
+        }
+    })?;
     let checked = squillion_codegen::load(&source).map_err(|diagnostics| {
         ReviewFailure::Invalid(source.render(&diagnostics, stderr_color()))
     })?;

@@ -144,9 +144,33 @@ fn usage_and_io_errors_exit_2_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("binary.sqn");
     std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x41]).unwrap();
-    let out = squillion().arg("check").arg(&binary).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("UTF-8"));
+    // Bytes that are not UTF-8 are an error in the file, coded and positioned, like any other.
+    std::fs::write(&binary, b"entity A { t: string }\n\xff\xfe\x00\x41").unwrap();
+    for command in ["check", "fmt", "plan", "review", "generate"] {
+        let mut cmd = squillion();
+        cmd.arg(command).arg(&binary);
+        if command == "generate" {
+            cmd.arg("-o").arg(dir.path().join("out"));
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(stderr.contains("error[E0106]"), "{command}: {stderr}");
+        assert!(stderr.contains("binary.sqn:2:1"), "{command}: {stderr}");
+        assert!(stderr.contains("byte 0xFF"), "{command}: {stderr}");
+    }
+    let out = squillion()
+        .args(["check", "--format", "json"])
+        .arg(&binary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json["files"][0]["diagnostics"][0];
+    assert_eq!(
+        (&d["code"], &d["line"], &d["column"]),
+        (&"E0106".into(), &2.into(), &1.into())
+    );
     let out = squillion().args(["frobnicate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

@@ -71,6 +71,11 @@ pub const INVALID_VARIANTS: &str = "E0317";
 pub const INVALID_QUEUE_PRIORITY: &str = "E0318";
 /// A field clashes with one an entity pattern adds (`parent`, `version`, the discriminator...).
 pub const PATTERN_FIELD_CLASH: &str = "E0319";
+/// Value types nested deeper than [`crate::model::MAX_VALUE_NESTING`] in a document.
+pub const VALUE_NESTING_TOO_DEEP: &str = "E0320";
+/// A document with more than [`crate::model::MAX_DOCUMENT_FIELDS`] fields once value types are
+/// expanded.
+pub const DOCUMENT_TOO_WIDE: &str = "E0321";
 
 // ---------------------------------------------------------------------------------------------
 // Relations
@@ -187,6 +192,11 @@ pub const ALL: &[(&str, &str)] = &[
     (
         PATTERN_FIELD_CLASH,
         "field clashes with a field an entity pattern adds",
+    ),
+    (VALUE_NESTING_TOO_DEEP, "value types nested too deeply"),
+    (
+        DOCUMENT_TOO_WIDE,
+        "too many fields once value types are expanded",
     ),
     (RELATION_END_CLASH, "relation end name already in use"),
     (DUPLICATE_RELATION, "relationship declared twice"),

@@ -1,6 +1,8 @@
 //! The whole pipeline for one file, shared by `build.rs` and the CLI: text -> Ast -> Model ->
 //! Plan -> Rust. Plan warnings of error severity (a document over 16 MB) fail it like diagnostics.
 
+use std::path::{Component, Path, PathBuf};
+
 use squillion_grammar::{Diagnostic, SourceFile, Span};
 
 use crate::engine;
@@ -69,4 +71,72 @@ pub fn plan_diagnostics(plan: &Plan) -> Vec<Diagnostic> {
             d
         })
         .collect()
+}
+
+/// How a schema file is named in diagnostics and outputs (the Plan's `source`, the review, the
+/// mongosh script): `path` as given when it is relative, else relative to `base` (the working
+/// directory, or the manifest directory in build.rs), so that outputs never carry the machine's
+/// absolute paths and are the same in every checkout. A path with nothing in common with `base`
+/// is named by its file name.
+pub fn display_name(path: &Path, base: &Path) -> String {
+    if path.is_relative() {
+        return path.display().to_string();
+    }
+    let file_name = || {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string())
+    };
+    if !base.is_absolute() {
+        return file_name();
+    }
+    let (to, from) = (normal(path), normal(base));
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    // Only the root in common (or a different drive): a relative path would climb to the root.
+    if common <= 1
+        || from[common..]
+            .iter()
+            .any(|c| matches!(c, Component::ParentDir))
+    {
+        return file_name();
+    }
+    let mut relative = PathBuf::new();
+    for _ in common..from.len() {
+        relative.push("..");
+    }
+    for c in &to[common..] {
+        relative.push(c.as_os_str());
+    }
+    if relative.as_os_str().is_empty() {
+        return file_name();
+    }
+    relative.display().to_string()
+}
+
+/// The components of `p` without `.`.
+fn normal(p: &Path) -> Vec<Component<'_>> {
+    p.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_relative_to_the_base_never_absolute() {
+        let base = Path::new("/work/app");
+        let name = |p: &str| display_name(Path::new(p), base);
+        assert_eq!(name("schema/library.sqn"), "schema/library.sqn");
+        assert_eq!(name("../other/x.sqn"), "../other/x.sqn");
+        assert_eq!(name("/work/app/schema/library.sqn"), "schema/library.sqn");
+        assert_eq!(name("/work/app/./library.sqn"), "library.sqn");
+        assert_eq!(name("/work/shared/x.sqn"), "../shared/x.sqn");
+        assert_eq!(name("/elsewhere/x.sqn"), "x.sqn");
+        assert_eq!(
+            display_name(Path::new("/work/app/a.sqn"), Path::new("")),
+            "a.sqn"
+        );
+    }
 }

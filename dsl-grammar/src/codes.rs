@@ -11,6 +11,9 @@ pub const STRAY_DOC_COMMENT: &str = "E0104";
 /// A string literal not closed on its line.
 pub const UNTERMINATED_STRING: &str = "E0105";
 
+/// The file is not UTF-8 text.
+pub const INVALID_UTF8: &str = "E0106";
+
 /// Every syntax code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax error: the text does not follow the grammar"),
@@ -18,4 +21,5 @@ pub const ALL: &[(&str, &str)] = &[
     (FILE_TOO_LARGE, "file too large"),
     (STRAY_DOC_COMMENT, "doc comment with nothing to document"),
     (UNTERMINATED_STRING, "unterminated string literal"),
+    (INVALID_UTF8, "the file is not UTF-8 text"),
 ];

@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::codes;
 use crate::span::{LineIndex, Span};
 
 /// How serious a diagnostic is.
@@ -137,6 +138,15 @@ pub struct LocatedDiagnostic {
     pub help: Option<String>,
 }
 
+/// Bytes that are not UTF-8 text ([`SourceFile::from_bytes`]).
+#[derive(Debug, Clone)]
+pub struct NotText {
+    /// The file, each invalid sequence shown as U+FFFD.
+    pub source: SourceFile,
+    /// `E0106` at the first invalid byte.
+    pub diagnostic: Diagnostic,
+}
+
 /// A source file: its name (as the user gave it) and its text.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -187,94 +197,60 @@ impl SourceFile {
     }
 
     /// Renders diagnostics for a terminal or a log: `file:line:col`, the source underlined, the help.
+    /// Long lines are cut around what is underlined, and characters that would act on a terminal
+    /// are shown as marks (see the `render` module).
     pub fn render(&self, diagnostics: &[Diagnostic], color: bool) -> String {
-        let theme = if color {
-            miette::GraphicalTheme::unicode()
-        } else {
-            miette::GraphicalTheme::unicode_nocolor()
+        crate::render::render(&self.name, &self.text, &self.lines, diagnostics, color)
+    }
+
+    /// A source file from raw bytes. Bytes that are not UTF-8 give the file (each invalid
+    /// sequence shown as U+FFFD, so it can still be rendered) and a [`codes::INVALID_UTF8`] error
+    /// at the first invalid byte.
+    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<SourceFile, Box<NotText>> {
+        let error = match String::from_utf8(bytes) {
+            Ok(text) => return Ok(SourceFile::new(name, text)),
+            Err(e) => e,
         };
-        let handler = miette::GraphicalReportHandler::new_themed(theme)
-            .with_context_lines(1)
-            .with_width(100);
-        let mut out = String::new();
-        for diagnostic in diagnostics {
-            let report = MietteReport {
-                diagnostic,
-                source: miette::NamedSource::new(&self.name, self.text.clone()),
-                len: self.text.len(),
-            };
-            if handler.render_report(&mut out, &report).is_err() {
-                // Rendering only writes to a String; if miette ever fails, the line above stands.
-                out.push('\n');
-            }
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// Adapter that lets miette draw a [`Diagnostic`].
-struct MietteReport<'a> {
-    diagnostic: &'a Diagnostic,
-    source: miette::NamedSource<String>,
-    len: usize,
-}
-
-impl MietteReport<'_> {
-    fn clamp(&self, span: Span) -> miette::SourceSpan {
-        let start = span.start.min(self.len);
-        let end = span.end.clamp(start, self.len);
-        (start, end - start).into()
-    }
-}
-
-impl fmt::Debug for MietteReport<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.diagnostic, f)
-    }
-}
-
-impl fmt::Display for MietteReport<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.diagnostic, f)
-    }
-}
-
-impl std::error::Error for MietteReport<'_> {}
-
-impl miette::Diagnostic for MietteReport<'_> {
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.diagnostic.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-        })
-    }
-
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diagnostic
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        let primary = miette::LabeledSpan::new_primary_with_span(
-            Some(
-                self.diagnostic
-                    .label
-                    .clone()
-                    .unwrap_or_else(|| "here".to_owned()),
+        let utf8 = error.utf8_error();
+        let at = utf8.valid_up_to();
+        let bytes = error.into_bytes();
+        let bad = match utf8.error_len() {
+            Some(n) => &bytes[at..at + n],
+            None => &bytes[at..],
+        };
+        let shown: Vec<String> = bad.iter().map(|b| format!("0x{b:02X}")).collect();
+        let message = match utf8.error_len() {
+            Some(1) => format!(
+                "the file is not UTF-8 text: byte {} is not part of any character",
+                shown.join(" ")
             ),
-            self.clamp(self.diagnostic.span),
-        );
-        let related = self.diagnostic.related.iter().map(|l| {
-            miette::LabeledSpan::new_with_span(Some(l.message.clone()), self.clamp(l.span))
-        });
-        Some(Box::new(std::iter::once(primary).chain(related)))
+            Some(_) => format!(
+                "the file is not UTF-8 text: bytes {} do not form a character",
+                shown.join(" ")
+            ),
+            None => format!(
+                "the file is not UTF-8 text: it ends inside a character (bytes {})",
+                shown.join(" ")
+            ),
+        };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let more = text[at..].matches('\u{FFFD}').count().saturating_sub(1);
+        let mut label = "not UTF-8 (shown as \u{FFFD})".to_owned();
+        if more > 0 {
+            label = format!("{label}; {more} more invalid sequence(s) follow");
+        }
+        let diagnostic = Diagnostic::error(
+            codes::INVALID_UTF8,
+            // The replacement character in the decoded text (3 bytes).
+            Span::new(at, at + '\u{FFFD}'.len_utf8()),
+            message,
+        )
+        .with_label(label)
+        .with_help("squillion reads UTF-8 text: save the file as UTF-8, or remove the bytes shown");
+        Err(Box::new(NotText {
+            source: SourceFile::new(name, text),
+            diagnostic,
+        }))
     }
 }
 
@@ -300,5 +276,30 @@ mod tests {
         let d = Diagnostic::error("E0101", Span::new(10, 20), "boom");
         let out = source.render(&[d], false);
         assert!(out.contains("x.sqn:1:4"), "{out}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_an_error_at_the_first_bad_byte() {
+        let bytes = b"entity A {\n  t: str\xC3ing \xFF\n}\n".to_vec();
+        let NotText {
+            source,
+            diagnostic: d,
+        } = *SourceFile::from_bytes("bad.sqn", bytes).unwrap_err();
+        assert_eq!(d.code, codes::INVALID_UTF8);
+        let at = source.position(d.span.start);
+        assert_eq!((at.line, at.column), (2, 9));
+        assert!(d.message.contains("0xC3"), "{}", d.message);
+        let out = source.render(&[d], false);
+        assert!(out.contains("bad.sqn:2:9"), "{out}");
+        assert!(out.contains("1 more invalid sequence"), "{out}");
+        let d = SourceFile::from_bytes("cut.sqn", b"entity \xE2\x82".to_vec())
+            .unwrap_err()
+            .diagnostic;
+        assert!(
+            d.message.contains("ends inside a character"),
+            "{}",
+            d.message
+        );
+        assert!(SourceFile::from_bytes("ok.sqn", "entité".as_bytes().to_vec()).is_ok());
     }
 }

@@ -11,9 +11,11 @@ pub mod codes;
 pub mod diagnostic;
 mod format;
 mod parser;
+mod render;
 pub mod span;
 
-pub use diagnostic::{Diagnostic, LocatedDiagnostic, Severity, SourceFile};
+pub use diagnostic::{Diagnostic, LocatedDiagnostic, NotText, Severity, SourceFile};
 pub use format::format;
 pub use parser::{parse, MAX_NESTING, MAX_SOURCE_BYTES};
+pub use render::is_invisible;
 pub use span::{LineIndex, Position, Span};

@@ -16,6 +16,8 @@ use crate::span::Span;
 pub const MAX_NESTING: usize = 64;
 /// The largest source accepted, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024 * 1024;
+/// A word quoted in a syntax error is cut after this many characters.
+const MAX_FOUND_CHARS: usize = 40;
 /// After this many syntax errors the parser stops looking for more.
 const MAX_SYNTAX_ERRORS: usize = 20;
 
@@ -37,9 +39,26 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
         )
         .with_help("split the schema into several files")]);
     }
-    if let Some(d) = check_nesting(source) {
-        return Err(vec![d]);
+    if let Some(deep) = check_nesting(source) {
+        // Garbage leaves brackets open too: a syntax error before the point where the nesting
+        // became too deep is the first real error. The text before it nests at most
+        // `MAX_NESTING` deep, so the parser can look at it safely.
+        let cut = deep.span.start;
+        let before: Vec<Diagnostic> = match parse_checked(&source[..cut]) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.into_iter().filter(|d| d.span.start < cut).collect(),
+        };
+        return Err(if before.is_empty() {
+            vec![deep]
+        } else {
+            before
+        });
     }
+    parse_checked(source)
+}
+
+/// Parses a source whose size and nesting were checked.
+fn parse_checked(source: &str) -> Result<Schema, Vec<Diagnostic>> {
     // Fast path: most files are valid, and pest's error detail costs time on every token.
     pest::set_error_detail(false);
     if let Ok(pairs) = SqnParser::parse(Rule::schema, source) {
@@ -255,7 +274,13 @@ fn found_len(rest: &str) -> usize {
 fn describe_found(rest: &str) -> String {
     match rest.chars().next() {
         None => "end of file".to_owned(),
-        Some(c) if c.is_alphanumeric() || c == '_' => format!("`{}`", &rest[..found_len(rest)]),
+        Some(c) if c.is_alphanumeric() || c == '_' => {
+            let word = &rest[..found_len(rest)];
+            match word.char_indices().nth(MAX_FOUND_CHARS) {
+                Some((cut, _)) => format!("`{}…`", &word[..cut]),
+                None => format!("`{word}`"),
+            }
+        }
         Some(c) if c.is_control() => format!("character U+{:04X}", c as u32),
         Some(c) => format!("`{c}`"),
     }
@@ -1076,5 +1101,30 @@ mod tests {
             ">".repeat(10)
         );
         assert!(check_nesting(&fine).is_none());
+    }
+
+    #[test]
+    fn garbage_that_also_nests_deeply_is_reported_at_its_first_error() {
+        // The first error is the `%` on line 2; the unclosed brackets after it pass the nesting
+        // limit much later.
+        let garbage = format!("entity A {{ t: string }}\n% {}\n", "([{".repeat(200));
+        let errors = parse(&garbage).unwrap_err();
+        assert_eq!(errors[0].code, codes::SYNTAX, "{errors:?}");
+        assert_eq!(errors[0].span.start, garbage.find('%').unwrap());
+        // Deep nesting in a well-formed type is still E0102.
+        let deep = format!(
+            "entity A {{ x: {}string{} }}",
+            "[".repeat(70),
+            "]".repeat(70)
+        );
+        assert_eq!(parse(&deep).unwrap_err()[0].code, codes::NESTING_TOO_DEEP);
+    }
+
+    #[test]
+    fn a_long_word_is_cut_in_the_message() {
+        let text = format!("entity A {{ t string{} }}", "x".repeat(100_000));
+        let errors = parse(&text).unwrap_err();
+        assert!(errors[0].message.len() < 200, "{}", errors[0].message);
+        assert!(errors[0].message.contains("…`"), "{}", errors[0].message);
     }
 }

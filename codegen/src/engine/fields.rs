@@ -122,7 +122,8 @@ fn shape_of(model: &Model, ty: &FieldType, prefix: &str, name: &str, depth: usiz
             out.kind = FieldKind::Embedded;
             out.bson_type = "object".to_owned();
             out.type_name = Some(value.clone());
-            if depth < 32 {
+            // The resolver refuses deeper nesting (E0320): nothing is ever cut here.
+            if depth < crate::model::MAX_VALUE_NESTING {
                 if let Some(v) = model.value(value) {
                     let path = out.path.clone();
                     out.children = v

@@ -144,6 +144,14 @@ pub enum Versioning {
     ValidRange,
 }
 
+/// The deepest nesting of value types in a document: levels of subdocuments the engine expands
+/// (each value type is one; `@attributes` adds one). Deeper nesting is an error (E0320).
+pub const MAX_VALUE_NESTING: usize = 32;
+
+/// The most fields a document's shape may have once its value types are expanded (each use of a
+/// value type copies its fields). More is an error (E0321).
+pub const MAX_DOCUMENT_FIELDS: u64 = 10_000;
+
 /// A declared entity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entity {

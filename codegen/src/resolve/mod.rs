@@ -5,7 +5,8 @@
 //!
 //! - `names`: the namespace of entities and value types, collections, "did you mean";
 //! - `units`: numbers, sizes, rates, durations and ratios;
-//! - `types`: type expressions, counters shapes, value types that contain themselves;
+//! - `types`: type expressions and counters shapes;
+//! - `shapes`: value types that contain themselves, nest too deep or expand too wide;
 //! - `attrs`: field attributes and the facts they state;
 //! - `fields`: field lists, BSON names and natural keys;
 //! - `entities`: entities, value types, variants and entity attributes (patterns);
@@ -23,6 +24,7 @@ mod names;
 mod queries;
 mod relations;
 mod settings;
+mod shapes;
 mod types;
 mod units;
 
@@ -70,7 +72,6 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
             model.values.push(value);
         }
     }
-    types::check_cycles(&mut r, &model.values);
     for item in &schema.items {
         if let Item::Entity(decl) = item {
             let entity = entities::entity(&mut r, decl);
@@ -90,6 +91,7 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
         _ => None,
     });
     model.queries = queries::resolve_all(&mut r, &model, query_decls);
+    shapes::check(&mut r, &model);
 
     let mut diagnostics = r.diagnostics;
     diagnostics.sort_by_key(|d| (!d.is_error(), d.span.start, d.span.end));

@@ -7,7 +7,7 @@ use squillion_grammar::Diagnostic;
 use super::names::{closest, did_you_mean, one_of, DeclKind};
 use super::{units, Resolver};
 use crate::codes;
-use crate::model::{BsonType, FieldType, ValueType};
+use crate::model::{BsonType, FieldType};
 
 /// The named periods of `counters(...)` and their dimensions.
 pub(super) const COUNTER_PERIODS: [(&str, &[u32]); 4] = [
@@ -169,103 +169,4 @@ fn counters(r: &mut Resolver<'_>, shape: &CountersShape) -> Option<FieldType> {
             Some(FieldType::Counters { dims: out })
         }
     }
-}
-
-/// The value types a type mentions (through arrays and maps).
-pub(super) fn value_names(ty: &FieldType) -> Vec<&str> {
-    match ty {
-        FieldType::Value { name } => vec![name.as_str()],
-        FieldType::Array { elem, .. } => value_names(elem),
-        FieldType::Map { value } => value_names(value),
-        FieldType::Scalar { .. } | FieldType::Counters { .. } => Vec::new(),
-    }
-}
-
-/// Reports value types that contain themselves, directly or through other value types. Each
-/// cycle is reported once, at its first-declared value type.
-pub(super) fn check_cycles(r: &mut Resolver<'_>, values: &[ValueType]) {
-    for (start, value) in values.iter().enumerate() {
-        let Some(path) = cycle_from(values, start) else {
-            continue;
-        };
-        // Reported at the earliest member of the cycle.
-        if path.iter().any(|&(v, _)| v < start) {
-            continue;
-        }
-        let names: Vec<&str> = path
-            .iter()
-            .map(|&(v, f)| values[v].fields[f].name.as_str())
-            .collect();
-        let route: Vec<String> = path
-            .iter()
-            .map(|&(v, f)| format!("{}.{}", values[v].name, values[v].fields[f].name))
-            .collect();
-        let (v0, f0) = path[0];
-        let first = &values[v0].fields[f0];
-        let mut d = Diagnostic::error(
-            codes::VALUE_TYPE_CYCLE,
-            first.span,
-            format!(
-                "value type `{}` contains itself: {} -> {}",
-                value.name,
-                route.join(" -> "),
-                value.name
-            ),
-        )
-        .with_label(format!(
-            "`{}` holds {}",
-            names[0],
-            describe_next(values, &path, 0)
-        ))
-        .with_help(
-            "a value has a finite shape; to nest things without end (replies to replies), \
-             declare an entity and relate it to itself",
-        );
-        for (i, &(v, f)) in path.iter().enumerate().skip(1) {
-            d = d.with_related(
-                values[v].fields[f].span,
-                format!("which holds {}", describe_next(values, &path, i)),
-            );
-        }
-        r.report(d);
-    }
-}
-
-fn describe_next(values: &[ValueType], path: &[(usize, usize)], i: usize) -> String {
-    let next = path.get(i + 1).map(|&(v, _)| v).unwrap_or(path[0].0);
-    format!("`{}`", values[next].name)
-}
-
-/// A path of (value, field) steps from `start` back to `start`, if there is one.
-fn cycle_from(values: &[ValueType], start: usize) -> Option<Vec<(usize, usize)>> {
-    let index = |name: &str| values.iter().position(|v| v.name == name);
-    let mut visited = vec![false; values.len()];
-    let mut path = Vec::new();
-    fn walk(
-        values: &[ValueType],
-        index: &dyn Fn(&str) -> Option<usize>,
-        at: usize,
-        start: usize,
-        visited: &mut [bool],
-        path: &mut Vec<(usize, usize)>,
-    ) -> bool {
-        for (f, field) in values[at].fields.iter().enumerate() {
-            for name in value_names(&field.ty) {
-                let Some(next) = index(name) else { continue };
-                path.push((at, f));
-                if next == start {
-                    return true;
-                }
-                if !visited[next] {
-                    visited[next] = true;
-                    if walk(values, index, next, start, visited, path) {
-                        return true;
-                    }
-                }
-                path.pop();
-            }
-        }
-        false
-    }
-    walk(values, &index, start, start, &mut visited, &mut path).then_some(path)
 }

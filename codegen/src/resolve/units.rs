@@ -1,9 +1,10 @@
 //! Numbers and units: counts, sizes, rates, durations and ratios.
 //!
-//! - SIZE: `B`, `KB`, `MB`, `GB` (1,024-based); no unit means bytes.
+//! - SIZE: `B`, `KB`, `MB`, `GB` (1,024-based); a unit is required.
 //! - RATE: `/s`, `/min`, `/h`, `/day`, `/week`, `/month`, `/year`; a unit is required. A month is a
 //!   twelfth of a 365-day year, so `1/month` is exactly `12/year`.
-//! - DURATION: `s`, `min`, `h`, `d`; no unit means seconds.
+//! - DURATION: `s`, `min`, `h`, `d`; a unit is required (a bare `30` read as seconds would delete
+//!   data thirty days early for someone who meant days).
 //!
 //! Every function reports its own errors and returns `None` when the quantity is unusable. `what`
 //! names the place in the file (`` `@large` ``, `the array bound`) for the messages.
@@ -118,12 +119,13 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
     }
 }
 
-/// A size in bytes, more than zero.
+/// A size in bytes, more than zero. The unit is required.
 pub(super) fn size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
-    let factor = match &q.unit {
-        None => 1.0,
-        Some(unit) => unit_factor(r, q, &unit.name, &SIZE_UNITS, what, "a size")?,
+    let Some(unit) = &q.unit else {
+        r.report(missing_unit(q, what, "a size", "bytes", "KB", &SIZE_UNITS));
+        return None;
     };
+    let factor = unit_factor(r, q, &unit.name, &SIZE_UNITS, what, "a size")?;
     let bytes = positive(r, q, what)? * factor;
     if bytes < 1.0 || bytes >= u64::MAX as f64 {
         r.report(invalid(
@@ -140,19 +142,14 @@ pub(super) fn size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64
 /// A rate, converted to events per day. The unit is required.
 pub(super) fn rate_per_day(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
     let Some(unit) = &q.unit else {
-        r.report(
-            Diagnostic::error(
-                codes::MISSING_UNIT,
-                q.span,
-                format!("{what} needs a unit of time: `{}` per what?", q.number),
-            )
-            .with_label("a rate without a unit")
-            .with_help(format!(
-                "write a rate like `{}/day`; the units are {}",
-                q.number,
-                one_of(RATE_UNITS.iter().map(|(u, _)| *u))
-            )),
-        );
+        r.report(missing_unit(
+            q,
+            what,
+            "a rate",
+            "per what",
+            "/day",
+            &RATE_UNITS,
+        ));
         return None;
     };
     let days = unit_factor(r, q, &unit.name, &RATE_UNITS, what, "a rate")?;
@@ -164,12 +161,20 @@ pub(super) fn rate_per_second(r: &mut Resolver<'_>, q: &Quantity, what: &str) ->
     rate_per_day(r, q, what).map(|per_day| per_day / DAY_SECONDS)
 }
 
-/// A duration in whole seconds, at least one.
+/// A duration in whole seconds, at least one. The unit is required.
 pub(super) fn duration_seconds(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
-    let factor = match &q.unit {
-        None => 1.0,
-        Some(unit) => unit_factor(r, q, &unit.name, &DURATION_UNITS, what, "a duration")?,
+    let Some(unit) = &q.unit else {
+        r.report(missing_unit(
+            q,
+            what,
+            "a duration",
+            "seconds or days",
+            "d",
+            &DURATION_UNITS,
+        ));
+        return None;
     };
+    let factor = unit_factor(r, q, &unit.name, &DURATION_UNITS, what, "a duration")?;
     let seconds = positive(r, q, what)? * factor;
     if seconds < 1.0 || seconds >= u64::MAX as f64 {
         r.report(invalid(
@@ -282,6 +287,32 @@ fn unit_factor(
     None
 }
 
+/// `E0313`: a quantity of `kind` written without a unit; `question` asks what it could mean,
+/// `example` is the unit of the suggested fix.
+fn missing_unit(
+    q: &Quantity,
+    what: &str,
+    kind: &str,
+    question: &str,
+    example: &str,
+    table: &[(&'static str, f64)],
+) -> Diagnostic {
+    Diagnostic::error(
+        codes::MISSING_UNIT,
+        q.span,
+        format!(
+            "{what} is {kind} and needs a unit: `{}` {question}?",
+            q.number
+        ),
+    )
+    .with_label(format!("{kind} without a unit"))
+    .with_help(format!(
+        "write it with its unit, like `{}{example}`; the units are {}",
+        q.number,
+        one_of(table.iter().map(|(u, _)| *u))
+    ))
+}
+
 fn invalid(q: &Quantity, message: String, label: &str, help: String) -> Diagnostic {
     Diagnostic::error(codes::INVALID_NUMBER, q.span, message)
         .with_label(label.to_owned())
@@ -319,7 +350,7 @@ mod tests {
         let mut r = resolver();
         assert_eq!(size(&mut r, &q("20", Some("KB")), "x"), Some(20 * 1024));
         assert_eq!(size(&mut r, &q("1.5", Some("MB")), "x"), Some(1_572_864));
-        assert_eq!(size(&mut r, &q("200", None), "x"), Some(200));
+        assert_eq!(size(&mut r, &q("200", Some("B")), "x"), Some(200));
         assert_eq!(rate_per_day(&mut r, &q("5", Some("/h")), "x"), Some(120.0));
         let year = rate_per_day(&mut r, &q("12", Some("/year")), "x").unwrap();
         let month = rate_per_day(&mut r, &q("1", Some("/month")), "x").unwrap();
@@ -332,7 +363,7 @@ mod tests {
             duration_seconds(&mut r, &q("30", Some("d")), "x"),
             Some(2_592_000)
         );
-        assert_eq!(duration_seconds(&mut r, &q("90", None), "x"), Some(90));
+        assert_eq!(duration_seconds(&mut r, &q("90", Some("s")), "x"), Some(90));
         assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     }
 
@@ -354,5 +385,22 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("did you mean `2KB`"));
+    }
+
+    #[test]
+    fn sizes_durations_and_rates_need_a_unit_and_the_help_lists_them() {
+        let mut r = resolver();
+        assert_eq!(size(&mut r, &q("200", None), "`@size`"), None);
+        assert_eq!(duration_seconds(&mut r, &q("30", None), "`@expires`"), None);
+        assert_eq!(rate_per_day(&mut r, &q("5", None), "`@updates`"), None);
+        let tables: [&[(&str, f64)]; 3] = [&SIZE_UNITS, &DURATION_UNITS, &RATE_UNITS];
+        for (d, table) in r.diagnostics.iter().zip(tables) {
+            assert_eq!(d.code, codes::MISSING_UNIT);
+            let help = d.help.as_deref().unwrap_or_default();
+            for (unit, _) in table {
+                assert!(help.contains(&format!("`{unit}`")), "{unit} in {help}");
+            }
+        }
+        assert_eq!(r.diagnostics.len(), 3);
     }
 }

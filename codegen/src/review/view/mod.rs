@@ -156,18 +156,7 @@ pub fn file_stem(source: &str) -> String {
     }
 }
 
-/// `1234567` -> `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::prose::thousands;
 
 /// A size in bytes as people read it (`312 B`, `4.2 KB`, `16 MB`).
 pub fn bytes(n: u64) -> String {
