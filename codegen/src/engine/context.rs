@@ -198,15 +198,7 @@ pub(crate) fn plural(name: &str) -> String {
 
 /// Formats a count with thousands separators (1000 -> "1,000").
 pub(crate) fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::prose::thousands(n)
 }
 
 /// A maximum for prose: "up to 1,000" or "unbounded".
