@@ -373,3 +373,86 @@ fn a_bucket_of_ten_notes_is_kilobytes_on_average() {
         .iter()
         .any(|w| w.message.contains("MB on average")));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// Class 4: a many-to-many relationship with fields of its own, bounded on one side and read
+    /// from that side, is an array of `{reference, fields}` on that side (order lines), with a
+    /// multikey index for the other direction; with both sides read (or neither bounded) it is a
+    /// link collection.
+    #[test]
+    fn relationship_fields_live_in_the_bounded_side_that_reads_them(
+        (a, b) in pair(),
+        small in prop_oneof![(2u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
+        large in prop_oneof![Just("squillions".to_owned()), (5001u64..2_000_000).prop_map(|n| format!("many({n})"))],
+        flip in any::<bool>(),
+        navigate in prop_oneof![Just("none"), Just("small"), Just("both")],
+        fields in prop::sample::subsequence(vec!["qty: int32", "price: decimal128", "role: string", "since: date"], 1..4),
+    ) {
+        let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+        let (ca, cb) = if flip { (&large, &small) } else { (&small, &large) };
+        // The side with the small bound: `b`'s end when flipped.
+        let holder = if flip { b } else { a };
+        let nav = match navigate {
+            "small" => format!("navigate {holder}"),
+            "both" => "navigate both".to_owned(),
+            _ => String::new(),
+        };
+        let src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+             relation {a}.{af}: {ca} <-> {b}.{bf}: {cb} {{\n  fields {{ {} }}\n  {nav}\n}}\n",
+            fields.join("  ")
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        let names: Vec<&str> = fields.iter().map(|f| f.split(':').next().unwrap()).collect();
+        if navigate == "both" {
+            prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src);
+            let link = plan.collections.iter().find(|c| matches!(c.role, CollectionRole::Link { .. })).unwrap();
+            for n in &names {
+                prop_assert!(link.field(n).is_some(), "{} missing from the link", n);
+            }
+        } else {
+            prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+            let p = &d.placement[0];
+            prop_assert_eq!(&p.holder, holder);
+            prop_assert_eq!(p.shape, Shape::ArrayOfExtendedRefs);
+            let coll = plan.collection(&p.collection).unwrap();
+            let array = coll.field(&p.path).unwrap();
+            prop_assert!(array.children.iter().any(|c| c.name == "id"));
+            for n in &names {
+                prop_assert!(array.children.iter().any(|c| c.name == *n), "{} missing from {:?}", n, array.children);
+            }
+            let id_path = format!("{}.id", p.path);
+            prop_assert!(coll.indexes.iter().any(|i| i.keys[0].path == id_path), "no multikey index");
+            let links = plan.collections.iter().filter(|c| matches!(c.role, CollectionRole::Link { .. })).count();
+            prop_assert_eq!(links, 0);
+        }
+    }
+
+    /// Class 4, one-to-many: the relationship's own fields are never dropped, whatever the layout
+    /// (chosen or forced): they travel with the link.
+    #[test]
+    fn relationship_fields_are_never_dropped(
+        (p, c) in pair(),
+        card in cardinality(),
+        standalone in any::<bool>(),
+        force in prop::option::of(prop::sample::select(vec!["embed", "parent_refs", "child_ref", "two_way", "bucket(20)"])),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ title: string }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  fields {{ joined: date  rank: int32 }}\n  {}\n  {}\n}}\n",
+            if standalone { format!("standalone {c}") } else { String::new() },
+            force.map(|f| format!("force {f}")).unwrap_or_default()
+        );
+        let plan = plan(&src);
+        for name in ["joined", "rank"] {
+            let found = plan.collections.iter().flat_map(|x| all_fields(&x.fields)).any(|f| {
+                f.name == name && f.relation.as_deref() == Some(&format!("{p}.{pf}"))
+            });
+            prop_assert!(found, "{} dropped\n{}", name, src);
+        }
+    }
+}

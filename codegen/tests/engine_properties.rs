@@ -81,7 +81,10 @@ fn schema_text(
                 0 => s.push_str(&format!("  standalone E{b}\n")),
                 1 => s.push_str("  navigate both\n"),
                 // `unbounded` on bounded ends is E0416: only where an end is squillions.
-                2 if [r.ca, r.cb].iter().any(|c| CLASSES[c % CLASSES.len()] == "squillions") => {
+                2 if [r.ca, r.cb]
+                    .iter()
+                    .any(|c| CLASSES[c % CLASSES.len()] == "squillions") =>
+                {
                     s.push_str("  growth append_heavy, unbounded\n")
                 }
                 2 => s.push_str("  growth append_heavy\n"),

@@ -87,8 +87,11 @@ pub(crate) fn build(ctx: &Ctx<'_>, p: &Placements<'_>, spans: &mut SpanIndex) ->
                 if &f.name == items {
                     if let Some(entity) = ctx.entity(entity_name) {
                         let mut stack = vec![entity_name.clone()];
-                        f.children =
+                        let mut children =
                             document(ctx, p, entity, items, &mut stack, spans, &extra.name);
+                        // The relationship's own fields, beside each item's document.
+                        children.append(&mut f.children);
+                        f.children = children;
                     }
                 }
             }
@@ -219,10 +222,10 @@ fn document(
                 stack.push(embedded.clone());
                 let path = f.path.clone();
                 let mut children = document(ctx, p, e, &path, stack, spans, collection);
-                // Copies keep their own children (the kept fields) when they were chosen.
-                if f.children.is_empty() {
-                    f.children = std::mem::take(&mut children);
-                }
+                // Fields placed beside the embedded document (the relationship's own fields)
+                // follow it.
+                children.append(&mut f.children);
+                f.children = children;
                 stack.pop();
             }
         }

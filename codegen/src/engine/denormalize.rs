@@ -5,10 +5,10 @@
 //! and every copy creates a fan-out obligation: updating A.f must update every B that holds it.
 
 use crate::model::{Layout, Relation, Show};
-use crate::plan::{Denormalized, FanOut, FieldKind, PlanField, Rejected, RuleId};
+use crate::plan::{Denormalized, FanOut, FieldKind, Rejected, RuleId};
 
 use super::context::Ctx;
-use super::fields::{declared, join, new_field};
+use super::fields::{declared, join};
 use super::placement::{Holder, Layouted};
 use super::relation::Choice;
 
@@ -288,7 +288,7 @@ fn place_copy(
         .iter_mut()
         .find(|p| p.holder == holder && p.field.name == path)
         .ok_or_else(|| format!("no reference field {path} to extend"))?;
-    extend_reference(&mut placed.field, ctx, &want.from);
+    super::fields::extend_reference(&mut placed.field, &want.from);
     let mut out = Vec::new();
     for field_name in &want.fields {
         let Some(field) = from_entity.field(field_name) else {
@@ -383,21 +383,6 @@ fn holder_collection(ctx: &Ctx<'_>, holder: &Holder) -> String {
             .unwrap_or_else(|| e.clone()),
         Holder::Collection(c) => c.clone(),
     }
-}
-
-/// A plain id (or array of ids) becomes `{id, ...copies}` (or an array of them).
-fn extend_reference(field: &mut PlanField, ctx: &Ctx<'_>, target: &str) {
-    if field.bson_type == "object" {
-        return;
-    }
-    let id_type = field.bson_type.clone();
-    let mut id = new_field(&field.path, "id", FieldKind::Ref, &id_type);
-    id.code_name = "id".to_owned();
-    id.source = Some(target.to_owned());
-    field.bson_type = "object".to_owned();
-    field.type_name = Some(format!("{}Ref", target));
-    field.children = vec![id];
-    let _ = ctx;
 }
 
 /// Declined copies as rejected alternatives of the decision.

@@ -220,6 +220,22 @@ pub(crate) fn reference(ctx: &Ctx<'_>, prefix: &str, name: &str, target: &str) -
     f
 }
 
+/// A plain id (or array of ids) becomes `{id, ...}` (or an array of them), ready to carry copies
+/// (extended reference) or the relationship's own fields. A reference that is already a document
+/// is left as it is.
+pub(crate) fn extend_reference(field: &mut PlanField, target: &str) {
+    if field.bson_type == "object" {
+        return;
+    }
+    let id_type = field.bson_type.clone();
+    let mut id = new_field(&field.path, "id", FieldKind::Ref, &id_type);
+    id.code_name = "id".to_owned();
+    id.source = Some(target.to_owned());
+    field.bson_type = "object".to_owned();
+    field.type_name = Some(format!("{}Ref", target));
+    field.children = vec![id];
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

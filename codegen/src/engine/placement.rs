@@ -187,8 +187,90 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
         Layout::LinkCollection => link(ctx, rel, &rel_doc, &mut out),
     }
 
+    if !rel.fields.is_empty() && choice.strategy != Layout::LinkCollection {
+        link_fields(ctx, rel, parent, child, choice, &mut out);
+    }
     modifiers(ctx, rel, parent, child, &p_coll, choice, &mut out);
     out
+}
+
+/// The relationship's own fields (`fields { ... }`) travel with the link wherever the layout
+/// stores it: in each embedded child, in each element of the parent's array (`{id, qty, ...}`:
+/// order lines), in the child's reference (`{id, role}`), or in each bucket item.
+fn link_fields(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    parent: &RelationEnd,
+    child: &RelationEnd,
+    choice: &Choice,
+    out: &mut Layouted,
+) {
+    let declared = |prefix: &str| -> Vec<PlanField> {
+        rel.fields
+            .iter()
+            .map(|f| {
+                let mut pf = super::fields::declared(ctx.model, f, prefix, 0);
+                pf.relation = Some(rel.id.clone());
+                pf.docs = vec![format!("field of the relationship {} itself", rel.id)];
+                pf
+            })
+            .collect()
+    };
+    if choice.strategy == Layout::Bucket {
+        if let Some(items) = out
+            .extra
+            .iter_mut()
+            .flat_map(|x| x.fields.iter_mut())
+            .find(|f| f.relation.as_deref() == Some(rel.id.as_str()) && f.name == parent.field)
+        {
+            items.children = declared(&items.path);
+        }
+        return;
+    }
+    let (holder, path, target) = match choice.strategy {
+        Layout::Embed => (
+            Holder::Entity(parent.entity.clone()),
+            parent.field.clone(),
+            None,
+        ),
+        Layout::ChildRef => match &out.child_ref {
+            Some((h, p)) => (h.clone(), p.clone(), Some(parent.entity.clone())),
+            None => return,
+        },
+        _ => match &out.parent_array {
+            Some((h, p)) => (h.clone(), p.clone(), Some(child.entity.clone())),
+            None => return,
+        },
+    };
+    let Some(placed) = out
+        .placed
+        .iter_mut()
+        .find(|p| p.holder == holder && p.field.name == path)
+    else {
+        return;
+    };
+    if let Some(target) = &target {
+        super::fields::extend_reference(&mut placed.field, target);
+        let owner = match &holder {
+            Holder::Entity(e) | Holder::Collection(e) => e.clone(),
+        };
+        placed.field.type_name = Some(format!(
+            "{}{}",
+            super::fields::pascal(&owner),
+            super::fields::pascal(&path)
+        ));
+    }
+    let prefix = placed.field.path.clone();
+    placed.field.children.extend(declared(&prefix));
+    for p in &mut out.placement {
+        if p.path == path && target.is_some() {
+            p.shape = match p.shape {
+                Shape::ArrayOfIds => Shape::ArrayOfExtendedRefs,
+                Shape::Id => Shape::ExtendedRef,
+                other => other,
+            };
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -719,22 +719,7 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let fits = |m: Option<u64>| m.is_some_and(|n| n <= s.id_array_max);
 
     if !rel.fields.is_empty() {
-        let because = format!(
-            "the relationship carries fields of its own, which belong to neither {} nor {}: one document per pair in a collection of its own, indexed from both ends",
-            l.entity, r.entity
-        );
-        let rej = vec![
-            rejected(Layout::TwoWay, &[RuleId::Rule6], "id arrays cannot hold the relationship's own fields without copying them on both sides"),
-            rejected(Layout::OneWay, &[RuleId::Rule6], "an id array on one side cannot hold the relationship's own fields for the other side's reads"),
-        ];
-        return choice(
-            Layout::LinkCollection,
-            Side::Left,
-            vec![RuleId::LinkCollection, RuleId::Rule6],
-            because,
-            facts,
-            rej,
-        );
+        return with_fields(ctx, rel, facts);
     }
 
     // Outlier on one end: usually few, rarely very many.
@@ -922,6 +907,91 @@ fn many_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             )
         }
     }
+}
+
+/// A many-to-many relationship that carries fields of its own (an order's lines: quantity,
+/// price). When one side is bounded and the relationship is read from that side (it is the only
+/// side that can hold a list, or `navigate` names it), that side keeps an array of
+/// `{reference, fields}`: the order lines of every published design. Otherwise one document per
+/// pair in a collection of its own.
+fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<String>) -> Choice {
+    let s = ctx.settings;
+    let (l, r) = (&rel.left, &rel.right);
+    let fits = |end: &RelationEnd| end.cardinality.max(s).is_some_and(|n| n <= s.id_array_max);
+    let names: Vec<&str> = rel.fields.iter().map(|f| f.name.as_str()).collect();
+    let names = names.join(", ");
+    let holder = match &rel.facts.navigate {
+        Navigate::Both => None,
+        Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
+            .into_iter()
+            .find(|(end, _)| end.entity == *e && fits(end)),
+        Navigate::Parent => match (fits(l), fits(r)) {
+            (true, false) => Some((l, Side::Left)),
+            (false, true) => Some((r, Side::Right)),
+            _ => None,
+        },
+    };
+    if let Some((end, side)) = holder {
+        let other = if side == Side::Left { r } else { l };
+        let because = format!(
+            "the relationship carries fields of its own ({names}) and is read from {}, which holds {} {}: each {} keeps an array of {{{} id, {names}}} in {}.{}, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)",
+            end.entity,
+            max_words(end.cardinality.max(s)),
+            plural(&other.entity),
+            end.entity,
+            other.entity,
+            end.entity,
+            end.field
+        );
+        let rej = vec![
+            rejected(
+                Layout::LinkCollection,
+                &[RuleId::Rule1],
+                format!(
+                    "a document per pair costs a second collection and a join for every read of {}'s {}, which one bounded array serves",
+                    crate::prose::a(&end.entity),
+                    plural(&other.entity)
+                ),
+            ),
+            rejected(
+                Layout::TwoWay,
+                &[RuleId::Rule6],
+                format!(
+                    "arrays on both sides would copy {names} twice and keep them in step on every change"
+                ),
+            ),
+        ];
+        return choice(
+            Layout::OneWay,
+            side,
+            vec![RuleId::OneWayEmbedding, RuleId::Rule6],
+            because,
+            facts,
+            rej,
+        );
+    }
+    let because = format!(
+        "the relationship carries fields of its own ({names}), which belong to neither {} nor {}, and {}: one document per pair in a collection of its own, indexed from both ends",
+        l.entity,
+        r.entity,
+        match (&rel.facts.navigate, fits(l), fits(r)) {
+            (Navigate::Both, _, _) => "both directions are read".to_owned(),
+            (_, false, false) => "neither side can hold a list of them (rule 3)".to_owned(),
+            _ => "both sides are read (no `navigate` names one)".to_owned(),
+        }
+    );
+    let rej = vec![
+        rejected(Layout::TwoWay, &[RuleId::Rule6], "id arrays cannot hold the relationship's own fields without copying them on both sides"),
+        rejected(Layout::OneWay, &[RuleId::Rule6], "an array on one side serves only that side's reads; the other side would need a multikey index for every read"),
+    ];
+    choice(
+        Layout::LinkCollection,
+        Side::Left,
+        vec![RuleId::LinkCollection, RuleId::Rule6],
+        because,
+        facts,
+        rej,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
