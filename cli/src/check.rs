@@ -73,8 +73,9 @@ pub fn run(args: &CheckArgs) -> Exit {
                 continue;
             }
         };
-        match squillion_codegen::load(&source) {
-            Ok(checked) => {
+        match squillion_codegen::pipeline::check(&source) {
+            Ok(valid) => {
+                let checked = valid.checked;
                 let m = &checked.model;
                 let summary = Summary {
                     entities: m.entities.len(),

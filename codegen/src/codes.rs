@@ -124,6 +124,8 @@ pub const OPERATOR_TYPE_MISMATCH: &str = "E0502";
 pub const PATH_INTO_SCALAR: &str = "E0503";
 /// A query clause written twice.
 pub const REPEATED_CLAUSE: &str = "E0504";
+/// A query filters or sorts on a `@payload` field (which is never indexed).
+pub const QUERY_ON_PAYLOAD: &str = "E0505";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -233,6 +235,7 @@ pub const ALL: &[(&str, &str)] = &[
     ),
     (PATH_INTO_SCALAR, "query path continues past a scalar"),
     (REPEATED_CLAUSE, "query clause written twice"),
+    (QUERY_ON_PAYLOAD, "query on a `@payload` field"),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),
     (INVALID_SETTING_VALUE, "wrong kind of setting value"),

@@ -1,5 +1,8 @@
 //! The whole pipeline for one file, shared by `build.rs` and the CLI: text -> Ast -> Model ->
 //! Plan -> Rust. Plan warnings of error severity (a document over 16 MB) fail it like diagnostics.
+//!
+//! [`check`] is everything short of writing code: what `squillion check` reports, so that a file
+//! it accepts never fails in `plan` or `generate`.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -7,6 +10,7 @@ use squillion_grammar::{Diagnostic, SourceFile, Span};
 
 use crate::engine;
 use crate::plan::{Plan, Severity};
+use crate::resolve::Checked;
 use crate::rust::{self, RustSettings};
 
 /// Options shared by `build.rs` ([`squillion::build`]) and `squillion generate`.
@@ -23,25 +27,47 @@ pub struct Generated {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// A file that passed every check: its Model and its Plan.
+#[derive(Debug, Clone)]
+pub struct Valid {
+    /// The Model and the warnings of validation.
+    pub checked: Checked,
+    /// The Plan.
+    pub plan: Plan,
+    /// The plan's warnings as diagnostics (no errors).
+    pub plan_warnings: Vec<Diagnostic>,
+}
+
+/// Parses, validates and plans: every error `plan` or `generate` could meet, found without writing
+/// anything. On failure returns every diagnostic (errors first, in source order).
+pub fn check(source: &SourceFile) -> Result<Valid, Vec<Diagnostic>> {
+    let checked = crate::load(source)?;
+    let plan = engine::plan(&checked.model, source);
+    let plan_warnings = plan_diagnostics(&plan);
+    if plan_warnings.iter().any(Diagnostic::is_error) {
+        let mut all = plan_warnings;
+        all.extend(checked.warnings);
+        all.sort_by_key(|d| (!d.is_error(), d.span.start));
+        return Err(all);
+    }
+    Ok(Valid {
+        checked,
+        plan,
+        plan_warnings,
+    })
+}
+
 /// Parses, validates, plans and generates. On failure returns every diagnostic (errors first).
 pub fn compile(
     source: &SourceFile,
     settings: &GenerateSettings,
 ) -> Result<Generated, Vec<Diagnostic>> {
-    let checked = crate::load(source)?;
-    let plan = engine::plan(&checked.model, source);
-    let plan_diags = plan_diagnostics(&plan);
-    if plan_diags.iter().any(Diagnostic::is_error) {
-        let mut all = plan_diags;
-        all.extend(checked.warnings);
-        all.sort_by_key(|d| (!d.is_error(), d.span.start));
-        return Err(all);
-    }
-    let rust = rust::generate(&plan, settings);
-    let mut warnings = checked.warnings;
-    warnings.extend(plan_diags);
+    let valid = check(source)?;
+    let rust = rust::generate(&valid.plan, settings);
+    let mut warnings = valid.checked.warnings;
+    warnings.extend(valid.plan_warnings);
     Ok(Generated {
-        plan,
+        plan: valid.plan,
         rust,
         warnings,
     })

@@ -640,7 +640,7 @@ fn a_forced_layout_is_honoured_with_a_warning_naming_the_rule() {
 
 #[test]
 fn a_document_that_can_exceed_16_mb_is_an_error() {
-    let p = plan("entity Doc { blob: binary @large(20MB) }");
+    let p = plan("entity Doc { blobs: [binary; 20] @large(1MB) }");
     assert!(p
         .warnings
         .iter()

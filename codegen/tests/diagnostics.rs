@@ -432,6 +432,12 @@ fn cases() -> Vec<Case> {
             (2, 24),
             "query `q` has a clause written twice",
         ),
+        case(
+            "E0505",
+            "entity Message { to: string  body: binary @payload }\nquery by_body on Message { where body == ? }",
+            (2, 34),
+            "a query cannot use `body`: it is a `@payload` field",
+        ),
         // Settings.
         case(
             "E0601",
@@ -754,6 +760,75 @@ fn an_embedding_chain_deeper_than_the_limit_is_cut_with_w118() {
         w.message
     );
     assert!(plan.has_errors());
+}
+
+/// `squillion check` (`pipeline::check`) fails on everything `plan` and `generate` fail on, at a
+/// place in the file: values and counters larger than a document, settings outside MongoDB's
+/// limits, queries on payloads (resolution), documents whose worst case is over 16 MB and
+/// embedding chains too deep (the plan's errors). And a file it accepts generates.
+#[test]
+fn check_fails_on_everything_plan_and_generate_fail_on() {
+    let mut chain = String::new();
+    for i in 0..42 {
+        chain.push_str(&format!("entity E{i} {{ name: string }}\n"));
+    }
+    for i in 0..41 {
+        chain.push_str(&format!(
+            "relation E{i}.e{}: one <-> E{}.up{i}: one\n",
+            i + 1,
+            i + 1
+        ));
+    }
+    let failing = [
+        ("entity A { x: binary @large(100GB) }", "E0314"),
+        ("entity A { x: string @size(17MB) }", "E0314"),
+        (
+            "settings { doc_max_size = 10MB }\nentity A { x: binary @large(12MB) }",
+            "E0314",
+        ),
+        ("entity A { c: counters(100000 x 100000) }", "E0303"),
+        ("entity A { c: counters(3000 x 1000) }", "E0303"),
+        ("settings { doc_max_size = 100MB }", "E0314"),
+        ("settings { doc_warn_size = 3B }", "E0314"),
+        ("settings { max_indexes = 1000 }", "E0314"),
+        (
+            "entity A { x: binary @payload }\nquery q on A { where x == ? }",
+            "E0505",
+        ),
+        (
+            "value P { b: binary }\nentity A { p: P @payload }\nquery q on A { sort p.b }",
+            "E0505",
+        ),
+        // Only the plan knows: the worst case of 100,000 strings of up to 1 KB.
+        ("entity A { xs: [string; 100000] }", "W104"),
+        ("entity A { c: counters(1000 x 1500) }", "W104"),
+        (chain.as_str(), "W118"),
+    ];
+    for (text, code) in failing {
+        let source = SourceFile::new("check.sqn", text);
+        let errors = match squillion_codegen::pipeline::check(&source) {
+            Ok(_) => panic!("check accepts:\n{text}"),
+            Err(errors) => errors,
+        };
+        assert!(
+            errors.iter().any(|d| d.code == code && d.is_error()),
+            "{code} expected for\n{text}\n{}",
+            source.render(&errors, false)
+        );
+        let settings = squillion_codegen::pipeline::GenerateSettings::default();
+        assert!(squillion_codegen::pipeline::compile(&source, &settings).is_err());
+    }
+    for passing in [
+        "entity A { x: binary @large(15MB) }",
+        "entity A { c: counters(24 x 60) }",
+        "settings { doc_max_size = 16MB doc_warn_size = 1KB max_indexes = 64 }",
+        "entity A { x: binary @payload y: string }\nquery q on A { where y == ? }",
+    ] {
+        let source = SourceFile::new("check.sqn", passing);
+        if let Err(errors) = squillion_codegen::pipeline::check(&source) {
+            panic!("{passing}\n{}", source.render(&errors, false));
+        }
+    }
 }
 
 #[test]

@@ -273,11 +273,11 @@ pub(super) fn field_attrs<'a>(
         match name {
             "large" => {
                 facts.large_bytes =
-                    quantity(r, attr, "a size").and_then(|q| units::size(r, q, &what));
+                    quantity(r, attr, "a size").and_then(|q| units::value_size(r, q, &what));
             }
             "size" => {
                 facts.size_bytes =
-                    quantity(r, attr, "a size").and_then(|q| units::size(r, q, &what));
+                    quantity(r, attr, "a size").and_then(|q| units::value_size(r, q, &what));
             }
             "updates" => {
                 facts.updates_per_day =

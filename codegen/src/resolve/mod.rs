@@ -33,7 +33,7 @@ use std::collections::BTreeSet;
 use squillion_grammar::ast::{Item, Schema};
 use squillion_grammar::{Diagnostic, SourceFile, Span};
 
-use crate::model::{Field, Model};
+use crate::model::{Field, Model, Settings};
 
 use self::names::Scope;
 
@@ -55,9 +55,11 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
         scope,
         diagnostics,
         untyped: BTreeSet::new(),
+        doc_max_size: Settings::default().doc_max_size,
     };
 
     let settings = settings::resolve(&mut r, schema);
+    r.doc_max_size = settings.doc_max_size;
     let mut model = Model {
         settings,
         entities: Vec::new(),
@@ -120,6 +122,9 @@ struct Resolver<'a> {
     /// Declarations of fields whose type could not be resolved: checks that depend on the type
     /// skip them, so one unknown type is one error, not a cascade.
     untyped: BTreeSet<Span>,
+    /// The largest document (`doc_max_size`): a value or counters larger than this can never be
+    /// stored.
+    doc_max_size: u64,
 }
 
 impl Resolver<'_> {

@@ -208,7 +208,7 @@ impl<'m> Paths<'m> {
             ));
         }
         if let Some(field) = self.entity.field(&first.name) {
-            let end = self.walk(r, field, rest)?;
+            let end = self.walk(r, first, field, rest)?;
             let bson_type = bson_of(&end);
             return Some((
                 FieldPath {
@@ -245,7 +245,7 @@ impl<'m> Paths<'m> {
                 r.report(d);
                 return None;
             };
-            let end = self.walk(r, field, &rest[1..])?;
+            let end = self.walk(r, next, field, &rest[1..])?;
             let bson_type = bson_of(&end);
             let field: Vec<&str> = rest.iter().map(|s| s.name.as_str()).collect();
             return Some((
@@ -272,10 +272,22 @@ impl<'m> Paths<'m> {
         None
     }
 
-    /// Walks `rest` from `field` into value types.
-    fn walk(&self, r: &mut Resolver<'_>, field: &'m Field, rest: &[Ident]) -> Option<End<'m>> {
+    /// Walks `rest` from `field` (named by `segment`) into value types. A `@payload` field on the
+    /// way is an error: a payload is never queried, so it is never indexed.
+    fn walk(
+        &self,
+        r: &mut Resolver<'_>,
+        segment: &Ident,
+        field: &'m Field,
+        rest: &[Ident],
+    ) -> Option<End<'m>> {
         let mut field = field;
+        let mut at = segment;
         for seg in rest {
+            if field.facts.payload {
+                r.report(on_payload(at, field));
+                return None;
+            }
             if !r.typed(field) {
                 return None;
             }
@@ -289,6 +301,7 @@ impl<'m> Paths<'m> {
                         return None;
                     };
                     field = next;
+                    at = seg;
                 }
                 FieldType::Map { .. } => {
                     r.report(
@@ -313,6 +326,10 @@ impl<'m> Paths<'m> {
                     return None;
                 }
             }
+        }
+        if field.facts.payload {
+            r.report(on_payload(at, field));
+            return None;
         }
         Some(End::Field(field))
     }
@@ -405,4 +422,22 @@ fn into_scalar(next: &Ident, field: &str, ty: &str) -> Diagnostic {
     )
     .with_label("nothing to look into")
     .with_help(format!("end the path at `{field}`"))
+}
+
+/// `E0505`: a query path through a `@payload` field.
+fn on_payload(segment: &Ident, field: &Field) -> Diagnostic {
+    Diagnostic::error(
+        codes::QUERY_ON_PAYLOAD,
+        segment.span,
+        format!(
+            "a query cannot use `{}`: it is a `@payload` field, stored and returned but never \
+             queried, so never indexed",
+            field.name
+        ),
+    )
+    .with_label("a `@payload` field")
+    .with_help(
+        "query another field, or remove `@payload` if the application does look documents up by \
+         this one (the Plan then indexes it for the query)",
+    )
 }

@@ -24,6 +24,31 @@ const ORDERED: [(&str, &str, &str); 2] = [
     ),
 ];
 
+/// Settings whose value must lie in a range, the range, and why.
+const RANGES: [(&str, f64, f64, &str); 3] = [
+    (
+        "doc_max_size",
+        1024.0,
+        16.0 * 1024.0 * 1024.0,
+        "MongoDB refuses documents over 16 MB, and a limit under 1 KB would refuse almost every \
+         document",
+    ),
+    (
+        "doc_warn_size",
+        1024.0,
+        16.0 * 1024.0 * 1024.0,
+        "a warning size under 1 KB would warn about almost every document; over 16 MB it would \
+         never come before MongoDB's limit",
+    ),
+    (
+        "max_indexes",
+        1.0,
+        64.0,
+        "MongoDB allows at most 64 indexes per collection, so the warning must come at or before \
+         that",
+    ),
+];
+
 /// The settings of `schema`: the defaults, overridden by its `settings` block.
 pub(super) fn resolve(r: &mut Resolver<'_>, schema: &Schema) -> Settings {
     let mut settings = Settings::default();
@@ -67,7 +92,8 @@ pub(super) fn resolve(r: &mut Resolver<'_>, schema: &Schema) -> Settings {
                 );
                 continue;
             }
-            if let Some(value) = value(r, setting, *kind) {
+            let value = value(r, setting, *kind).filter(|v| in_range(r, setting, *v));
+            if let Some(value) = value {
                 settings.set(name, value);
                 written.insert(name, (setting, value));
             }
@@ -118,6 +144,42 @@ pub(super) fn resolve(r: &mut Resolver<'_>, schema: &Schema) -> Settings {
         r.report(d);
     }
     settings
+}
+
+/// Whether `value` of `setting` lies in its range ([`RANGES`]); reports it when not.
+fn in_range(r: &mut Resolver<'_>, setting: &Setting, value: f64) -> bool {
+    let name = setting.name.name.as_str();
+    let Some((_, min, max, why)) = RANGES.iter().find(|(n, ..)| *n == name) else {
+        return true;
+    };
+    if (*min..=*max).contains(&value) {
+        return true;
+    }
+    let size = Settings::DESCRIPTIONS
+        .iter()
+        .any(|(n, kind, _)| *n == name && *kind == SettingKind::Size);
+    let words = |v: f64| {
+        if size {
+            crate::prose::bytes(v as u64)
+        } else {
+            crate::prose::thousands(v as u64)
+        }
+    };
+    r.report(
+        Diagnostic::error(
+            codes::INVALID_NUMBER,
+            setting.value.span(),
+            format!(
+                "setting `{name}` is {}: it must be between {} and {}",
+                words(value),
+                words(*min),
+                words(*max)
+            ),
+        )
+        .with_label("out of range")
+        .with_help(format!("{why}; remove the setting to use its default")),
+    );
+    false
 }
 
 fn default_of(name: &str) -> f64 {

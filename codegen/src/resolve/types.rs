@@ -166,6 +166,36 @@ fn counters(r: &mut Resolver<'_>, shape: &CountersShape) -> Option<FieldType> {
                     }
                 }
             }
+            let count = out
+                .iter()
+                .fold(1u64, |n, d| n.saturating_mul(u64::from(*d)));
+            // Every counter is an 8-byte integer, before any name or framing.
+            let bytes = count.saturating_mul(8);
+            if bytes > r.doc_max_size {
+                let span = match (dims.first(), dims.last()) {
+                    (Some(a), Some(b)) => a.span.to(b.span),
+                    _ => return None,
+                };
+                r.report(
+                    Diagnostic::error(
+                        codes::INVALID_COUNTERS,
+                        span,
+                        format!(
+                            "these counters are {} 8-byte numbers, at least {}: more than a \
+                             document can hold ({}, `doc_max_size`)",
+                            crate::prose::thousands(count),
+                            crate::prose::bytes(bytes),
+                            crate::prose::bytes(r.doc_max_size)
+                        ),
+                    )
+                    .with_label("more counters than a document can hold")
+                    .with_help(
+                        "split the counters over several documents: a bucket per period, or \
+                         counters of a coarser grain",
+                    ),
+                );
+                return None;
+            }
             Some(FieldType::Counters { dims: out })
         }
     }

@@ -139,6 +139,27 @@ pub(super) fn size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64
     Some(bytes.round() as u64)
 }
 
+/// The size of one value (`@large`, `@size`): a size that fits in a document.
+pub(super) fn value_size(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
+    let bytes = size(r, q, what)?;
+    if bytes > r.doc_max_size {
+        r.report(invalid(
+            q,
+            format!(
+                "{what} says a value of {}, more than a whole document can hold ({}, `doc_max_size`)",
+                crate::prose::bytes(bytes),
+                crate::prose::bytes(r.doc_max_size)
+            ),
+            "larger than a document",
+            "MongoDB stores at most 16 MB in a document: keep values this large outside it \
+             (GridFS or object storage) and store a reference"
+                .to_owned(),
+        ));
+        return None;
+    }
+    Some(bytes)
+}
+
 /// A rate, converted to events per day. The unit is required.
 pub(super) fn rate_per_day(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
     let Some(unit) = &q.unit else {
@@ -331,6 +352,7 @@ mod tests {
             scope: Scope::default(),
             diagnostics: Vec::new(),
             untyped: Default::default(),
+            doc_max_size: crate::model::Settings::default().doc_max_size,
         }
     }
 

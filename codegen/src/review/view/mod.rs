@@ -156,28 +156,7 @@ pub fn file_stem(source: &str) -> String {
     }
 }
 
-pub use crate::prose::thousands;
-
-/// A size in bytes as people read it (`312 B`, `4.2 KB`, `16 MB`).
-pub fn bytes(n: u64) -> String {
-    const KB: f64 = 1024.0;
-    let f = n as f64;
-    if n < 1024 {
-        format!("{n} B")
-    } else if f < KB * KB {
-        trim_unit(f / KB, "KB")
-    } else if f < KB * KB * KB {
-        trim_unit(f / (KB * KB), "MB")
-    } else {
-        trim_unit(f / (KB * KB * KB), "GB")
-    }
-}
-
-fn trim_unit(v: f64, unit: &str) -> String {
-    let s = format!("{v:.1}");
-    let s = s.strip_suffix(".0").unwrap_or(&s);
-    format!("{s} {unit}")
-}
+pub use crate::prose::{bytes, thousands};
 
 pub(super) fn ratio(r: f64) -> String {
     if r.fract() == 0.0 && (0.0..1e15).contains(&r) {
