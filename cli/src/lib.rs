@@ -8,6 +8,7 @@
 //! - `squillion generate FILE -o DIR [--scripts]`: Rust code (and mongosh scripts).
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
+//! - `squillion lsp`: the language server, for editors.
 #![deny(missing_docs)]
 
 pub mod audit;
@@ -16,6 +17,7 @@ pub mod database;
 pub mod fmt;
 pub mod generate;
 mod input;
+pub mod lsp;
 pub mod plan;
 pub mod review;
 pub mod sync;
@@ -60,6 +62,8 @@ pub enum Command {
     Indexes(database::IndexesArgs),
     /// Sample a live database and report where the data contradicts the design.
     Audit(database::AuditArgs),
+    /// Run the language server over standard input and output, for editors.
+    Lsp(lsp::LspArgs),
 }
 
 /// Runs the command line with these arguments (including the program name).
@@ -100,6 +104,7 @@ where
         Command::Generate(a) => generate::run(a),
         Command::Indexes(a) => database::indexes(a),
         Command::Audit(a) => database::audit(a),
+        Command::Lsp(a) => lsp::run(a),
     }
 }
 

@@ -47,6 +47,19 @@ pub struct Diagnostic {
     pub related: Vec<Label>,
     /// How to fix it, where known.
     pub help: Option<String>,
+    /// The edit the help suggests, where it is one replacement ("did you mean `string`?"), for
+    /// editors to offer as a quick fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// A replacement of source text that fixes a diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// The text to replace.
+    pub span: Span,
+    /// What to write instead.
+    pub replacement: String,
 }
 
 impl Diagnostic {
@@ -60,6 +73,7 @@ impl Diagnostic {
             label: None,
             related: Vec::new(),
             help: None,
+            fix: None,
         }
     }
 
@@ -90,6 +104,23 @@ impl Diagnostic {
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// Adds the edit that fixes it: `replacement` instead of the text at `span`.
+    pub fn with_fix(mut self, span: Span, replacement: impl Into<String>) -> Self {
+        self.fix = Some(Fix {
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+
+    /// Adds the edit that fixes it, if there is one.
+    pub fn with_fix_from(self, fix: Option<(Span, &str)>) -> Self {
+        match fix {
+            Some((span, replacement)) => self.with_fix(span, replacement),
+            None => self,
+        }
     }
 
     /// Whether this is an error.

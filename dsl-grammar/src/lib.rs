@@ -10,12 +10,14 @@ pub mod ast;
 pub mod codes;
 pub mod diagnostic;
 mod format;
+mod keywords;
 mod parser;
 mod render;
 pub mod span;
 
-pub use diagnostic::{Diagnostic, LocatedDiagnostic, NotText, Severity, SourceFile};
+pub use diagnostic::{Diagnostic, Fix, LocatedDiagnostic, NotText, Severity, SourceFile};
 pub use format::format;
+pub use keywords::keywords;
 pub use parser::{parse, MAX_NESTING, MAX_SOURCE_BYTES};
 pub use render::is_invisible;
 pub use span::{LineIndex, Position, Span};

@@ -93,6 +93,7 @@ pub(super) fn known<'a>(r: &mut Resolver<'_>, attrs: &'a [Attr], target: Target)
 fn unknown(attr: &Attr, target: Target) -> Diagnostic {
     let name = attr.name.name.as_str();
     let elsewhere = form_of(name);
+    let mut fix = None;
     let (message, help) = match (target, elsewhere) {
         (Target::Field, Some((form, Target::Entity))) => (
             format!("`@{name}` is an entity attribute, not a field attribute"),
@@ -127,7 +128,8 @@ fn unknown(attr: &Attr, target: Target) -> Diagnostic {
                 Target::Entity => ("entity", &ENTITY_ATTRS[..]),
                 _ => ("field", &FIELD_ATTRS[..]),
             };
-            let help = closest(name, table.iter().map(|(n, _)| *n))
+            fix = closest(name, table.iter().map(|(n, _)| *n));
+            let help = fix
                 .map(|c| format!("did you mean `@{c}`?"))
                 .unwrap_or_else(|| {
                     format!(
@@ -141,6 +143,7 @@ fn unknown(attr: &Attr, target: Target) -> Diagnostic {
     Diagnostic::error(codes::UNKNOWN_ATTRIBUTE, attr.name.span, message)
         .with_label("not allowed here")
         .with_help(help)
+        .with_fix_from(fix.map(|c| (attr.name.span, c)))
 }
 
 /// Reports arguments on an attribute that takes none; `true` when there are none.

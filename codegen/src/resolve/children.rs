@@ -13,7 +13,7 @@ use super::{units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, Field, Identity, OrderBy, RelationKind, Subset, Summary, SummaryFn};
 
-const SUMMARY_FNS: [SummaryFn; 4] = [
+pub(super) const SUMMARY_FNS: [SummaryFn; 4] = [
     SummaryFn::Count,
     SummaryFn::Total,
     SummaryFn::Max,
@@ -67,7 +67,8 @@ impl Facts<'_> {
         if let Some(f) = all.iter().find(|f| f.name == name.name) {
             return Some(ChildField::Field(f));
         }
-        let help = closest(&name.name, all.iter().map(|f| f.name.as_str()))
+        let close = closest(&name.name, all.iter().map(|f| f.name.as_str()));
+        let help = close
             .map(|c| format!("did you mean `{c}`?"))
             .unwrap_or_else(|| format!("the fields of `{}` are {}", child.name, field_list(&all)));
         r.report(
@@ -80,7 +81,8 @@ impl Facts<'_> {
                 ),
             )
             .with_label(format!("no such field in `{}`", child.name))
-            .with_help(help),
+            .with_help(help)
+            .with_fix_from(close.map(|c| (name.span, c))),
         );
         None
     }

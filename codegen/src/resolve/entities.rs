@@ -8,7 +8,7 @@ use squillion_grammar::{Diagnostic, Span};
 
 use super::attrs::{self, Target};
 use super::fields::{self, Owner};
-use super::names::{article, closest, collection_name, collection_name_problem};
+use super::names::{article, closest, collection_name, collection_name_problem, suggest};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{Entity, EntityPatterns, Field, ValueType, Variant, Versioning};
@@ -188,7 +188,7 @@ fn queue(r: &mut Resolver<'_>, entity: &Entity, attr: &Attr) -> Option<String> {
         .with_label("no such field");
         let names = entity.fields.iter().map(|f| f.name.as_str());
         d = match closest(&path.name, names) {
-            Some(close) => d.with_help(format!("did you mean `{close}`?")),
+            Some(close) => suggest(d, path.span, close),
             None => d.with_help(format!(
                 "declare it among the common fields: `{}: int32`",
                 path.name

@@ -16,7 +16,7 @@ use crate::model::{
 };
 
 /// The kinds of `growth`.
-const GROWTH: [&str; 2] = ["append_heavy", "unbounded"];
+pub(super) const GROWTH: [&str; 2] = ["append_heavy", "unbounded"];
 
 /// What a relation's body states, and the fields it carries.
 pub(super) fn resolve(
@@ -262,7 +262,8 @@ impl Facts<'_> {
         if ends.contains(&entity.name.as_str()) {
             return true;
         }
-        let help = match closest(&entity.name, ends) {
+        let close = closest(&entity.name, ends);
+        let help = match close {
             Some(close) => format!("did you mean `{close}`?"),
             None => format!("write {}", one_of(ends)),
         };
@@ -276,7 +277,8 @@ impl Facts<'_> {
                 ),
             )
             .with_label(format!("expected {}", one_of(ends)))
-            .with_help(help),
+            .with_help(help)
+            .with_fix_from(close.map(|c| (entity.span, c))),
         );
         false
     }
@@ -389,7 +391,8 @@ impl Facts<'_> {
         let mut owner = format!("entity `{}`", entity.name);
         for (i, seg) in segments.iter().enumerate() {
             let Some(field) = fields.iter().copied().find(|f| f.name == seg.name) else {
-                let help = closest(&seg.name, fields.iter().map(|f| f.name.as_str()))
+                let close = closest(&seg.name, fields.iter().map(|f| f.name.as_str()));
+                let help = close
                     .map(|c| format!("did you mean `{c}`?"))
                     .unwrap_or_else(|| {
                         format!("the fields of {owner} are {}", field_list(&fields))
@@ -401,7 +404,8 @@ impl Facts<'_> {
                         format!("{owner} has no field `{}`", seg.name),
                     )
                     .with_label("no such field")
-                    .with_help(help),
+                    .with_help(help)
+                    .with_fix_from(close.map(|c| (seg.span, c))),
                 );
                 return false;
             };
@@ -492,7 +496,8 @@ pub(super) fn unknown_word(
     known: &[&str],
 ) -> Diagnostic {
     let bare = known.iter().map(|k| k.split('(').next().unwrap_or(k));
-    let help = match closest(&word.name, bare) {
+    let close = closest(&word.name, bare);
+    let help = match close {
         Some(close) => format!(
             "did you mean `{close}`? {which} are {}",
             one_of(known.iter().copied())
@@ -502,6 +507,7 @@ pub(super) fn unknown_word(
     Diagnostic::error(code, word.span, message.to_owned())
         .with_label("not known")
         .with_help(help)
+        .with_fix_from(close.map(|c| (word.span, c)))
 }
 
 pub(super) fn field_list(fields: &[&Field]) -> String {

@@ -13,7 +13,8 @@
 //! - `relations`: relation ends and cardinalities; `facts`: what a relation's body states;
 //!   `children`: the facts about how its children are read;
 //! - `queries`: queries and their field paths;
-//! - `settings`: the `settings` block.
+//! - `settings`: the `settings` block;
+//! - `vocabulary`: the words all of these know, for tools that offer them.
 
 mod attrs;
 mod children;
@@ -27,6 +28,7 @@ mod settings;
 mod shapes;
 mod types;
 mod units;
+pub mod vocabulary;
 
 use std::collections::BTreeSet;
 

@@ -133,8 +133,8 @@ pub(super) fn not_an_entity(r: &Resolver<'_>, name: &str, span: Span, role: &str
                 format!("unknown entity `{name}`"),
             )
             .with_label(format!("{role}: no entity of this name"));
-            match did_you_mean(name, r.scope.names(DeclKind::Entity)) {
-                Some(help) => d.with_help(help),
+            match closest(name, r.scope.names(DeclKind::Entity)) {
+                Some(close) => suggest(d, span, close),
                 None => d.with_help(format!("declare it: `entity {name} {{ ... }}`")),
             }
         }
@@ -275,12 +275,10 @@ fn plural(word: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Suggestions
 
-/// `did you mean `x`?` for the candidate closest to `name`, if one is close enough.
-pub(super) fn did_you_mean<'c>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
-) -> Option<String> {
-    closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
+/// `d` with the help `did you mean `close`?` and the edit that writes `close` at `span`.
+pub(super) fn suggest(d: Diagnostic, span: Span, close: &str) -> Diagnostic {
+    d.with_help(format!("did you mean `{close}`?"))
+        .with_fix(span, close)
 }
 
 /// The candidate closest to `name`: equal ignoring case, else within an edit distance of about

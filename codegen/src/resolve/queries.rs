@@ -396,7 +396,8 @@ fn fields_of(entity: &Entity) -> Vec<&str> {
 }
 
 fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic {
-    let help = match closest(&seg.name, candidates.iter().copied()) {
+    let close = closest(&seg.name, candidates.iter().copied());
+    let help = match close {
         Some(close) => format!("did you mean `{close}`?"),
         None if candidates.is_empty() => format!("{owner} has no fields"),
         None => format!("{owner} has {}", all_of(candidates.iter().copied())),
@@ -408,6 +409,7 @@ fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic 
     )
     .with_label("no such field")
     .with_help(help)
+    .with_fix_from(close.map(|c| (seg.span, c)))
 }
 
 fn into_scalar(next: &Ident, field: &str, ty: &str) -> Diagnostic {

@@ -16,7 +16,7 @@ use crate::model::{
     RelationKind, Settings,
 };
 
-const CLASSES: [CardinalityClass; 4] = [
+pub(super) const CLASSES: [CardinalityClass; 4] = [
     CardinalityClass::One,
     CardinalityClass::Few,
     CardinalityClass::Many,
@@ -219,7 +219,8 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
         Some(c) => *c,
         None => {
             let names = CLASSES.iter().map(|c| c.as_str());
-            let help = match closest(class_name, names.clone()) {
+            let close = closest(class_name, names.clone());
+            let help = match close {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!("a cardinality is {}", one_of(names)),
             };
@@ -230,7 +231,8 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
                     format!("unknown cardinality `{class_name}`"),
                 )
                 .with_label("not a cardinality class")
-                .with_help(help),
+                .with_help(help)
+                .with_fix_from(close.map(|c| (expr.class.span, c))),
             );
             CardinalityClass::Many
         }
@@ -242,7 +244,8 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
             None | Some("max") => &mut bound,
             Some("typical") => &mut typical,
             Some(other) => {
-                let help = match closest(other, ["max", "typical"]) {
+                let close = closest(other, ["max", "typical"]);
+                let help = match close {
                     Some(close) => format!("did you mean `{close}`?"),
                     None => "write a bound like `1000` or `max 1000`, and a usual count like \
                              `typical 50`"
@@ -255,7 +258,8 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
                         format!("`{class_name}` has no argument `{other}`"),
                     )
                     .with_label("expected `max` or `typical`")
-                    .with_help(help),
+                    .with_help(help)
+                    .with_fix_from(close.zip(arg.name.as_ref()).map(|(c, n)| (n.span, c))),
                 );
                 continue;
             }

@@ -196,7 +196,8 @@ fn default_of(name: &str) -> f64 {
 fn unknown(setting: &Setting) -> Diagnostic {
     let name = setting.name.name.as_str();
     let names = Settings::DESCRIPTIONS.iter().map(|(n, _, _)| *n);
-    let help = match closest(name, names.clone()) {
+    let close = closest(name, names.clone());
+    let help = match close {
         Some(close) => format!("did you mean `{close}`?"),
         None => {
             format!("the settings are {}", all_of(names))
@@ -209,6 +210,7 @@ fn unknown(setting: &Setting) -> Diagnostic {
     )
     .with_label("not a setting")
     .with_help(help)
+    .with_fix_from(close.map(|c| (setting.name.span, c)))
 }
 
 /// The setting's value in the unit [`Settings::set`] takes.

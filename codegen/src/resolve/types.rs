@@ -4,7 +4,7 @@
 use squillion_grammar::ast::{CountersShape, Ident, TypeExpr, TypeExprKind};
 use squillion_grammar::Diagnostic;
 
-use super::names::{closest, did_you_mean, one_of, DeclKind};
+use super::names::{closest, one_of, DeclKind};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, FieldType};
@@ -91,14 +91,15 @@ fn named(r: &mut Resolver<'_>, name: &Ident) -> Option<FieldType> {
             let alias = TYPE_ALIASES
                 .iter()
                 .find(|(alias, _)| alias.eq_ignore_ascii_case(&name.name))
-                .map(|(_, ty)| format!("did you mean `{ty}`?"));
+                .map(|(_, ty)| *ty);
             let names: Vec<&str> = BsonType::ALL
                 .iter()
                 .map(|t| t.sqn_name())
                 .chain(r.scope.names(DeclKind::Value))
                 .collect();
-            let help = alias
-                .or_else(|| did_you_mean(&name.name, names.iter().copied()))
+            let close = alias.or_else(|| closest(&name.name, names.iter().copied()));
+            let help = close
+                .map(|c| format!("did you mean `{c}`?"))
                 .unwrap_or_else(|| {
                     format!(
                         "a field's type is a BSON type ({}) or a declared `value` type",
@@ -112,7 +113,8 @@ fn named(r: &mut Resolver<'_>, name: &Ident) -> Option<FieldType> {
                     format!("unknown type `{}`", name.name),
                 )
                 .with_label("neither a BSON type nor a declared value type")
-                .with_help(help),
+                .with_help(help)
+                .with_fix_from(close.map(|c| (name.span, c))),
             );
             None
         }
@@ -132,7 +134,8 @@ fn counters(r: &mut Resolver<'_>, shape: &CountersShape) -> Option<FieldType> {
                 "the known periods are {}; or give the dimensions, like `counters(24 x 60)`",
                 one_of(names.clone())
             );
-            if let Some(close) = closest(&period.name, names) {
+            let close = closest(&period.name, names);
+            if let Some(close) = close {
                 help = format!("did you mean `{close}`? {help}");
             }
             r.report(
@@ -142,7 +145,8 @@ fn counters(r: &mut Resolver<'_>, shape: &CountersShape) -> Option<FieldType> {
                     format!("unknown counters period `{}`", period.name),
                 )
                 .with_label("not a known period")
-                .with_help(help),
+                .with_help(help)
+                .with_fix_from(close.map(|c| (period.span, c))),
             );
             None
         }

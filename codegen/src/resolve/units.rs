@@ -17,7 +17,7 @@ use super::Resolver;
 use crate::codes;
 
 /// Size units and their bytes.
-const SIZE_UNITS: [(&str, f64); 4] = [
+pub(super) const SIZE_UNITS: [(&str, f64); 4] = [
     ("B", 1.0),
     ("KB", 1024.0),
     ("MB", 1024.0 * 1024.0),
@@ -25,7 +25,7 @@ const SIZE_UNITS: [(&str, f64); 4] = [
 ];
 
 /// Rate units and how many days they last.
-const RATE_UNITS: [(&str, f64); 7] = [
+pub(super) const RATE_UNITS: [(&str, f64); 7] = [
     ("/s", 1.0 / 86_400.0),
     ("/min", 1.0 / 1_440.0),
     ("/h", 1.0 / 24.0),
@@ -36,7 +36,7 @@ const RATE_UNITS: [(&str, f64); 7] = [
 ];
 
 /// Duration units and their seconds.
-const DURATION_UNITS: [(&str, f64); 4] =
+pub(super) const DURATION_UNITS: [(&str, f64); 4] =
     [("s", 1.0), ("min", 60.0), ("h", 3_600.0), ("d", 86_400.0)];
 
 /// Units people write, and the unit they mean.
@@ -303,7 +303,8 @@ fn unit_factor(
             format!("unknown unit `{unit}` in {what}: expected {kind}"),
         )
         .with_label("not a unit of this kind")
-        .with_help(help),
+        .with_help(help)
+        .with_fix_from(meant.zip(q.unit.as_ref()).map(|(m, u)| (u.span, m))),
     );
     None
 }

@@ -1,0 +1,137 @@
+//! Editing: keystrokes sent as incremental changes, in UTF-16 positions after non-ASCII text; the
+//! diagnostics follow the text; requests about unknown documents or methods get a clear answer.
+
+use serde_json::{json, Value};
+
+use crate::client::{read, uri, Client};
+use crate::oracle;
+
+/// Types `typed` at byte `at` of `text`, one character per change, each change a new version
+/// sent without waiting; returns the text and the last version.
+fn type_in(
+    client: &mut Client,
+    uri: &str,
+    text: &mut String,
+    at: usize,
+    typed: &str,
+    version: &mut i64,
+) {
+    let mut at = at;
+    for c in typed.chars() {
+        *version += 1;
+        let position = oracle::position(text, at);
+        client.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": *version },
+                "contentChanges": [{ "range": { "start": position, "end": position }, "text": c.to_string() }],
+            }),
+        );
+        text.insert(at, c);
+        at += c.len_utf8();
+    }
+}
+
+#[test]
+fn diagnostics_follow_keystrokes() {
+    let mut client = Client::start();
+    let uri = uri("blog.sqn");
+    let mut text = read("examples/blog.sqn");
+    assert_eq!(client.open(&uri, &text), Vec::<Value>::new());
+    let mut version = 1;
+    // A comment with characters of one and two UTF-16 units, then a field with a typo, typed in
+    // the first entity's body.
+    let body = text.find("entity User {").unwrap() + "entity User {".len();
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        body,
+        "\n  // é😀 naïve 日本\n  nickname: strin",
+        &mut version,
+    );
+    let found = client.diagnostics(&uri, version);
+    assert_eq!(
+        oracle::published(&text, &found),
+        oracle::expected("blog.sqn", &text)
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "E0301");
+    let strin = text.find("strin\n").unwrap();
+    assert_eq!(found[0]["range"]["start"], oracle::position(&text, strin));
+    // The fix, typed.
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        strin + "strin".len(),
+        "g",
+        &mut version,
+    );
+    assert_eq!(client.diagnostics(&uri, version), Vec::<Value>::new());
+    // Hover on the new field, after the comment's wide characters on the line above.
+    let at = text.find("nickname").unwrap();
+    let shown = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": oracle::position(&text, at + 2) }),
+    );
+    let shown = shown["contents"]["value"].as_str().unwrap();
+    assert!(
+        shown.contains("**User.nickname**") && shown.contains("`users.nickname`"),
+        "{shown}"
+    );
+    // Deleting a brace breaks the syntax; putting it back repairs it.
+    let brace = text.find("entity User {").unwrap() + "entity User ".len();
+    version += 1;
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": uri, "version": version },
+            "contentChanges": [{ "range": { "start": oracle::position(&text, brace), "end": oracle::position(&text, brace + 1) }, "text": "" }],
+        }),
+    );
+    text.remove(brace);
+    let found = client.diagnostics(&uri, version);
+    assert_eq!(
+        oracle::published(&text, &found),
+        oracle::expected("blog.sqn", &text)
+    );
+    assert!(found.iter().all(|d| d["code"] == "E0101"), "{found:?}");
+    type_in(&mut client, &uri, &mut text, brace, "{", &mut version);
+    assert_eq!(client.diagnostics(&uri, version), Vec::<Value>::new());
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn unknown_documents_and_methods() {
+    let mut client = Client::start();
+    let nowhere = json!({ "textDocument": { "uri": uri("never-opened.sqn") }, "position": { "line": 0, "character": 0 } });
+    assert_eq!(
+        client.request("textDocument/hover", nowhere.clone()),
+        Value::Null
+    );
+    assert_eq!(
+        client.request("textDocument/definition", nowhere),
+        Value::Null
+    );
+    let answer = client.request_raw(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri("a.sqn") } }),
+    );
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("semanticTokens"));
+    let answer = client.request_raw("textDocument/hover", json!({ "nonsense": true }));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // Closing a document clears its diagnostics.
+    let uri = uri("bad.sqn");
+    assert_eq!(client.open(&uri, "entity {").len(), 1);
+    client.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    assert_eq!(client.diagnostics_unversioned(&uri), Vec::<Value>::new());
+    assert!(client.shutdown().success());
+}

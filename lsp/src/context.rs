@@ -1,0 +1,1 @@
+//! Where the cursor is (filled in later).
