@@ -142,7 +142,12 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                 ]));
             }
         }
-        if rr.forced {
+        // Forcing an expiring child inside other documents is refused (W120, issue 11 defect 1):
+        // such a relation states the facts of the family and lets the engine keep the child
+        // in its own collection.
+        let refused =
+            has(child, Feature::Expires) && matches!(family, Family::Embed | Family::Bucket);
+        if rr.forced && !refused {
             let size = (family == Family::Bucket).then_some(4);
             facts.push(Fact::Force(family, size));
         }

@@ -17,6 +17,9 @@ pub(crate) struct Ctx<'a> {
     pub standalone: BTreeSet<String>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
+    /// Entities with a lifecycle of their own: a field of theirs is `@expires`, so their
+    /// documents are deleted on their own schedule (the field and its TTL in seconds).
+    expiring: HashMap<&'a str, (&'a str, u64)>,
     // Lookup-only maps (never iterated into output): hashing keeps large schemas linear.
     entities: HashMap<&'a str, &'a Entity>,
     relations: HashMap<&'a str, &'a Relation>,
@@ -34,10 +37,24 @@ impl<'a> Ctx<'a> {
         for q in &model.queries {
             standalone.insert(q.entity.clone());
         }
+        let mut expiring = HashMap::new();
         for e in &model.entities {
             let p = &e.patterns;
             if p.tree || p.queue.is_some() || p.versioned.is_some() {
                 standalone.insert(e.name.clone());
+            }
+            let own = e
+                .fields
+                .iter()
+                .chain(e.variants.iter().flat_map(|v| v.fields.iter()));
+            if let Some((f, ttl)) = own
+                .filter_map(|f| Some((f, f.facts.expires_after_seconds?)))
+                .next()
+            {
+                // Rule 2: documents that expire on their own schedule are used on their own;
+                // embedded, their TTL index would delete the document that holds them.
+                standalone.insert(e.name.clone());
+                expiring.insert(e.name.as_str(), (f.name.as_str(), ttl));
             }
         }
         let declared_standalone = model
@@ -72,6 +89,7 @@ impl<'a> Ctx<'a> {
             source,
             standalone,
             declared_standalone,
+            expiring,
             entities: model
                 .entities
                 .iter()
@@ -116,10 +134,22 @@ impl<'a> Ctx<'a> {
         self.standalone.contains(entity)
     }
 
+    /// The field of `entity` whose date makes its documents expire, and the TTL in seconds, when
+    /// it has one (`@expires`).
+    pub fn expiring(&self, entity: &str) -> Option<(&'a str, u64)> {
+        self.expiring.get(entity).copied()
+    }
+
     /// Why `entity` counts as standalone, for the decision's facts.
     pub fn standalone_reason(&self, entity: &str) -> Option<String> {
         if self.declared_standalone.contains(entity) {
             return Some(format!("{entity} is read on its own (declared standalone)"));
+        }
+        if let Some((field, ttl)) = self.expiring(entity) {
+            return Some(format!(
+                "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",
+                duration_words(ttl)
+            ));
         }
         if let Some(q) = self.queries_on(entity).first() {
             return Some(format!(
@@ -199,6 +229,17 @@ pub(crate) fn plural(name: &str) -> String {
 /// Formats a count with thousands separators (1000 -> "1,000").
 pub(crate) fn count(n: u64) -> String {
     crate::prose::thousands(n)
+}
+
+/// A duration for prose: "30 days", "12 hours", "90 seconds".
+pub(crate) fn duration_words(seconds: u64) -> String {
+    let (n, unit) = match seconds {
+        s if s > 0 && s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s > 0 && s % 3_600 == 0 => (s / 3_600, "hour"),
+        s if s > 0 && s % 60 == 0 => (s / 60, "minute"),
+        s => (s, "second"),
+    };
+    format!("{} {unit}{}", count(n), if n == 1 { "" } else { "s" })
 }
 
 /// A maximum for prose: "up to 1,000" or "unbounded".

@@ -54,7 +54,7 @@ pub(crate) fn plan(
 ) -> Vec<(String, String)> {
     let mut wants = Vec::new();
     for c in collections.iter() {
-        declared(c, &c.fields, &mut wants);
+        declared(c, &c.fields, None, &mut wants);
         patterns(ctx, c, &mut wants);
     }
     {
@@ -104,13 +104,21 @@ pub(crate) fn plan(
     joins
 }
 
-fn declared(c: &Collection, fields: &[PlanField], out: &mut Vec<Want>) {
+/// Indexes the fields declare (`@unique`, `@index`, `@expires`). `placed` is the kind of the
+/// nearest enclosing field a relationship placed (an embedded child, a copy), if any:
+/// - a TTL index deletes whole documents, so it is only ever made for the documents' own fields,
+///   never for a child or a copy inside them (the child's own collection expires it);
+/// - copies of another entity's fields (extended references, subsets, top-N lists) are indexed
+///   only where a query needs them (the query adds that index), not for the source's own facts.
+fn declared(c: &Collection, fields: &[PlanField], placed: Option<FieldKind>, out: &mut Vec<Want>) {
     for f in fields {
         if f.name == "_id" && f.path == "_id" {
             continue;
         }
         let flags = &f.flags;
-        if flags.unique || flags.indexed {
+        let copy = f.kind == FieldKind::Denormalized
+            || matches!(placed, Some(FieldKind::Denormalized | FieldKind::Computed));
+        if (flags.unique || flags.indexed) && !copy {
             let mut i = index(
                 &[(&f.path, 1)],
                 format!(
@@ -138,7 +146,7 @@ fn declared(c: &Collection, fields: &[PlanField], out: &mut Vec<Want>) {
                 index: i,
             });
         }
-        if let Some(ttl) = flags.expire_after_seconds {
+        if let (Some(ttl), None) = (flags.expire_after_seconds, placed) {
             let mut i = index(
                 &[(&f.path, 1)],
                 format!("documents expire {ttl} s after `{}` (TTL)", f.path),
@@ -149,7 +157,12 @@ fn declared(c: &Collection, fields: &[PlanField], out: &mut Vec<Want>) {
                 index: i,
             });
         }
-        declared(c, &f.children, out);
+        let inner = match (&f.relation, placed) {
+            (_, Some(kind)) => Some(kind),
+            (Some(_), None) => Some(f.kind),
+            (None, None) => None,
+        };
+        declared(c, &f.children, inner, out);
     }
 }
 

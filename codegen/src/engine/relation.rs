@@ -256,7 +256,8 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         );
     }
     if v.child_alone {
-        if rel.facts.navigate == Navigate::Both {
+        // An expiring child is referenced from itself only: an id in the owner would outlive it.
+        if rel.facts.navigate == Navigate::Both && ctx.expiring(&other.entity).is_none() {
             let because = format!(
                 "{} is read on its own and both directions are read often, so each side stores the other's id",
                 other.entity
@@ -583,6 +584,26 @@ fn one_to_many(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             Layout::ChildRef,
             parent_side,
             vec![RuleId::Rule3, RuleId::Rule4],
+            because,
+            facts,
+            rej,
+        );
+    }
+
+    // Children that expire on their own: an id array would keep the ids of expired ones.
+    if let Some((field, _)) = ctx.expiring(c) {
+        let because = format!(
+            "{cs} expire on their own schedule (@expires on `{field}`), so no array in the {p} lists them: each {c} stores its {p}'s id, indexed, and an expired {c} leaves no reference behind (rule 2; rule 4)"
+        );
+        let why = format!(
+            "an id array in the {p} would keep the ids of expired {cs}: references to nothing that fill its bound"
+        );
+        rej.push(rejected(Layout::ParentRefs, &[RuleId::Rule2], why.clone()));
+        rej.push(rejected(Layout::TwoWay, &[RuleId::Rule2], why));
+        return choice(
+            Layout::ChildRef,
+            parent_side,
+            vec![RuleId::Rule2, RuleId::Rule4],
             because,
             facts,
             rej,

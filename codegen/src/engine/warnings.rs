@@ -50,6 +50,8 @@ pub mod codes {
     pub const EMBEDDING_TOO_DEEP: &str = "W118";
     /// A query on a path the chosen layout does not store in the query's collection.
     pub const QUERY_NOT_STORED: &str = "W119";
+    /// An entity whose documents expire (`@expires`) is forced inside other documents.
+    pub const EXPIRING_EMBEDDED: &str = "W120";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -95,6 +97,10 @@ pub mod codes {
             QUERY_NOT_STORED,
             "query on a path the layout does not store: no method",
         ),
+        (
+            EXPIRING_EMBEDDED,
+            "an entity whose documents expire is forced inside other documents",
+        ),
     ];
 }
 
@@ -138,7 +144,46 @@ pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
         return;
     }
     let span = rel.facts.force.map(|f| f.span).unwrap_or(rel.span);
+    let embeds = matches!(
+        d.strategy,
+        crate::model::Layout::Embed | crate::model::Layout::Bucket
+    );
+    let expiring = e.ctx.expiring(&d.child).filter(|_| embeds);
+    if let Some((field, ttl)) = expiring {
+        let holder = if d.strategy == crate::model::Layout::Bucket {
+            "bucket document"
+        } else {
+            d.parent.as_str()
+        };
+        e.warn(
+            codes::EXPIRING_EMBEDDED,
+            Severity::Error,
+            RuleId::Rule2,
+            span,
+            format!(
+                "forced layout {} for {} puts {} inside each {holder}, but {} documents expire {} after `{field}` (@expires): MongoDB's TTL index would delete the whole {holder} with every {} it holds",
+                d.strategy.as_str(),
+                d.id,
+                super::context::plural(&d.child),
+                d.child,
+                super::context::duration_words(ttl),
+                d.child
+            ),
+            Some(format!(
+                "remove `force {}`: an entity with a lifecycle of its own keeps its own collection (rule 2); or drop `@expires` from {}.{field} if it should live as long as its {}",
+                d.strategy.as_str(),
+                d.child,
+                d.parent
+            )),
+            None,
+            Some(&d.id),
+        );
+    }
     for (rule, why) in broken_rules(e.ctx, rel, d.strategy) {
+        if expiring.is_some() && rule == RuleId::Rule2 {
+            // Said by the error above.
+            continue;
+        }
         e.warn(
             codes::FORCED_LAYOUT,
             Severity::Warning,

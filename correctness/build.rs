@@ -1,0 +1,101 @@
+//! Generates one module per schema of `src/families.rs`: the code squillion generates for it,
+//! plus `SQN`, `PLAN_JSON` and `ensure_indexes(db)` (every collection's repository), so the tests
+//! can drive the generated repositories of a whole family the same way.
+
+#[path = "src/families.rs"]
+mod families;
+
+use std::path::PathBuf;
+
+use quote::{format_ident, quote};
+use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_grammar::SourceFile;
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/families.rs");
+    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        eprintln!("OUT_DIR is not set: run through cargo");
+        std::process::exit(2);
+    };
+    let mut modules = Vec::new();
+    let mut failed = Vec::new();
+    for schema in families::all() {
+        let source = SourceFile::new(format!("{}.sqn", schema.name), schema.sqn.clone());
+        let generated = match compile(&source, &GenerateSettings::default()) {
+            Ok(g) => g,
+            Err(diags) => {
+                failed.push(source.render(&diags, false));
+                continue;
+            }
+        };
+        let repos: Vec<_> = generated
+            .plan
+            .collections
+            .iter()
+            .map(|c| format_ident!("{}Repo", squillion_codegen::rust::collection_type_name(c)))
+            .collect();
+        let (sqn, plan) = (schema.sqn.as_str(), generated.plan.to_json());
+        let extra = quote! {
+            /// The schema this module was generated from.
+            pub const SQN: &str = #sqn;
+            /// Its Plan, as `squillion plan --json` writes it.
+            pub const PLAN_JSON: &str = #plan;
+            /// `ensure_indexes()` of every collection's repository, in the Plan's order.
+            pub async fn ensure_indexes(
+                db: &::squillion::__private::mongodb::Database,
+            ) -> ::squillion::Result<()> {
+                #( #repos::new(db).ensure_indexes().await?; )*
+                Ok(())
+            }
+        };
+        let extra = match syn::parse2::<syn::File>(extra) {
+            Ok(f) => prettyplease::unparse(&f),
+            Err(e) => {
+                failed.push(format!("{}: {e}", schema.name));
+                continue;
+            }
+        };
+        let file = out.join(format!("{}.rs", schema.name));
+        let text = format!("{}\n{extra}", generated.rust);
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+            if let Err(e) = std::fs::write(&file, text) {
+                failed.push(format!("{}: {e}", file.display()));
+            }
+        }
+        modules.push((schema.name, schema.doc));
+    }
+    if !failed.is_empty() {
+        eprintln!("{}", failed.join("\n"));
+        std::process::exit(1);
+    }
+    let mods = modules.iter().map(|(name, doc)| {
+        let ident = format_ident!("{}", name);
+        let path = format!("/{name}.rs");
+        quote! {
+            #[doc = #doc]
+            pub mod #ident {
+                include!(concat!(env!("OUT_DIR"), #path));
+            }
+        }
+    });
+    let names = modules.iter().map(|(name, _)| name.as_str());
+    let list = quote! {
+        #(#mods)*
+        /// Every module's name, in `families::all()` order.
+        pub const MODULES: &[&str] = &[#(#names),*];
+    };
+    let text = match syn::parse2::<syn::File>(list) {
+        Ok(f) => prettyplease::unparse(&f),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let file = out.join("modules.rs");
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        if let Err(e) = std::fs::write(&file, text) {
+            eprintln!("{}: {e}", file.display());
+            std::process::exit(1);
+        }
+    }
+}
