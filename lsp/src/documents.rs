@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
 
 use crate::analysis::Analysis;
+use crate::symbols::Symbols;
 use crate::text::Text;
 
 /// One open document.
@@ -20,6 +21,9 @@ pub struct Document {
     pub text: Text,
     /// The analysis of the text, `None` while it is out of date.
     pub analysis: Option<Analysis>,
+    /// The symbols of the last text that parsed: the names completion offers while the text
+    /// being typed does not parse.
+    pub names: Symbols,
 }
 
 impl Document {
@@ -46,6 +50,7 @@ impl Documents {
             version,
             text: Text::new(text),
             analysis: None,
+            names: Symbols::default(),
         };
         self.open.insert(uri.as_str().to_owned(), doc);
     }
@@ -76,7 +81,11 @@ impl Documents {
         let doc = self.open.get_mut(uri.as_str())?;
         let fresh = doc.analysis.is_none();
         if fresh {
-            doc.analysis = Some(Analysis::new(&doc.name(), doc.text.as_str()));
+            let analysis = Analysis::new(&doc.name(), doc.text.as_str());
+            if analysis.schema.is_some() {
+                doc.names = analysis.symbols.clone();
+            }
+            doc.analysis = Some(analysis);
         }
         Some((doc, fresh))
     }

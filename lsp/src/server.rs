@@ -5,7 +5,7 @@
 use lsp_server::{Connection, ExtractError, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
-    PublishDiagnostics,
+    PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{
     CodeActionRequest, Completion, Formatting, GotoDefinition, HoverRequest, InlayHintRequest,
@@ -14,8 +14,9 @@ use lsp_types::request::{
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
     GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, Location, MarkupContent,
-    MarkupKind, OneOf, PositionEncodingKind, PublishDiagnosticsParams, ServerCapabilities,
-    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Uri,
+    MarkupKind, MessageType, OneOf, PositionEncodingKind, PublishDiagnosticsParams,
+    ServerCapabilities, ServerInfo, ShowMessageParams, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextEdit, Uri,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -128,7 +129,7 @@ impl Server {
         let mut out = Vec::new();
         for uri in self.documents.stale() {
             if let Some((doc, true)) = self.documents.analysed(&uri) {
-                out.push(diagnostics_of(doc));
+                out.extend(diagnostics_of(doc));
             }
         }
         out
@@ -179,8 +180,7 @@ impl Server {
             }),
             Completion::METHOD => self.on::<Completion, _>(r, &mut out, |doc, p| {
                 let position = p.text_document_position.position;
-                let analysis = doc.analysis.as_ref()?;
-                let items = completion::complete(analysis, &doc.text, doc.text.offset(position));
+                let items = completion::complete(&doc.names, &doc.text, doc.text.offset(position));
                 Some(lsp_types::CompletionResponse::Array(items))
             }),
             CodeActionRequest::METHOD => self.on::<CodeActionRequest, _>(r, &mut out, |doc, p| {
@@ -242,7 +242,7 @@ impl Server {
         let answer = match self.documents.analysed(&uri) {
             Some((doc, fresh)) => {
                 if fresh {
-                    out.push(diagnostics_of(doc));
+                    out.extend(diagnostics_of(doc));
                 }
                 serde_json::to_value(answer(doc, p)).unwrap_or(Value::Null)
             }
@@ -283,19 +283,32 @@ fn params<P: DeserializeOwned>(value: Value) -> Result<P, serde_json::Error> {
     serde_json::from_value(value)
 }
 
-/// `textDocument/publishDiagnostics` for an analysed document.
-fn diagnostics_of(doc: &Document) -> Message {
-    let found = doc
-        .analysis
-        .as_ref()
-        .map(|a| {
-            a.diagnostics
-                .iter()
-                .map(|d| diagnostics::to_lsp(d, &doc.text, &doc.uri))
-                .collect()
-        })
-        .unwrap_or_default();
-    publish(&doc.uri, found, Some(doc.version))
+/// `textDocument/publishDiagnostics` for an analysed document; and a message to the user when
+/// the engine failed on it (a defect: the file is valid but has no Plan).
+fn diagnostics_of(doc: &Document) -> Vec<Message> {
+    let Some(analysis) = &doc.analysis else {
+        return vec![publish(&doc.uri, Vec::new(), Some(doc.version))];
+    };
+    let found = analysis
+        .diagnostics
+        .iter()
+        .map(|d| diagnostics::to_lsp(d, &doc.text, &doc.uri))
+        .collect();
+    let mut out = vec![publish(&doc.uri, found, Some(doc.version))];
+    if analysis.engine_failed {
+        out.push(Message::Notification(Notification::new(
+            ShowMessage::METHOD.to_owned(),
+            ShowMessageParams {
+                typ: MessageType::ERROR,
+                message: format!(
+                    "squillion: the decision engine failed on {}; please report it with the file \
+                     (`squillion plan` shows the same failure)",
+                    doc.name()
+                ),
+            },
+        )));
+    }
+    out
 }
 
 fn publish(uri: &Uri, found: Vec<lsp_types::Diagnostic>, version: Option<i32>) -> Message {

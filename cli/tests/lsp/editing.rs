@@ -135,3 +135,98 @@ fn unknown_documents_and_methods() {
     assert_eq!(client.diagnostics_unversioned(&uri), Vec::<Value>::new());
     assert!(client.shutdown().success());
 }
+
+fn labels(client: &mut Client, uri: &str, text: &str, at: usize) -> Vec<String> {
+    let items = client.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": oracle::position(text, at) }),
+    );
+    let items = items.as_array().unwrap();
+    for item in items {
+        // Every item replaces the word being typed, up to the cursor.
+        assert_eq!(
+            item["textEdit"]["range"]["end"],
+            oracle::position(text, at),
+            "{item}"
+        );
+    }
+    let mut labels: Vec<String> = items
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect();
+    labels.sort();
+    labels
+}
+
+fn sorted(words: impl IntoIterator<Item = impl ToString>) -> Vec<String> {
+    let mut v: Vec<String> = words.into_iter().map(|w| w.to_string()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn completion_while_typing() {
+    use squillion_codegen::resolve::vocabulary as words;
+    let mut client = Client::start();
+    let uri = uri("blog.sqn");
+    let mut text = read("examples/blog.sqn");
+    client.open(&uri, &text);
+    let mut version = 1;
+    // A field's attribute, in a file that no longer parses while it is typed.
+    let body = text.find("entity User {").unwrap() + "entity User {".len();
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        body,
+        "\n  nick: string @",
+        &mut version,
+    );
+    let at = body + "\n  nick: string @".len();
+    let fields = words::field_attributes().iter().map(|(n, _)| n);
+    assert_eq!(labels(&mut client, &uri, &text, at), sorted(fields));
+    // Its type, after `:`; value types and keywords of types included.
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        at,
+        "index\n  other: ",
+        &mut version,
+    );
+    let at = at + "index\n  other: ".len();
+    let mut types = words::bson_types();
+    types.extend(["map", "counters"]);
+    assert_eq!(labels(&mut client, &uri, &text, at), sorted(types));
+    // A layout to force, in a relation's body.
+    let rel = text.find("relation BlogPost.comments").unwrap();
+    let open = rel + text[rel..].find('{').unwrap() + 1;
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        open,
+        "\n  force ",
+        &mut version,
+    );
+    assert_eq!(
+        labels(&mut client, &uri, &text, open + "\n  force ".len()),
+        sorted(words::layouts())
+    );
+    // The queried entity's fields and relation ends, after `where`.
+    let query =
+        text.find("query book_by_title on Book {").unwrap() + "query book_by_title on Book {".len();
+    type_in(
+        &mut client,
+        &uri,
+        &mut text,
+        query,
+        "\n  where ",
+        &mut version,
+    );
+    let offered = labels(&mut client, &uri, &text, query + "\n  where ".len());
+    for name in ["title", "authors", "categories"] {
+        assert!(offered.contains(&name.to_owned()), "{name} in {offered:?}");
+    }
+    assert!(client.shutdown().success());
+}
