@@ -20,6 +20,7 @@ pub struct Schema {
 pub fn all() -> Vec<Schema> {
     let mut out = Vec::new();
     out.extend(expiring());
+    out.extend(cycles());
     out
 }
 
@@ -63,4 +64,45 @@ pub fn expiring() -> Vec<Schema> {
         }
     }
     out
+}
+
+/// Defect 7: embedding cycles the engine must break (every entity stored somewhere).
+pub fn cycles() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, sqn: &str| Schema {
+        name: name.to_owned(),
+        doc: format!("Defect 7: {doc}."),
+        sqn: sqn.to_owned(),
+    };
+    vec![
+        schema(
+            "cycle_pair",
+            "an assembly embeds its part, the part its assemblies",
+            "entity Part { name: string }\n\
+             entity Assembly { name: string }\n\
+             relation Part.assembly: one <-> Assembly.part: one\n\
+             relation Assembly.parts: few(20) <-> Part.owner: one\n",
+        ),
+        schema(
+            "cycle_self_one",
+            "a person related to another person one-to-one",
+            "entity Person { name: string }\n\
+             relation Person.spouse: one <-> Person.spouse_of: one\n",
+        ),
+        schema(
+            "cycle_three",
+            "three entities embedding each other in a ring",
+            "entity Region { name: string }\n\
+             entity Store { name: string }\n\
+             entity Shelf { name: string }\n\
+             relation Region.stores: few(5) <-> Store.region: one\n\
+             relation Store.shelves: few(5) <-> Shelf.store: one\n\
+             relation Shelf.regions: few(5) <-> Region.shelf: one\n",
+        ),
+        schema(
+            "cycle_tree",
+            "a comment's replies are comments, and nothing else holds a comment",
+            "entity Comment { text: string }\n\
+             relation Comment.replies: few(3) <-> Comment.reply_to: one\n",
+        ),
+    ]
 }

@@ -57,6 +57,23 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
     schema.values = values.iter().map(|v| value_type(v)).collect();
 
     let count = schema.entities.len();
+    // Forced embeddings so far (parent, child): a cycle of them is refused (W121, issue 11
+    // defect 7), so a forced embedding that would close one states its facts instead.
+    let mut forced_embeds: Vec<(usize, usize)> = Vec::new();
+    let reaches = |edges: &[(usize, usize)], from: usize, to: usize| {
+        let mut seen = vec![from];
+        let mut k = 0;
+        while k < seen.len() {
+            let at = seen[k];
+            for (p, c) in edges {
+                if *p == at && !seen.contains(c) {
+                    seen.push(*c);
+                }
+            }
+            k += 1;
+        }
+        seen.contains(&to)
+    };
     for (k, rr) in r.relations.iter().enumerate() {
         let (mut parent, mut child) = (rr.parent % count, rr.child % count);
         if !config.embed_cycles {
@@ -145,9 +162,18 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
         // Forcing an expiring child inside other documents is refused (W120, issue 11 defect 1):
         // such a relation states the facts of the family and lets the engine keep the child
         // in its own collection.
-        let refused =
-            has(child, Feature::Expires) && matches!(family, Family::Embed | Family::Bucket);
+        let refused = (has(child, Feature::Expires)
+            && matches!(family, Family::Embed | Family::Bucket))
+            || (family == Family::Embed
+                && (if parent == child {
+                    one_to_one
+                } else {
+                    reaches(&forced_embeds, child, parent)
+                }));
         if rr.forced && !refused {
+            if family == Family::Embed {
+                forced_embeds.push((parent, child));
+            }
             let size = (family == Family::Bucket).then_some(4);
             facts.push(Fact::Force(family, size));
         }

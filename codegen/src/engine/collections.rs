@@ -31,12 +31,17 @@ pub(crate) struct Placements<'a> {
     pub embedded: BTreeSet<String>,
     /// Entities referenced by id from some document.
     pub referenced: BTreeSet<String>,
+    /// Entities that keep a collection although something embeds them (cycle roots).
+    pub roots: BTreeSet<String>,
     /// Where embedding chains were cut at [`MAX_EMBEDDING_DEPTH`]: (collection, path, span).
     pub too_deep: std::cell::RefCell<Vec<(String, String, Span)>>,
 }
 
 pub(crate) fn has_collection(ctx: &Ctx<'_>, p: &Placements<'_>, entity: &str) -> bool {
-    !p.embedded.contains(entity) || ctx.is_standalone(entity) || p.referenced.contains(entity)
+    !p.embedded.contains(entity)
+        || ctx.is_standalone(entity)
+        || p.referenced.contains(entity)
+        || p.roots.contains(entity)
 }
 
 pub(crate) fn build(ctx: &Ctx<'_>, p: &Placements<'_>, spans: &mut SpanIndex) -> Vec<Collection> {

@@ -2,12 +2,13 @@
 //!
 //! One module per rule family: [`relation`] chooses each relationship's layout with the six rules
 //! of thumb, `placement` decides where each side is stored, `denormalize` applies rule 5,
-//! `collections` shapes every document, `indexes` derives indexes from facts and queries, `size`
+//! `cycles` keeps every entity reachable from a collection, `collections` shapes every document, `indexes` derives indexes from facts and queries, `size`
 //! estimates document sizes and `warnings` reports anti-patterns. Every decision records the
 //! rules it applied, the facts it used and the alternatives it rejected.
 
 mod collections;
 mod context;
+mod cycles;
 mod denormalize;
 mod fields;
 mod indexes;
@@ -34,10 +35,15 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let mut decisions = Vec::new();
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
-    for rel in &model.relations {
-        let choice = relation::decide(&ctx, rel);
-        let mut lay = placement::place(&ctx, rel, &choice);
-        let copies = denormalize::copies(&ctx, rel, &choice, &mut lay);
+    let mut choices: Vec<_> = model
+        .relations
+        .iter()
+        .map(|rel| relation::decide(&ctx, rel))
+        .collect();
+    let broken = cycles::break_cycles(&ctx, &mut choices);
+    for (rel, choice) in model.relations.iter().zip(&choices) {
+        let mut lay = placement::place(&ctx, rel, choice);
+        let copies = denormalize::copies(&ctx, rel, choice, &mut lay);
         let parent = rel.end(choice.parent).entity.clone();
         let child = match choice.parent {
             crate::model::Side::Left => rel.right.entity.clone(),
@@ -154,6 +160,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             .collect(),
         embedded,
         referenced,
+        roots: broken.roots.clone(),
         too_deep: Default::default(),
     };
     let mut spans = collections::SpanIndex::new();
@@ -170,6 +177,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     for ((rel, _), d) in layouts.iter().zip(&decisions) {
         warnings::forced(&mut emit, rel, d);
     }
+    warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
     warnings::collections(&mut emit, &collections, &decisions, &spans);
     warnings::queries(&mut emit, &joins, &declined);
     warnings::unstored(&mut emit, &queries);

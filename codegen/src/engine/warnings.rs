@@ -52,6 +52,8 @@ pub mod codes {
     pub const QUERY_NOT_STORED: &str = "W119";
     /// An entity whose documents expire (`@expires`) is forced inside other documents.
     pub const EXPIRING_EMBEDDED: &str = "W120";
+    /// Forced embeddings form a cycle: no entity of it would have a collection.
+    pub const FORCED_EMBEDDING_CYCLE: &str = "W121";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -100,6 +102,10 @@ pub mod codes {
         (
             EXPIRING_EMBEDDED,
             "an entity whose documents expire is forced inside other documents",
+        ),
+        (
+            FORCED_EMBEDDING_CYCLE,
+            "forced embeddings form a cycle: its entities have no collection",
         ),
     ];
 }
@@ -205,6 +211,57 @@ pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
     }
 }
 
+/// Error W121 for each cycle of forced embeddings, at the first one's `force`.
+pub(crate) fn forced_cycles(
+    e: &mut Emit<'_, '_>,
+    cycles: &[super::cycles::ForcedCycle],
+    relations: &[Relation],
+) {
+    for cycle in cycles {
+        let mut rels: Vec<&Relation> = cycle
+            .relations
+            .iter()
+            .filter_map(|i| relations.get(*i))
+            .collect();
+        rels.sort_by_key(|r| r.span.start);
+        let Some(first) = rels.first() else {
+            continue;
+        };
+        let span = first.facts.force.map(|f| f.span).unwrap_or(first.span);
+        let ids: Vec<&str> = rels.iter().map(|r| r.id.as_str()).collect();
+        let message = if rels.len() == 1 {
+            format!(
+                "forced layout embed for {} embeds {} inside itself one-to-one: each would hold its partner, which holds it in turn, and no {} would be stored in a collection",
+                first.id, first.left.entity, first.left.entity
+            )
+        } else {
+            format!(
+                "forced layouts embed {} inside each other in a cycle ({}): each would live inside another and none would be stored in a collection",
+                {
+                    let mut names: Vec<&str> = rels.iter().map(|r| r.left.entity.as_str()).collect();
+                    names.sort_unstable();
+                    names.dedup();
+                    names.join(", ")
+                },
+                ids.join(", ")
+            )
+        };
+        e.warn(
+            codes::FORCED_EMBEDDING_CYCLE,
+            Severity::Error,
+            RuleId::Rule1,
+            span,
+            message,
+            Some(format!(
+                "remove `force embed` from one of {}: the engine then breaks the cycle with a reference and keeps a collection for its root",
+                ids.join(", ")
+            )),
+            None,
+            Some(&first.id),
+        );
+    }
+}
+
 fn rule_name(rule: RuleId) -> String {
     let c = citation(rule);
     match c.number {
@@ -229,10 +286,12 @@ pub(crate) fn collections(
     let mut embedded_by: std::collections::BTreeMap<&str, &Decision> =
         std::collections::BTreeMap::new();
     for d in decisions {
+        // A tree of its own kind nests inside its root documents: no copy to keep in step.
         if matches!(
             d.strategy,
             crate::model::Layout::Embed | crate::model::Layout::Bucket
-        ) {
+        ) && d.parent != d.child
+        {
             embedded_by.entry(d.child.as_str()).or_insert(d);
         }
     }
