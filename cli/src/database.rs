@@ -115,6 +115,28 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
         })
 }
 
+/// Runs `work` with the database `c` names, on a runtime of its own; a database that cannot be
+/// reached is one line on stderr and exit 2.
+pub(crate) fn with_database<F, Fut>(c: &Connection, work: F) -> Exit
+where
+    F: FnOnce(mongodb::Database) -> Fut,
+    Fut: std::future::Future<Output = Exit>,
+{
+    let rt = match runtime() {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    rt.block_on(async {
+        match connect(c).await {
+            Ok(db) => work(db).await,
+            Err(m) => {
+                eprintln!("error: {m}");
+                Exit::Usage
+            }
+        }
+    })
+}
+
 /// Runs `indexes`: exit 0 in sync (or all applied), 1 drift found (dry run) or not all of it
 /// applied, 2 errors.
 pub fn indexes(args: &IndexesArgs) -> Exit {

@@ -9,6 +9,7 @@
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
 //! - `squillion lsp`: the language server, for editors.
+//! - `squillion infer --uri URI [--sample N] [-o FILE]`: a draft of the facts of an existing database.
 #![deny(missing_docs)]
 
 pub mod audit;
@@ -16,6 +17,7 @@ pub mod check;
 pub mod database;
 pub mod fmt;
 pub mod generate;
+pub mod infer;
 mod input;
 pub mod lsp;
 pub mod plan;
@@ -64,6 +66,8 @@ pub enum Command {
     Audit(database::AuditArgs),
     /// Run the language server over standard input and output, for editors.
     Lsp(lsp::LspArgs),
+    /// Infer the facts of an existing database and write them as a `.sqn` draft.
+    Infer(infer::InferArgs),
 }
 
 /// Runs the command line with these arguments (including the program name).
@@ -105,6 +109,7 @@ where
         Command::Indexes(a) => database::indexes(a),
         Command::Audit(a) => database::audit(a),
         Command::Lsp(a) => lsp::run(a),
+        Command::Infer(a) => infer::run(a),
     }
 }
 

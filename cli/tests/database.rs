@@ -9,7 +9,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use bson::oid::ObjectId;
 use bson::{doc, Bson, DateTime, Document};
 use futures::TryStreamExt;
@@ -33,32 +32,11 @@ entity Order { total: double }
 relation Customer.orders: many <-> Order.customer: one { standalone Order }
 "#;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// What one run of the binary did.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+#[path = "common/run.rs"]
+mod run;
+use run::{root, squillion, Run};
 
 impl Run {
-    fn expect(&self, code: i32, what: &str) -> &Self {
-        assert_eq!(
-            self.code, code,
-            "{what}: exit code\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
-        assert!(
-            !self.stderr.contains("panicked"),
-            "{what}: panicked\n{}",
-            self.stderr
-        );
-        self
-    }
-
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", self.stdout))
@@ -96,33 +74,6 @@ impl Run {
             self.stdout
         );
     }
-}
-
-/// Runs `squillion ARGS` (off the async runtime, so the test's own client keeps running).
-async fn squillion<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: Into<OsString>,
-{
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = Command::cargo_bin("squillion")
-            .unwrap()
-            .current_dir(root())
-            .env("NO_COLOR", "1")
-            .env_remove("SQUILLION_MONGODB_URI")
-            .args(&args)
-            .timeout(Duration::from_secs(120))
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    })
-    .await
-    .unwrap()
 }
 
 /// The server's URI with `db` as its path: how a user names the database in the URI.

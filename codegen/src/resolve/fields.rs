@@ -190,7 +190,7 @@ pub(super) fn field(r: &mut Resolver<'_>, decl: &FieldDecl, owner: Owner<'_>) ->
 }
 
 /// Why MongoDB rejects `name` as a field name, if it does.
-pub(super) fn forbidden_field_name(name: &str) -> Option<&'static str> {
+pub fn forbidden_field_name(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         Some("a field name cannot be empty")
     } else if name.starts_with('$') {

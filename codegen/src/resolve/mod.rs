@@ -30,6 +30,9 @@ mod types;
 mod units;
 pub mod vocabulary;
 
+pub use fields::forbidden_field_name;
+pub use names::{plural, IRREGULAR as IRREGULAR_PLURALS};
+
 use std::collections::BTreeSet;
 
 use squillion_grammar::ast::{Item, Schema};

@@ -228,7 +228,7 @@ fn snake_case(name: &str) -> String {
 }
 
 /// Plurals that do not follow the rules (Mongoose's pluralize knows these too).
-const IRREGULAR: [(&str, &str); 8] = [
+pub const IRREGULAR: [(&str, &str); 8] = [
     ("person", "people"),
     ("child", "children"),
     ("man", "men"),
@@ -242,7 +242,7 @@ const IRREGULAR: [(&str, &str); 8] = [
 /// The English plural of the last word of a snake_case name. A word already ending in `s`
 /// (`Events`, `News`) is taken as plural, except `-ss`, `-us` and `-is` (`Address`, `Status`,
 /// `Analysis`).
-fn plural(word: &str) -> String {
+pub fn plural(word: &str) -> String {
     let last_start = word.rfind('_').map(|i| i + 1).unwrap_or(0);
     let (head, last) = word.split_at(last_start);
     let lower = last.to_ascii_lowercase();

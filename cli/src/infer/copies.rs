@@ -1,0 +1,232 @@
+//! Copies: fields beside a reference whose values equal a field of the referenced document
+//! (extended references, and older layouts' `author_name` next to `author_id`), with how many of
+//! the sampled copies differ from their source (the staleness rate).
+
+use std::collections::BTreeMap;
+
+use futures::TryStreamExt;
+use mongodb::bson::{doc, Bson, Document};
+use mongodb::Database;
+
+use super::references::{Form, Reference};
+use super::sample::Sampled;
+use super::shape::{value_key, Kind};
+
+/// Copies compared per reference.
+const COMPARED: usize = 64;
+
+/// A field copied from the referenced document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Copy {
+    /// The reference (index into the references).
+    pub reference: usize,
+    /// The copy's key in the holder (inside the extended reference for those).
+    pub key: String,
+    /// The source field's key in the referenced document.
+    pub source: String,
+    /// Copies compared with their source.
+    pub compared: u64,
+    /// Of which different: stale, or never a copy.
+    pub stale: u64,
+}
+
+/// The records holding a reference and its copies: the holder's own for a plain reference, the
+/// extended reference's for the others.
+fn records<'a>(samples: &'a [Sampled], r: &Reference) -> &'a [Document] {
+    let place = match &r.form {
+        Form::Scalar => r.place.clone(),
+        Form::Extended { .. } => r.place.child(&r.field, false),
+        Form::ExtendedArray { .. } => r.place.child(&r.field, true),
+        Form::Array => return &[],
+    };
+    place
+        .shape(&samples[r.holder].shape)
+        .map_or(&[], |s| s.records.as_slice())
+}
+
+/// The copies of every reference, found by fetching the referenced documents of up to
+/// [`COMPARED`] sampled holders.
+pub async fn find(
+    db: &Database,
+    samples: &[Sampled],
+    refs: &[Reference],
+) -> mongodb::error::Result<Vec<Copy>> {
+    let mut out = Vec::new();
+    for (i, r) in refs.iter().enumerate() {
+        let id_key = r.form.id_key().unwrap_or(&r.field).to_owned();
+        let holders: Vec<&Document> = records(samples, r)
+            .iter()
+            .filter(|d| d.get(&id_key).is_some_and(|v| !matches!(v, Bson::Null)))
+            .take(COMPARED)
+            .collect();
+        if holders.is_empty() {
+            continue;
+        }
+        let ids: Vec<Bson> = holders
+            .iter()
+            .filter_map(|d| d.get(&id_key).cloned())
+            .collect();
+        let mut cursor = db
+            .collection::<Document>(&samples[r.target].name)
+            .find(doc! { "_id": { "$in": ids } })
+            .await?;
+        let mut targets: BTreeMap<String, Document> = BTreeMap::new();
+        while let Some(d) = cursor.try_next().await? {
+            if let Some(id) = d.get("_id") {
+                targets.insert(value_key(id), d);
+            }
+        }
+        out.extend(compare(i, r, &id_key, &holders, &targets));
+    }
+    Ok(out)
+}
+
+/// Pairs each holder key with the target key its values equal most often. Inside an extended
+/// reference the keys are the source's own; beside a plain reference any target field may be
+/// the source, so a copy needs most values equal and at least two distinct ones.
+fn compare(
+    reference: usize,
+    r: &Reference,
+    id_key: &str,
+    holders: &[&Document],
+    targets: &BTreeMap<String, Document>,
+) -> Vec<Copy> {
+    let extended = r.form.id_key().is_some();
+    let mut keys: Vec<&String> = Vec::new();
+    for h in holders {
+        for k in h.keys() {
+            if k != id_key && k != "_id" && !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for key in keys {
+        let pairs: Vec<(&Bson, &Document)> = holders
+            .iter()
+            .filter_map(|h| {
+                let target = targets.get(&value_key(h.get(id_key)?))?;
+                Some((h.get(key)?, target))
+            })
+            .collect();
+        if pairs.is_empty() || (extended && !pairs.iter().any(|(_, t)| t.contains_key(key))) {
+            continue;
+        }
+        let sources: Vec<String> = if extended {
+            vec![key.clone()]
+        } else {
+            let mut s: Vec<String> = pairs[0]
+                .1
+                .iter()
+                .filter(|(k, v)| *k != "_id" && same_kind(pairs[0].0, v))
+                .map(|(k, _)| k.clone())
+                .collect();
+            s.sort();
+            s
+        };
+        let best = sources
+            .iter()
+            .map(|source| {
+                let equal = pairs
+                    .iter()
+                    .filter(|(v, t)| t.get(source).is_some_and(|s| value_key(s) == value_key(v)))
+                    .count() as u64;
+                (equal, source)
+            })
+            .max_by_key(|(equal, _)| *equal);
+        let Some((equal, source)) = best else {
+            continue;
+        };
+        let compared = pairs.len() as u64;
+        let distinct = pairs
+            .iter()
+            .map(|(v, _)| value_key(v))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let plausible = extended || (equal * 10 >= compared * 8 && distinct >= 2);
+        if plausible && (extended || equal > 0) {
+            out.push(Copy {
+                reference,
+                key: key.clone(),
+                source: source.clone(),
+                compared,
+                stale: compared - equal,
+            });
+        }
+    }
+    out
+}
+
+fn same_kind(a: &Bson, b: &Bson) -> bool {
+    let (ka, kb) = (Kind::of(a), Kind::of(b));
+    ka == kb && !matches!(ka, Kind::Bool | Kind::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::path::Loc;
+
+    fn reference(form: Form) -> Reference {
+        Reference {
+            holder: 0,
+            place: Loc::root(),
+            field: "author".into(),
+            form,
+            target: 1,
+            checked: 3,
+            found: 3,
+        }
+    }
+
+    #[test]
+    fn copies_beside_a_plain_reference_are_found_with_their_staleness() {
+        let targets: BTreeMap<String, Document> = (1..=5)
+            .map(|i| {
+                let d = doc! { "_id": i, "name": format!("n{i}"), "born": 1900 + i };
+                (value_key(&Bson::Int32(i)), d)
+            })
+            .collect();
+        let holders: Vec<Document> = (1..=5)
+            .map(|i| {
+                let name = if i == 5 {
+                    "old".to_owned()
+                } else {
+                    format!("n{i}")
+                };
+                doc! { "_id": 100 + i, "author": i, "author_name": name, "pages": 7 }
+            })
+            .collect();
+        let refs: Vec<&Document> = holders.iter().collect();
+        let copies = compare(0, &reference(Form::Scalar), "author", &refs, &targets);
+        assert_eq!(
+            copies,
+            vec![Copy {
+                reference: 0,
+                key: "author_name".into(),
+                source: "name".into(),
+                compared: 5,
+                stale: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn extended_references_copy_their_own_keys() {
+        let targets: BTreeMap<String, Document> = [(
+            value_key(&Bson::Int32(1)),
+            doc! { "_id": 1, "first": "F", "last": "L" },
+        )]
+        .into();
+        let holder = doc! { "id": 1, "first": "F", "last": "X" };
+        let copies = compare(
+            0,
+            &reference(Form::Extended { id: "id".into() }),
+            "id",
+            &[&holder],
+            &targets,
+        );
+        let found: Vec<(String, u64)> = copies.iter().map(|c| (c.key.clone(), c.stale)).collect();
+        assert_eq!(found, vec![("first".into(), 0), ("last".into(), 1)]);
+    }
+}

@@ -1,0 +1,317 @@
+//! Counting each link over the whole collection with aggregation: `$group` by parent, then by
+//! count, so the server returns a histogram (one document per distinct count) and nothing the
+//! size of the collection reaches `infer`.
+
+use futures::TryStreamExt;
+use mongodb::bson::{doc, Bson, Document};
+use mongodb::Database;
+
+use super::draft::Card;
+use super::histogram::Histogram;
+use super::layout::Measure;
+use super::path::Loc;
+use super::sample::Sampled;
+use super::server::{is_refusal, Server};
+use super::shape::number;
+use super::words;
+
+/// `embed_array_max` and `id_array_max` at their defaults: the draft writes no settings.
+pub const EMBED_ARRAY_MAX: u64 = 200;
+/// See [`EMBED_ARRAY_MAX`].
+pub const ID_ARRAY_MAX: u64 = 5_000;
+
+/// What a measure found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted {
+    /// Per parent, how many.
+    pub histogram: Histogram,
+    /// How: `all 1,000 authors counted` or `in the sample`.
+    pub how: String,
+}
+
+/// The size of an array at `path`, 0 when it is missing or not an array.
+fn size(path: &str) -> Bson {
+    Bson::Document(doc! {
+        "$cond": [{ "$isArray": format!("${path}") }, { "$size": format!("${path}") }, 0]
+    })
+}
+
+/// Turns `{_id: count, k: parents}` pairs into a histogram.
+async fn histogram(
+    db: &Database,
+    coll: &str,
+    pipeline: Vec<Document>,
+) -> mongodb::error::Result<Histogram> {
+    let mut cursor = db.collection::<Document>(coll).aggregate(pipeline).await?;
+    let mut h = Histogram::default();
+    while let Some(d) = cursor.try_next().await? {
+        let value = d.get("_id").and_then(number).unwrap_or(0.0).max(0.0) as u64;
+        let n = d.get("k").and_then(number).unwrap_or(0.0).max(0.0) as u64;
+        h.add(value, n);
+    }
+    Ok(h)
+}
+
+fn by_count() -> Document {
+    doc! { "$group": { "_id": "$n", "k": { "$sum": 1 } } }
+}
+
+/// Measures one side of a link; `None` for `One`, or when the server refused the aggregation
+/// (then the note says so and the class is left to the reader).
+pub async fn measure(
+    db: &Database,
+    server: &mut Server,
+    samples: &[Sampled],
+    m: &Measure,
+) -> mongodb::error::Result<Option<Counted>> {
+    let name = |c: usize| samples[c].name.as_str();
+    let result = match m {
+        Measure::One => return Ok(None),
+        Measure::Sampled(h) => {
+            return Ok(Some(Counted {
+                histogram: h.clone(),
+                how: "in the sample, over every level".to_owned(),
+            }))
+        }
+        Measure::Lengths { coll, place, field } => {
+            let mut p = place.unwinds();
+            p.push(doc! { "$project": { "n": size(&place.path(field)) } });
+            p.push(by_count());
+            histogram(db, name(*coll), p)
+                .await
+                .map(|h| (h, *coll, None))
+        }
+        Measure::PerTarget {
+            coll,
+            place,
+            path,
+            target,
+        } => {
+            let mut p = place.unwinds();
+            p.push(doc! { "$match": { path.as_str(): { "$exists": true, "$ne": null } } });
+            p.push(doc! { "$group": { "_id": format!("${path}"), "n": { "$sum": 1 } } });
+            p.push(by_count());
+            histogram(db, name(*coll), p)
+                .await
+                .map(|h| (h, *target, Some(*target)))
+        }
+        Measure::HoldersPerTarget {
+            coll,
+            place,
+            field,
+            id,
+            target,
+        } => {
+            let mut p = place.unwinds();
+            let array = place.path(field);
+            p.push(doc! { "$unwind": format!("${array}") });
+            let key = match id {
+                Some(id) => format!("${array}.{id}"),
+                None => format!("${array}"),
+            };
+            p.push(doc! { "$group": { "_id": key, "n": { "$sum": 1 } } });
+            p.push(by_count());
+            histogram(db, name(*coll), p)
+                .await
+                .map(|h| (h, *target, Some(*target)))
+        }
+        Measure::BucketSums {
+            coll,
+            owner,
+            count,
+            target,
+        } => {
+            let p = vec![
+                doc! { "$group": { "_id": format!("${owner}"), "n": { "$sum": format!("${count}") } } },
+                by_count(),
+            ];
+            histogram(db, name(*coll), p)
+                .await
+                .map(|h| (h, *target, Some(*target)))
+        }
+        Measure::Overflow {
+            parent,
+            array,
+            flag,
+            coll,
+            owner,
+            count,
+        } => overflow(
+            db,
+            name(*parent),
+            array,
+            flag.as_deref(),
+            name(*coll),
+            owner,
+            count,
+        )
+        .await
+        .map(|h| (h, *parent, None)),
+    };
+    let (mut histogram, parents, zeros_of) = match result {
+        Ok(r) => r,
+        Err(e) if is_refusal(&e) => {
+            server.notes.push(format!(
+                "a count could not be made ({}); its relation keeps the class the sample suggests",
+                crate::database::describe(&e)
+            ));
+            return Ok(fallback(samples, m));
+        }
+        Err(e) => return Err(e),
+    };
+    // Parents nothing refers to do not appear in a `$group` by reference.
+    if let Some(t) = zeros_of {
+        let total = samples[t].estimated;
+        histogram.add(0, total.saturating_sub(histogram.total()));
+    }
+    Ok(Some(Counted {
+        how: format!(
+            "all {} {} counted",
+            words::n(histogram.total()),
+            samples[parents].name
+        ),
+        histogram,
+    }))
+}
+
+async fn overflow(
+    db: &Database,
+    parent: &str,
+    array: &str,
+    flag: Option<&str>,
+    buckets: &str,
+    owner: &str,
+    count: &str,
+) -> mongodb::error::Result<Histogram> {
+    // `$unwind` and `$group` rather than `$sum` over the looked-up array, which not every
+    // server evaluates.
+    let lookup = vec![
+        doc! { "$lookup": { "from": buckets, "localField": "_id", "foreignField": owner, "as": "o" } },
+        doc! { "$unwind": { "path": "$o", "preserveNullAndEmptyArrays": true } },
+        doc! { "$group": {
+            "_id": "$_id",
+            "own": { "$first": size(array) },
+            "extra": { "$sum": format!("$o.{count}") },
+        } },
+        doc! { "$project": { "n": { "$add": ["$own", "$extra"] } } },
+        by_count(),
+    ];
+    match flag {
+        Some(flag) => {
+            let mut plain = vec![
+                doc! { "$match": { flag: { "$ne": true } } },
+                doc! { "$project": { "n": size(array) } },
+                by_count(),
+            ];
+            let mut h = histogram(db, parent, std::mem::take(&mut plain)).await?;
+            let mut flagged = vec![doc! { "$match": { flag: true } }];
+            flagged.extend(lookup);
+            h.merge(&histogram(db, parent, flagged).await?);
+            Ok(h)
+        }
+        None => histogram(db, parent, lookup).await,
+    }
+}
+
+/// What the sample says when the server would not count: array lengths only.
+fn fallback(samples: &[Sampled], m: &Measure) -> Option<Counted> {
+    let Measure::Lengths { coll, place, field } = m else {
+        return None;
+    };
+    let f = place.shape(&samples[*coll].shape)?.fields.get(field)?;
+    Some(Counted {
+        histogram: f.array.as_ref()?.lengths.clone(),
+        how: "in the sample only".to_owned(),
+    })
+}
+
+/// The class a measured count says: up to `embed_array_max` few, up to `id_array_max` many,
+/// beyond squillions; the largest count is the bound, and the median the typical count when
+/// the largest is at least four times it (a skewed relation: the outlier pattern's case).
+/// `one_side` measures parents per child: at most one makes it `one`.
+pub fn card(h: &Histogram, one_side: bool) -> Card {
+    let max = h.max().unwrap_or(0);
+    if one_side && max <= 1 {
+        return Card::One;
+    }
+    let p50 = h.p50().unwrap_or(0).max(1);
+    let typical = (max >= 4 * p50 && max > 4).then_some(p50);
+    if max <= EMBED_ARRAY_MAX {
+        Card::Few {
+            max: Some(max.max(1)),
+            typical,
+        }
+    } else if max <= ID_ARRAY_MAX {
+        Card::Many {
+            max: Some(max),
+            typical,
+        }
+    } else {
+        Card::Squillions
+    }
+}
+
+/// The parents of a place, for sentences: `per book`, `per books.notes[] value`.
+pub fn per(samples: &[Sampled], coll: usize, place: &Loc) -> String {
+    if place.is_root() {
+        super::names::singular(&samples[coll].name)
+    } else {
+        format!("{} value", place.display(&samples[coll].name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn classes_follow_the_thresholds() {
+        let h = |pairs: &[(u64, u64)]| Histogram::from_pairs(pairs.iter().copied());
+        assert_eq!(
+            card(&h(&[(3, 10), (12, 1)]), false),
+            Card::Few {
+                max: Some(12),
+                typical: Some(3)
+            }
+        );
+        assert_eq!(
+            card(&h(&[(2, 10), (3, 1)]), false),
+            Card::Few {
+                max: Some(3),
+                typical: None
+            }
+        );
+        assert_eq!(
+            card(&h(&[(0, 10)]), false),
+            Card::Few {
+                max: Some(1),
+                typical: None
+            }
+        );
+        assert_eq!(card(&h(&[(1, 10)]), true), Card::One);
+        assert_eq!(
+            card(&h(&[(50, 10), (287, 1)]), false),
+            Card::Many {
+                max: Some(287),
+                typical: Some(50)
+            }
+        );
+        assert_eq!(card(&h(&[(5001, 1)]), false), Card::Squillions);
+    }
+
+    proptest! {
+        /// The class contains the largest count measured: the bound is never below it.
+        #[test]
+        fn the_bound_holds_the_largest_count(counts in proptest::collection::vec(0u64..20_000, 1..50)) {
+            let h = Histogram::from_pairs(counts.iter().map(|c| (*c, 1)));
+            let max = *counts.iter().max().unwrap();
+            match card(&h, false) {
+                Card::Few { max: Some(m), .. } => prop_assert!(m >= max && m <= EMBED_ARRAY_MAX),
+                Card::Many { max: Some(m), .. } => prop_assert!(m == max && m > EMBED_ARRAY_MAX && m <= ID_ARRAY_MAX),
+                Card::Squillions => prop_assert!(max > ID_ARRAY_MAX),
+                other => prop_assert!(false, "{other:?}"),
+            }
+        }
+    }
+}
