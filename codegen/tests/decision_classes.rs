@@ -155,8 +155,14 @@ proptest! {
     ) {
         // `unbounded` contradicts a bound (E0416): those relations are squillions.
         let card = if kinds.contains("unbounded") { "squillions".to_owned() } else { card };
-        let card = match typical {
-            Some(t) if card != "squillions" => card.replace(')', &format!(", typical {t})")),
+        // A typical count is at most the bound (E0404 otherwise).
+        let bound: Option<u64> = card
+            .trim_end_matches(')')
+            .split('(')
+            .nth(1)
+            .and_then(|n| n.parse().ok());
+        let card = match (typical, bound) {
+            (Some(t), Some(b)) if t <= b => card.replace(')', &format!(", typical {t})")),
             _ => card,
         };
         let (pf, cf) = (format!("{}s", snake(c)), snake(p));
