@@ -49,7 +49,7 @@ impl BlogPost {
         }
     }
 }
-/// Buckets of up to 50 Comment of one BlogPost (BlogPost.comments; one bucket is one page).
+/// Buckets of up to 50 Comments of one BlogPost (BlogPost.comments; one bucket is one page).
 /// Collection `blog_post_comments`. Buckets of Comment (BlogPost.comments).
 /// Estimated size: about 2615 bytes on average, 105165 bytes at worst.
 /// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
@@ -78,7 +78,7 @@ pub struct BlogPostCommentsBucket {
     /// bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
     #[squillion(bucket(size = 50, key = blog_entry_id, count = count))]
     pub comments: ::squillion::BoundedVec<Comment, 50>,
-    /// number of Comment in this bucket; appends are guarded by `count < 50`
+    /// number of Comments in this bucket; appends are guarded by `count < 50`
     pub count: i32,
 }
 impl BlogPostCommentsBucket {
@@ -97,7 +97,7 @@ impl BlogPostCommentsBucket {
     /// The `$jsonSchema` validator of `blog_post_comments`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","blog_entry_id","comments","count"],"properties":{"_id":{"bsonType":"objectId"},"blog_entry_id":{"bsonType":"objectId"},"comments":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string"},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Comment in this bucket; appends are guarded by `count < 50`"}},"title":"blog_post_comments documents"}"#,
+            r#"{"bsonType":"object","required":["_id","blog_entry_id","comments","count"],"properties":{"_id":{"bsonType":"objectId"},"blog_entry_id":{"bsonType":"objectId"},"comments":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string"},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Comments in this bucket; appends are guarded by `count < 50`"}},"title":"blog_post_comments documents"}"#,
         )
     }
     /// The validator document of `blog_post_comments`, `{$jsonSchema: ...}`, for `collMod` and `create`.

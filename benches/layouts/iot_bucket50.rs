@@ -43,7 +43,7 @@ impl Sensor {
         }
     }
 }
-/// Buckets of up to 50 Reading of one Sensor (Sensor.readings; a time series with summaries).
+/// Buckets of up to 50 Readings of one Sensor (Sensor.readings; a time series with summaries).
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 906 bytes on average, 1706 bytes at worst.
 /// Layout of `Sensor.readings`: bucket (forced). Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
@@ -74,12 +74,12 @@ pub struct SensorReadingsBucket {
         bucket(size = 50, key = sensor, count = count, start = start, end = end)
     )]
     pub readings: ::squillion::BoundedVec<Reading, 50>,
-    /// number of Reading in this bucket; appends are guarded by `count < 50`
+    /// number of Readings in this bucket; appends are guarded by `count < 50`
     pub count: i32,
-    /// smallest time of the Reading in this bucket
+    /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
     pub start: ::squillion::__private::bson::DateTime,
-    /// largest time of the Reading in this bucket
+    /// largest time of the Readings in this bucket
     #[squillion(computed(max = "time"))]
     pub end: ::squillion::__private::bson::DateTime,
     /// total of value over this bucket (computed on write)
@@ -105,7 +105,7 @@ impl SensorReadingsBucket {
     /// The `$jsonSchema` validator of `sensor_readings`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 50`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
+            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Readings in this bucket; appends are guarded by `count < 50`"},"start":{"bsonType":"date","description":"smallest time of the Readings in this bucket"},"end":{"bsonType":"date","description":"largest time of the Readings in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -1,5 +1,8 @@
 //! Small pieces of English shared by every stage that writes sentences for people: diagnostics,
-//! the engine's reasons and the printouts.
+//! the engine's reasons and the printouts. [`decision`] renders the engine's decisions (facts,
+//! reasons, rejected alternatives, obligations) from the data the engine records.
+
+pub(crate) mod decision;
 
 /// `a` or `an` before a word as written (`an Address`, `a string`, `an int32`).
 pub fn article(word: &str) -> &'static str {
@@ -49,6 +52,86 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// Plurals that do not follow the rules (Mongoose's pluralize knows these too).
+pub const IRREGULAR: [(&str, &str); 8] = [
+    ("person", "people"),
+    ("child", "children"),
+    ("man", "men"),
+    ("woman", "women"),
+    ("mouse", "mice"),
+    ("goose", "geese"),
+    ("criterion", "criteria"),
+    ("datum", "data"),
+];
+
+/// The English plural of a name's last word, for `snake_case` and `CamelCase` names alike:
+/// `log_message` -> `log_messages`, `Category` -> `Categories`, `SalesPerson` -> `SalesPeople`,
+/// `Address` -> `Addresses`, `Analysis` -> `Analyses`. A word already ending in `s` (`Events`,
+/// `News`) is taken as plural, except `-ss`, `-us` and `-is`.
+pub fn plural(word: &str) -> String {
+    let last_start = word
+        .char_indices()
+        .rev()
+        .find(|(i, c)| *c == '_' || (c.is_uppercase() && *i > 0))
+        .map(|(i, c)| if c == '_' { i + 1 } else { i })
+        .unwrap_or(0);
+    let (head, last) = word.split_at(last_start);
+    let lower = last.to_lowercase();
+    if let Some((_, plural)) = IRREGULAR.iter().find(|(one, _)| *one == lower) {
+        let capital = last.chars().next().is_some_and(char::is_uppercase);
+        let mut out = head.to_owned();
+        if capital {
+            let mut cs = plural.chars();
+            if let Some(first) = cs.next() {
+                out.extend(first.to_uppercase());
+                out.push_str(cs.as_str());
+            }
+        } else {
+            out.push_str(plural);
+        }
+        return out;
+    }
+    let consonant_y = lower.ends_with('y')
+        && lower.len() > 1
+        && !lower
+            .chars()
+            .rev()
+            .nth(1)
+            .is_some_and(|c| "aeiou".contains(c));
+    if consonant_y {
+        format!("{}ies", &word[..word.len() - 1])
+    } else if lower.ends_with("is") && lower.len() > 2 {
+        format!("{}es", &word[..word.len() - 2])
+    } else if ["ss", "us", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| lower.ends_with(end))
+    {
+        format!("{word}es")
+    } else if lower.ends_with('s') {
+        word.to_owned()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// `n` of a noun, the noun agreeing: `1 Comment`, `3 Comments`, `1,000 Comments`.
+pub fn n_of(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {}", thousands(n), plural(noun))
+    }
+}
+
+/// A maximum of a noun: `up to 1,000 Comments`, `up to 1 Comment`, `an unbounded number of
+/// Comments`.
+pub fn up_to(max: Option<u64>, noun: &str) -> String {
+    match max {
+        Some(n) => format!("up to {}", n_of(n, noun)),
+        None => format!("an unbounded number of {}", plural(noun)),
+    }
+}
+
 /// `1234567` -> `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -86,6 +169,37 @@ fn trim_unit(v: f64, unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_of_names() {
+        for (one, many) in [
+            ("Comment", "Comments"),
+            ("Category", "Categories"),
+            ("Day", "Days"),
+            ("Address", "Addresses"),
+            ("Box", "Boxes"),
+            ("Analysis", "Analyses"),
+            ("Status", "Statuses"),
+            ("Person", "People"),
+            ("SalesPerson", "SalesPeople"),
+            ("Child", "Children"),
+            ("News", "News"),
+            ("LogMessage", "LogMessages"),
+            ("log_message", "log_messages"),
+            ("sales_person", "sales_people"),
+            ("IoTReading", "IoTReadings"),
+        ] {
+            assert_eq!(plural(one), many, "{one}");
+        }
+        assert_eq!(n_of(1, "Comment"), "1 Comment");
+        assert_eq!(n_of(2, "Comment"), "2 Comments");
+        assert_eq!(n_of(1000, "Person"), "1,000 People");
+        assert_eq!(up_to(Some(1), "Note"), "up to 1 Note");
+        assert_eq!(up_to(None, "Note"), "an unbounded number of Notes");
+        assert_eq!(bytes(3071), "3 KB");
+        assert_eq!(bytes(500), "500 B");
+        assert_eq!(bytes(3 * 1024 * 1024 + 512 * 1024), "3.5 MB");
+    }
 
     #[test]
     fn articles_follow_the_first_letter() {

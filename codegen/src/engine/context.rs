@@ -141,28 +141,21 @@ impl<'a> Ctx<'a> {
     }
 
     /// Why `entity` counts as standalone, for the decision's facts.
-    pub fn standalone_reason(&self, entity: &str) -> Option<String> {
+    pub fn read_alone(&self, entity: &str) -> Option<super::basis::Alone> {
+        use super::basis::Alone;
         if self.declared_standalone.contains(entity) {
-            return Some(format!("{entity} is read on its own (declared standalone)"));
+            return Some(Alone::Declared);
         }
         if let Some((field, ttl)) = self.expiring(entity) {
-            return Some(format!(
-                "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",
-                duration_words(ttl)
-            ));
+            return Some(Alone::Expires {
+                field: field.to_owned(),
+                ttl,
+            });
         }
         if let Some(q) = self.queries_on(entity).first() {
-            return Some(format!(
-                "{entity} is read on its own (query `{}` reads it directly)",
-                q.name
-            ));
+            return Some(Alone::Query(q.name.clone()));
         }
-        if self.standalone.contains(entity) {
-            return Some(format!(
-                "{entity} is read on its own (its pattern needs a collection)"
-            ));
-        }
-        None
+        self.standalone.contains(entity).then_some(Alone::Pattern)
     }
 
     pub fn position(&self, span: Span) -> SourcePosition {
@@ -209,23 +202,6 @@ pub(crate) fn snake(name: &str) -> String {
     out
 }
 
-/// The English plural of an entity name, for prose ("Parts", "Categories", "Addresses").
-pub(crate) fn plural(name: &str) -> String {
-    let lower = name.to_lowercase();
-    let vowel_before_y =
-        lower.len() >= 2 && "aeiou".contains(&lower[lower.len() - 2..lower.len() - 1]);
-    if lower.ends_with('y') && !vowel_before_y {
-        format!("{}ies", &name[..name.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-    {
-        format!("{name}es")
-    } else {
-        format!("{name}s")
-    }
-}
-
 /// Formats a count with thousands separators (1000 -> "1,000").
 pub(crate) fn count(n: u64) -> String {
     crate::prose::thousands(n)
@@ -240,14 +216,6 @@ pub(crate) fn duration_words(seconds: u64) -> String {
         s => (s, "second"),
     };
     format!("{} {unit}{}", count(n), if n == 1 { "" } else { "s" })
-}
-
-/// A maximum for prose: "up to 1,000" or "unbounded".
-pub(crate) fn max_words(max: Option<u64>) -> String {
-    match max {
-        Some(n) => format!("up to {}", count(n)),
-        None => "an unbounded number of".to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -13,10 +13,11 @@
 use std::collections::BTreeSet;
 
 use crate::model::{Layout, Model, RelationKind, Side};
-use crate::plan::{Rejected, RuleId};
+use crate::plan::RuleId;
 
-use super::context::{plural, Ctx};
-use super::relation::Choice;
+use super::basis::{Against, Fact, Reason};
+use super::context::Ctx;
+use super::relation::{Choice, Rejection};
 
 /// A cycle of forced embeddings, for error W121: the relationships, in cycle order.
 pub(crate) struct ForcedCycle {
@@ -162,59 +163,50 @@ fn break_edge(
     broken: &mut Broken,
 ) {
     let relation = &ctx.model.relations[rel];
-    let names: Vec<&str> = cycle.iter().map(|e| e.parent.as_str()).collect();
-    let chain = if parent == child {
-        format!("{child} embeds itself")
+    let names: Vec<String> = if parent == child {
+        vec![child.to_owned()]
     } else {
-        let mut chain = names.join(" embeds ");
-        chain.push_str(&format!(" embeds {}", names[0]));
-        chain
+        cycle.iter().map(|e| e.parent.clone()).collect()
     };
-    choice.facts.push(if parent == child {
-        format!("{chain}: no {child} would be stored in a collection")
-    } else {
-        format!("{chain}: with each inside another, none would be stored in a collection")
+    choice.facts.push(Fact::EmbedCycle {
+        names: names.clone(),
     });
     let one_to_one = relation.kind == RelationKind::OneToOne;
     if parent == child && !one_to_one {
         // A tree of its own kind: the nodes nest inside a root node, which needs a collection.
         broken.roots.insert(child.to_owned());
-        choice.because.push_str(&format!(
-            ". Nothing else holds a {child}, so the {} at the top of each tree are documents of a collection of their own",
-            plural(child)
-        ));
+        choice.reason = Reason::TreeRoots {
+            base: Box::new(choice.reason.clone()),
+            child: child.to_owned(),
+        };
         choice.rules.push(RuleId::Rule2);
         return;
     }
-    let embed_because = std::mem::take(&mut choice.because);
     choice.rejected.insert(
         0,
-        Rejected {
-            strategy: Layout::Embed.as_str().to_owned(),
-            why: format!(
-                "{chain}: embedded both ways, no {} would be stored anywhere ({embed_because})",
-                if parent == child {
-                    child.to_owned()
-                } else {
-                    format!("{parent} or {child}")
-                }
-            ),
+        Rejection {
+            strategy: Some(Layout::Embed),
             rules: vec![RuleId::Rule1],
+            against: Against::EmbedCycle {
+                names: names.clone(),
+                reason: Box::new(choice.reason.clone()),
+            },
         },
     );
     if parent == child {
         choice.strategy = Layout::ChildRef;
-        choice.because = format!(
-            "a {child} related to another {child} one-to-one cannot hold it embedded (its partner would hold it in turn, without end): each {child} is a document of its own collection and the partner stores its id (rule 4)"
-        );
+        choice.reason = Reason::SelfOneToOne {
+            child: child.to_owned(),
+        };
     } else {
         choice.strategy = Layout::ParentRefs;
-        choice.because = format!(
-            "{chain}, so embedding here too would leave them without a collection: the cycle is broken with a reference, {} keep a collection of their own and each {parent} holds their ids (rule 4: an application-level join is cheap)",
-            plural(child)
-        );
+        choice.reason = Reason::CycleBroken {
+            names,
+            parent: parent.to_owned(),
+            child: child.to_owned(),
+        };
     }
-    let chosen = choice.strategy.as_str();
+    let chosen = Some(choice.strategy);
     choice.rejected.retain(|r| r.strategy != chosen);
     choice.rules = vec![RuleId::Rule4];
     choice.outlier_cap = None;

@@ -5,8 +5,9 @@
 //! and every copy creates a fan-out obligation: updating A.f must update every B that holds it.
 
 use crate::model::{Layout, Relation, Show};
-use crate::plan::{Denormalized, FanOut, FieldKind, Rejected, RuleId};
+use crate::plan::{Denormalized, FanOut, FieldKind, RuleId};
 
+use super::basis::{self, Against, Fact, Obligation, Ratio};
 use super::context::Ctx;
 use super::fields::{declared, join};
 use super::placement::{Holder, Layouted};
@@ -15,7 +16,7 @@ use super::relation::Choice;
 /// A copy that rule 5 declined, or that could not be placed.
 pub(crate) struct Declined {
     pub source: String,
-    pub reason: String,
+    pub reason: basis::Declined,
     /// A query needed it (the query must join in the application).
     pub for_query: Option<String>,
 }
@@ -25,7 +26,7 @@ pub(crate) struct Copies {
     pub denormalized: Vec<Denormalized>,
     pub declined: Vec<Declined>,
     pub rules: Vec<RuleId>,
-    pub facts: Vec<String>,
+    pub facts: Vec<Fact>,
 }
 
 struct Want {
@@ -108,10 +109,10 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         if choice.strategy == Layout::Embed
             || (choice.strategy == Layout::Bucket && want.on == rel.parent().entity)
         {
-            result.facts.push(format!(
-                "{source_words} is read with {} without a copy: they share a document",
-                want.on
-            ));
+            result.facts.push(Fact::SharedDocument {
+                sources,
+                on: want.on.clone(),
+            });
             continue;
         }
         let immutable = ctx
@@ -122,38 +123,27 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
                     .all(|f| e.field(f).is_some_and(|fl| fl.facts.immutable))
             })
             .unwrap_or(false);
-        let ratio_words = match want.ratio {
-            _ if immutable => "never updated (immutable)".to_owned(),
-            Some(r) => format!("{} reads per update", trim(r)),
-            None => "no read/write ratio given".to_owned(),
-        };
-        result.facts.push(match &want.query {
-            Some(q) => format!(
-                "query `{q}` on {} filters on {source_words} ({ratio_words})",
-                want.on
-            ),
-            None => format!(
-                "{source_words} is shown with every {} ({ratio_words})",
-                want.on
-            ),
+        result.facts.push(Fact::Shown {
+            sources,
+            on: want.on.clone(),
+            ratio: match want.ratio {
+                _ if immutable => Ratio::Immutable,
+                Some(r) => Ratio::Reads(r),
+                None => Ratio::Unknown,
+            },
+            query: want.query.clone(),
         });
         let copy = match want.ratio {
             // An immutable field never changes: its copies never fan out, whatever the ratio.
             _ if immutable => Ok(()),
-            Some(r) if r <= 1.0 => Err(format!(
-                "{source_words} is updated at least as often as it is read (ratio {}): copies would cost more writes than the reads they save (rule 5)",
-                trim(r)
-            )),
-            Some(r) if r < threshold => Err(format!(
-                "{source_words} is read {} times per update, below the threshold of {} (rule 5): an application-level join is cheaper (rule 4)",
-                trim(r),
-                trim(threshold)
-            )),
+            Some(r) if r <= 1.0 => Err(basis::Declined::UpdatedOften { ratio: r }),
+            Some(r) if r < threshold => Err(basis::Declined::BelowThreshold {
+                ratio: r,
+                threshold,
+            }),
             Some(_) => Ok(()),
-            None if immutable || want.query.is_some() => Ok(()),
-            None => Err(format!(
-                "no read/write ratio is given for {source_words}: state `ratio` to let rule 5 decide; until then the application joins (rule 4)"
-            )),
+            None if want.query.is_some() => Ok(()),
+            None => Err(basis::Declined::NoRatio),
         };
         if let Err(reason) = copy {
             result.declined.push(Declined {
@@ -163,7 +153,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             });
             continue;
         }
-        match place_copy(ctx, rel, lay, &want, choice.strategy) {
+        match place_copy(ctx, rel, lay, &want, choice, result.denormalized.len()) {
             Ok(copies) => {
                 result.denormalized.extend(copies);
                 if !result.rules.contains(&RuleId::Rule5) {
@@ -225,12 +215,21 @@ fn place_copy(
     rel: &Relation,
     lay: &mut Layouted,
     want: &Want,
-    strategy: Layout,
-) -> Result<Vec<Denormalized>, String> {
+    choice: &Choice,
+    first: usize,
+) -> Result<Vec<Denormalized>, basis::Declined> {
+    let strategy = choice.strategy;
     let from_entity = ctx
         .entity(&want.from)
-        .ok_or_else(|| format!("unknown entity {}", want.from))?;
-    let (parent, child) = (rel.parent(), rel.child());
+        .ok_or_else(|| basis::Declined::Unknown {
+            what: want.from.clone(),
+        })?;
+    // The parent as the decision sees it: for one_way, the side holding the id array.
+    let parent = rel.end(choice.parent);
+    let child = match choice.parent {
+        crate::model::Side::Left => &rel.right,
+        crate::model::Side::Right => &rel.left,
+    };
     // The single reference to the parent, held by the child (child_ref, two_way) or by buckets.
     let single = lay.child_ref.clone().filter(|(h, _)| {
         want.from == parent.entity
@@ -244,6 +243,12 @@ fn place_copy(
         .parent_array
         .clone()
         .filter(|(h, _)| want.from == child.entity && holder_is(h, &want.on));
+    // The array of references to the parents, held by each child (many-to-many two_way).
+    let array = array.or_else(|| {
+        lay.child_array
+            .clone()
+            .filter(|(h, _)| want.from == parent.entity && holder_is(h, &want.on))
+    });
     let (holder, path, in_array) = match (single, array) {
         (Some((h, p)), _) => (h, p, false),
         (None, Some((h, p))) => (h, p, true),
@@ -269,26 +274,43 @@ fn place_copy(
             (holder, child.field.clone(), false)
         }
         _ => {
-            return Err(format!(
-                "a {} holds no reference to {} in the {} layout{}",
-                want.on,
-                want.from,
-                strategy.as_str(),
-                if strategy == Layout::OneWay || strategy == Layout::ChildRef {
-                    ", and giving it one would need an unbounded array (rule 3)"
-                } else {
-                    ""
-                }
-            ));
+            // A reference would take an array of as many as `want.on` has of `want.from`.
+            let needed = [&rel.left, &rel.right]
+                .into_iter()
+                .find(|e| e.entity == want.on)
+                .and_then(|e| e.cardinality.max(ctx.settings));
+            return Err(basis::Declined::NoReference {
+                on: want.on.clone(),
+                from: want.from.clone(),
+                layout: strategy,
+                needed,
+            });
         }
     };
     let collection = holder_collection(ctx, &holder);
-    let placed = lay
-        .placed
-        .iter_mut()
-        .find(|p| p.holder == holder && p.field.name == path)
-        .ok_or_else(|| format!("no reference field {path} to extend"))?;
-    super::fields::extend_reference(&mut placed.field, &want.from);
+    // The reference: a field placed in the holder's documents, or in a collection the
+    // relationship adds (the parent reference of each bucket).
+    let in_extra = match &holder {
+        Holder::Collection(name) => lay
+            .extra
+            .iter_mut()
+            .filter(|x| x.name == *name)
+            .flat_map(|x| x.fields.iter_mut())
+            .find(|f| f.name == path),
+        Holder::Entity(_) => None,
+    };
+    let reference = match in_extra {
+        Some(f) => f,
+        None => lay
+            .placed
+            .iter_mut()
+            .find(|p| p.holder == holder && p.field.name == path)
+            .map(|p| &mut p.field)
+            .ok_or_else(|| basis::Declined::Unknown {
+                what: format!("the reference field {path}"),
+            })?,
+    };
+    super::fields::extend_reference(reference, &want.from);
     let mut out = Vec::new();
     for field_name in &want.fields {
         let Some(field) = from_entity.field(field_name) else {
@@ -312,8 +334,8 @@ fn place_copy(
                 None => "needed by a query".to_owned(),
             }
         )];
-        if !placed.field.children.iter().any(|c| c.name == copy.name) {
-            placed.field.children.push(copy.clone());
+        if !reference.children.iter().any(|c| c.name == copy.name) {
+            reference.children.push(copy.clone());
         }
         let copy_path = join(&path, &field.bson_name);
         let fan_out = if in_array {
@@ -331,31 +353,13 @@ fn place_copy(
                 array_filter: None,
             }
         };
-        if field.facts.immutable {
-            lay.obligations.push(format!(
-                "{}.{} is immutable: its copies in `{}` never need updating",
-                want.from, field.name, collection
-            ));
-        } else {
-            lay.obligations.push(format!(
-            "updating {}.{} fans out to every copy: updateMany on `{}` where {} is the {}'s id, setting {}{}",
-            want.from,
-            field.name,
-            collection,
-            fan_out.match_path,
-            want.from,
-            fan_out.set_path,
-            match want.ratio {
-                Some(r) => format!(" (about 1 update per {} reads)", trim(r)),
-                None => String::new(),
-            }
-        ));
-        }
+        lay.obligations.push(Obligation::FanOut(first + out.len()));
         out.push(Denormalized {
             source: format!("{}.{}", want.from, field.name),
             collection: collection.clone(),
             copy_path,
             reads_per_update: want.ratio,
+            immutable: field.facts.immutable,
             fan_out,
         });
     }
@@ -386,13 +390,16 @@ fn holder_collection(ctx: &Ctx<'_>, holder: &Holder) -> String {
 }
 
 /// Declined copies as rejected alternatives of the decision.
-pub(crate) fn rejected(declined: &[Declined]) -> Vec<Rejected> {
+pub(crate) fn rejected(declined: &[Declined]) -> Vec<super::relation::Rejection> {
     declined
         .iter()
-        .map(|d| Rejected {
-            strategy: "denormalized".to_owned(),
-            why: format!("copying {}: {}", d.source, d.reason),
+        .map(|d| super::relation::Rejection {
+            strategy: None,
             rules: vec![RuleId::Rule5],
+            against: Against::Copy {
+                sources: d.source.clone(),
+                why: d.reason.clone(),
+            },
         })
         .collect()
 }

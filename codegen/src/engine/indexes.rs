@@ -346,7 +346,7 @@ fn relationship(
             let children = if one_to_one {
                 d.child.clone()
             } else {
-                super::context::plural(&d.child)
+                crate::prose::plural(&d.child)
             };
             add(
                 collection,

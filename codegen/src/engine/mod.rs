@@ -6,6 +6,7 @@
 //! estimates document sizes and `warnings` reports anti-patterns. Every decision records the
 //! rules it applied, the facts it used and the alternatives it rejected.
 
+pub(crate) mod basis;
 mod collections;
 mod context;
 mod cycles;
@@ -25,6 +26,7 @@ use squillion_grammar::SourceFile;
 use crate::model::{Layout, Model};
 use crate::plan::{Decision, EndCardinalities, Plan, RuleId, Shape};
 
+pub(crate) use context::duration_words;
 pub use warnings::codes;
 
 /// Decides the layout of every relationship and the shape of every collection.
@@ -33,6 +35,7 @@ pub use warnings::codes;
 pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let ctx = context::Ctx::new(model, source);
     let mut decisions = Vec::new();
+    let mut bases = Vec::new();
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
     let mut choices: Vec<_> = model
@@ -63,30 +66,23 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         if !lay.computed.is_empty() {
             add_rule(RuleId::Computed);
         }
-        let mut because = choice.because.clone();
-        if !copies.denormalized.is_empty() {
-            let sources: BTreeSet<&str> = copies
-                .denormalized
-                .iter()
-                .map(|d| d.source.as_str())
-                .collect();
-            because.push_str(&format!(
-                ". Copies of {} travel with the references (rule 5: read far more often than updated)",
-                sources.into_iter().collect::<Vec<_>>().join(", ")
-            ));
-        }
-        if let Some(s) = &lay.subset {
-            because.push_str(&format!(
-                ". The {} also keeps its latest {} {} (subset pattern)",
-                parent,
-                context::count(s.n),
-                context::plural(&child)
-            ));
-        }
         let mut facts = choice.facts.clone();
         facts.extend(copies.facts.iter().cloned());
         let mut rejected = choice.rejected.clone();
         rejected.extend(denormalize::rejected(&copies.declined));
+        let copied: BTreeSet<String> = copies
+            .denormalized
+            .iter()
+            .map(|d| d.source.clone())
+            .collect();
+        let basis = Basis {
+            reason: choice.reason.clone(),
+            copied: copied.into_iter().collect(),
+            subset: lay.subset.as_ref().map(|s| s.n),
+            facts,
+            rejected,
+            obligations: lay.obligations.clone(),
+        };
         let s = &model.settings;
         decisions.push(Decision {
             id: rel.id.clone(),
@@ -105,17 +101,18 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             forced: choice.forced,
             placement: lay.placement.clone(),
             rules: rules.into_iter().map(crate::plan::citation).collect(),
-            because,
-            facts,
-            rejected,
+            because: String::new(),
+            facts: Vec::new(),
+            rejected: Vec::new(),
             denormalized: copies.denormalized,
             subset: lay.subset.clone(),
             bucket: lay.bucket.clone(),
             computed: lay.computed.clone(),
             outlier: lay.outlier.clone(),
-            obligations: lay.obligations.clone(),
+            obligations: Vec::new(),
             warnings: Vec::new(),
         });
+        bases.push(basis);
         declined.extend(
             copies
                 .declined
@@ -166,6 +163,9 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let mut spans = collections::SpanIndex::new();
     let mut collections = collections::build(&ctx, &placements, &mut spans);
     relocate(&mut decisions, &collections);
+    for (d, basis) in decisions.iter_mut().zip(&bases) {
+        crate::prose::decision::render(d, basis);
+    }
     let joins = indexes::plan(&ctx, &mut collections, &decisions);
     size::estimate(&mut collections);
 
@@ -202,8 +202,6 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
-    let mut warnings = warnings;
-    correct_articles(&mut decisions, &mut warnings);
     Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),
@@ -215,24 +213,17 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     }
 }
 
-/// The engine's sentences put a fixed `a` before entity names: `an Author`, not `a Author`.
-fn correct_articles(decisions: &mut [Decision], warnings: &mut [crate::plan::Warning]) {
-    use crate::prose::articles;
-    for d in decisions {
-        d.because = articles(&d.because);
-        for s in d.facts.iter_mut().chain(d.obligations.iter_mut()) {
-            *s = articles(s);
-        }
-        for r in &mut d.rejected {
-            r.why = articles(&r.why);
-        }
-    }
-    for w in warnings {
-        w.message = articles(&w.message);
-        if let Some(h) = &mut w.help {
-            *h = articles(h);
-        }
-    }
+/// What one decision rests on, as data, kept until every name is final and then worded by
+/// `crate::prose::decision::render`.
+pub(crate) struct Basis {
+    pub reason: basis::Reason,
+    /// `Entity.field` of every copy made (rule 5).
+    pub copied: Vec<String>,
+    /// `latest N` kept in the parent (subset pattern).
+    pub subset: Option<u64>,
+    pub facts: Vec<basis::Fact>,
+    pub rejected: Vec<relation::Rejection>,
+    pub obligations: Vec<basis::Obligation>,
 }
 
 /// Placements and copies name their holder entity's collection; when that entity is itself

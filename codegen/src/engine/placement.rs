@@ -7,9 +7,11 @@ use crate::plan::{
     Placement, PlanField, Shape, SubsetPlan, TimeRangePaths,
 };
 
+use super::basis::Obligation;
 use super::context::{count, snake, Ctx};
 use super::fields::{new_field, reference};
 use super::relation::Choice;
+use crate::prose::{n_of, plural};
 
 /// Whose documents a placed field goes into.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,12 +50,14 @@ pub(crate) struct Layouted {
     pub bucket: Option<BucketPlan>,
     pub computed: Vec<Computed>,
     pub outlier: Option<OutlierPlan>,
-    pub obligations: Vec<String>,
+    pub obligations: Vec<Obligation>,
     /// The id reference to the parent stored in children (child_ref, two_way, bucket), and its
     /// holder: where copies of parent fields go.
     pub child_ref: Option<(Holder, String)>,
     /// The id array in the parent (parent_refs, two_way, one_way).
     pub parent_array: Option<(Holder, String)>,
+    /// The id array of parents in each child (many-to-many two_way).
+    pub child_array: Option<(Holder, String)>,
 }
 
 fn collection_of(ctx: &Ctx<'_>, entity: &str) -> String {
@@ -83,12 +87,13 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
         obligations: Vec::new(),
         child_ref: None,
         parent_array: None,
+        child_array: None,
     };
     let rel_doc = format!(
         "{} ({}): {}",
         choice.strategy.as_str(),
         rel.id,
-        choice.because
+        crate::prose::decision::reason(&choice.reason)
     );
     let holder_p = Holder::Entity(parent.entity.clone());
     let holder_c = Holder::Entity(child.entity.clone());
@@ -140,10 +145,10 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                 || ctx.is_standalone(&child.entity)
                 || n_max.is_none()
             {
-                out.obligations.push(format!(
-                    "listing a {}'s {} is one query on the index of {}.{}",
-                    parent.entity, child.entity, c_coll, child.field
-                ));
+                out.obligations.push(Obligation::ListByIndex {
+                    parent: parent.entity.clone(),
+                    child: child.entity.clone(),
+                });
             }
         }
         Layout::TwoWay => {
@@ -175,13 +180,14 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                     field: f,
                     embed_entity: None,
                 });
+                out.child_array = Some((holder_c.clone(), child.field.clone()));
             } else {
                 child_id(ctx, rel, parent, child, &c_coll, &rel_doc, &mut out);
             }
-            out.obligations.push(format!(
-                "linking or unlinking a {} and a {} updates both documents: one transaction keeps them in agreement",
-                parent.entity, child.entity
-            ));
+            out.obligations.push(Obligation::LinkBoth {
+                parent: parent.entity.clone(),
+                child: child.entity.clone(),
+            });
         }
         Layout::Bucket => bucket(ctx, rel, parent, child, choice, &rel_doc, &mut out),
         Layout::LinkCollection => link(ctx, rel, &rel_doc, &mut out),
@@ -312,14 +318,11 @@ fn parent_ids(
         field: f,
         embed_entity: None,
     });
-    out.obligations.push(format!(
-        "adding a {} to a {} is `$addToSet` on {}.{} guarded by its bound ({}); loading them is one `$in` query with a projection",
-        child.entity,
-        parent.entity,
-        p_coll,
-        parent.field,
-        cap.map(count).unwrap_or_else(|| "none".to_owned())
-    ));
+    out.obligations.push(Obligation::AddToArray {
+        parent: parent.entity.clone(),
+        child: child.entity.clone(),
+        cap,
+    });
     if let (Some(cap), Some(typical)) = (choice.outlier_cap, parent.cardinality.typical) {
         outlier(ctx, rel, parent, child, p_coll, cap, typical, false, out);
     }
@@ -371,11 +374,10 @@ fn outlier(
     flag_field.optional = true;
     flag_field.relation = Some(rel.id.clone());
     flag_field.docs = vec![format!(
-        "outlier ({}): set when this {} has more than {} {} and the rest overflow into `{overflow}`",
+        "outlier ({}): set when this {} has more than {} and the rest overflow into `{overflow}`",
         rel.id,
         parent.entity,
-        count(cap),
-        child.entity
+        n_of(cap, &child.entity)
     )];
     out.placed.push(Placed {
         holder: Holder::Entity(parent.entity.clone()),
@@ -412,9 +414,9 @@ fn outlier(
             "Overflow of {}.{}: the {} beyond the first {} of the rare {} that have more (seed 002 outlier pattern).",
             parent.entity,
             parent.field,
-            child.entity,
+            plural(&child.entity),
             count(cap),
-            parent.entity
+            plural(&parent.entity)
         )],
         parent: parent.entity.clone(),
         fields,
@@ -429,13 +431,12 @@ fn outlier(
         typical,
         max: parent.cardinality.max(ctx.settings),
     });
-    out.obligations.push(format!(
-        "adding a {} to a full {} ({} already) sets the flag and appends to `{overflow}`; reads of flagged {}s also read their overflow",
-        child.entity,
-        parent.entity,
-        count(cap),
-        parent.entity
-    ));
+    out.obligations.push(Obligation::Overflow {
+        parent: parent.entity.clone(),
+        child: child.entity.clone(),
+        cap,
+        overflow: overflow.clone(),
+    });
 }
 
 fn bucket(
@@ -463,7 +464,7 @@ fn bucket(
     let mut count_field = new_field("", "count", FieldKind::Computed, "int");
     count_field.docs = vec![format!(
         "number of {} in this bucket; appends are guarded by `count < {size}`",
-        child.entity
+        plural(&child.entity)
     )];
     fields.push(count_field);
     let f = &rel.facts;
@@ -483,7 +484,7 @@ fn bucket(
                 } else {
                     "largest"
                 },
-                child.entity
+                plural(&child.entity)
             )];
             fields.push(t);
         }
@@ -574,10 +575,12 @@ fn bucket(
         purpose,
     });
     out.child_ref = Some((Holder::Collection(name.clone()), parent_key.clone()));
-    out.obligations.push(format!(
-        "appending a {} is one upsert on `{name}` filtered on {{{parent_key}, count < {size}}} with $push and $inc (a new bucket is created when the last is full)",
-        child.entity
-    ));
+    out.obligations.push(Obligation::BucketAppend {
+        child: child.entity.clone(),
+        collection: name.clone(),
+        key: parent_key.clone(),
+        size,
+    });
     out.extra.push(ExtraCollection {
         name,
         entity: child.entity.clone(),
@@ -585,12 +588,14 @@ fn bucket(
             relation: rel.id.clone(),
         },
         docs: vec![format!(
-            "Buckets of up to {size} {} of one {} ({}; {}).",
-            child.entity,
+            "Buckets of up to {} of one {} ({}; {}).",
+            n_of(size, &child.entity),
             parent.entity,
             rel.id,
             if purpose == BucketPurpose::Pages {
                 "one bucket is one page"
+            } else if f.summary.is_empty() {
+                "a time series read by time range"
             } else {
                 "a time series with summaries"
             }
@@ -623,9 +628,9 @@ fn link(ctx: &Ctx<'_>, rel: &Relation, rel_doc: &str, out: &mut Layouted) {
             max_items: None,
         });
     }
-    out.obligations.push(format!(
-        "linking is one insert into `{name}` (idempotent under the unique index on the pair); listing either side's partners is one indexed query, then one `$in` query"
-    ));
+    out.obligations.push(Obligation::LinkInsert {
+        collection: name.clone(),
+    });
     out.extra.push(ExtraCollection {
         name,
         entity: rel.left.entity.clone(),
@@ -702,11 +707,10 @@ fn modifiers(
         .collect();
     if let Some(latest) = &f.latest {
         if choice.strategy == Layout::Embed {
-            out.obligations.push(format!(
-                "the latest {} {} are already embedded with the rest: no subset copy needed",
-                count(latest.n),
-                child.entity
-            ));
+            out.obligations.push(Obligation::LatestEmbedded {
+                n: latest.n,
+                child: child.entity.clone(),
+            });
         } else {
             let name = if taken.contains(&parent.field) {
                 format!("latest_{}", parent.field)
@@ -716,10 +720,9 @@ fn modifiers(
             let mut field = copies_field(ctx, &name, child, &latest.keep, rel);
             field.max_items = Some(latest.n);
             field.docs = vec![format!(
-                "subset ({}): the latest {} {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
+                "subset ({}): the latest {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
                 rel.id,
-                count(latest.n),
-                child.entity,
+                n_of(latest.n, &child.entity),
                 latest.by.field,
                 parent.entity
             )];
@@ -737,14 +740,12 @@ fn modifiers(
                 descending: latest.by.descending,
                 keep: latest.keep.clone(),
             });
-            out.obligations.push(format!(
-                "adding a {} also pushes a copy into {}.{} with $each, $sort by {} and $slice -{} (the oldest fall out)",
-                child.entity,
-                p_coll,
-                name,
-                latest.by.field,
-                latest.n
-            ));
+            out.obligations.push(Obligation::SubsetPush {
+                child: child.entity.clone(),
+                path: name.clone(),
+                by: latest.by.field.clone(),
+                n: latest.n,
+            });
         }
     }
     if let Some(top) = &f.top {
@@ -753,11 +754,10 @@ fn modifiers(
         field.kind = FieldKind::Computed;
         field.max_items = Some(top.n);
         field.docs = vec![format!(
-            "computed top-{} ({}): the best {} {} by {} {}, maintained on write with $push, $each, $sort and $slice (seed 002 best times)",
+            "computed top-{} ({}): the best {} by {} {}, maintained on write with $push, $each, $sort and $slice (seed 002 best times)",
             top.n,
             rel.id,
-            count(top.n),
-            child.entity,
+            n_of(top.n, &child.entity),
             top.by.field,
             if top.by.descending { "descending" } else { "ascending" }
         )];
@@ -777,10 +777,12 @@ fn modifiers(
             },
             field: Some(top.by.field.clone()),
         });
-        out.obligations.push(format!(
-            "recording a {} also updates {}.{}: $push with $each, $sort by {} and $slice {} (upsert)",
-            child.entity, p_coll, name, top.by.field, top.n
-        ));
+        out.obligations.push(Obligation::TopPush {
+            child: child.entity.clone(),
+            path: name.clone(),
+            by: top.by.field.clone(),
+            n: top.n,
+        });
     }
     if choice.strategy != Layout::Bucket {
         for summary in &f.summary {
@@ -798,11 +800,11 @@ fn modifiers(
             );
             let mut sf = new_field("", &path, FieldKind::Computed, bson);
             sf.docs = vec![format!(
-                "computed ({}): {} of the {} {}, maintained on write",
+                "computed ({}): {} of the {}'s {}, maintained on write",
                 rel.id,
                 summary.function.as_str(),
                 parent.entity,
-                child.entity
+                plural(&child.entity)
             )];
             sf.relation = Some(rel.id.clone());
             out.placed.push(Placed {
@@ -818,10 +820,10 @@ fn modifiers(
                 },
                 field: summary.field.clone(),
             });
-            out.obligations.push(format!(
-                "adding or removing a {} updates {}.{} in the same write",
-                child.entity, p_coll, path
-            ));
+            out.obligations.push(Obligation::SummaryUpdate {
+                child: child.entity.clone(),
+                path: path.clone(),
+            });
         }
     }
 }

@@ -10,7 +10,8 @@ use crate::plan::{
 
 use super::collections::SpanIndex;
 use super::context::{count, Ctx, Warnings};
-use super::relation::{broken_rules, bytes_words};
+use super::relation::broken_rules;
+use crate::prose::bytes as bytes_words;
 
 /// Stable codes of plan warnings.
 pub mod codes {
@@ -170,7 +171,7 @@ pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
                 "forced layout {} for {} puts {} inside each {holder}, but {} documents expire {} after `{field}` (@expires): MongoDB's TTL index would delete the whole {holder} with every {} it holds",
                 d.strategy.as_str(),
                 d.id,
-                super::context::plural(&d.child),
+                crate::prose::plural(&d.child),
                 d.child,
                 super::context::duration_words(ttl),
                 d.child
@@ -185,7 +186,8 @@ pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
             Some(&d.id),
         );
     }
-    for (rule, why) in broken_rules(e.ctx, rel, d.strategy) {
+    for (rule, broken) in broken_rules(e.ctx, rel, d.strategy) {
+        let why = crate::prose::decision::broken(&broken);
         if expiring.is_some() && rule == RuleId::Rule2 {
             // Said by the error above.
             continue;
@@ -687,7 +689,11 @@ pub(crate) fn queries(
             Severity::Info,
             RuleId::Rule5,
             *span,
-            format!("{} is not copied ({relation}): {}", d.source, d.reason),
+            format!(
+                "{} is not copied ({relation}): {}",
+                d.source,
+                crate::prose::decision::declined(&d.source, &d.reason)
+            ),
             None,
             None,
             Some(relation),

@@ -209,6 +209,9 @@ pub struct Denormalized {
     pub copy_path: String,
     /// Reads per update of the source (rule 5), when known.
     pub reads_per_update: Option<f64>,
+    /// The source is `@immutable`: its copies never need updating.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub immutable: bool,
     /// The update that keeps copies in step when the source changes.
     pub fan_out: FanOut,
 }

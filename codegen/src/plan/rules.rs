@@ -168,7 +168,7 @@ pub fn citation(id: RuleId) -> RuleCitation {
             None,
             "Link collection",
             "One document per pair, indexed from both ends: the relational join table, the last resort when neither side can hold an id array or the link carries fields.",
-            "DOMAIN.md, layouts",
+            "the relational join table: the last resort of every source (docs/language.md, fields)",
         ),
         RuleId::NaturalKey => (
             None,
@@ -228,13 +228,13 @@ pub fn citation(id: RuleId) -> RuleCitation {
             None,
             "Document size",
             "A document cannot exceed 16 MB; MongoDB's advisor warns from 2 MB.",
-            "seed 003, DOMAIN.md anti-patterns",
+            "seed 003; MongoDB's 16 MB document limit and its schema advisor's 2 MB warning",
         ),
         RuleId::Indexing => (
             None,
             "Indexes",
             "Case-insensitive queries need a case-insensitive (collation strength 2) index; avoid unnecessary indexes, especially on large arrays, and more than about 30 per collection.",
-            "seed 002 (anti-patterns), DOMAIN.md",
+            "seed 002 (anti-patterns); MongoDB's schema advisor (about 30 indexes per collection)",
         ),
         RuleId::DocumentShape => (
             None,

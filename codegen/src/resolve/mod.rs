@@ -31,7 +31,7 @@ mod units;
 pub mod vocabulary;
 
 pub use fields::forbidden_field_name;
-pub use names::{plural, IRREGULAR as IRREGULAR_PLURALS};
+pub use crate::prose::{plural, IRREGULAR as IRREGULAR_PLURALS};
 
 use std::collections::BTreeSet;
 

@@ -200,7 +200,7 @@ pub(super) fn collection_name_problem(name: &str) -> Option<&'static str> {
 /// The default collection of an entity: the snake_case plural of its name
 /// (`Book` -> `books`, `Category` -> `categories`, `LogMessage` -> `log_messages`).
 pub(super) fn collection_name(entity: &str) -> String {
-    plural(&snake_case(entity))
+    crate::prose::plural(&snake_case(entity))
 }
 
 /// `LogMessage` -> `log_message`, `HTTPRequest` -> `http_request`, `already_snake` unchanged.
@@ -225,51 +225,6 @@ fn snake_case(name: &str) -> String {
         }
     }
     out
-}
-
-/// Plurals that do not follow the rules (Mongoose's pluralize knows these too).
-pub const IRREGULAR: [(&str, &str); 8] = [
-    ("person", "people"),
-    ("child", "children"),
-    ("man", "men"),
-    ("woman", "women"),
-    ("mouse", "mice"),
-    ("goose", "geese"),
-    ("criterion", "criteria"),
-    ("datum", "data"),
-];
-
-/// The English plural of the last word of a snake_case name. A word already ending in `s`
-/// (`Events`, `News`) is taken as plural, except `-ss`, `-us` and `-is` (`Address`, `Status`,
-/// `Analysis`).
-pub fn plural(word: &str) -> String {
-    let last_start = word.rfind('_').map(|i| i + 1).unwrap_or(0);
-    let (head, last) = word.split_at(last_start);
-    let lower = last.to_ascii_lowercase();
-    if let Some((_, plural)) = IRREGULAR.iter().find(|(one, _)| *one == lower) {
-        return format!("{head}{plural}");
-    }
-    let consonant_y = lower.ends_with('y')
-        && lower.len() > 1
-        && !lower
-            .chars()
-            .rev()
-            .nth(1)
-            .is_some_and(|c| "aeiou".contains(c));
-    if consonant_y {
-        format!("{}ies", &word[..word.len() - 1])
-    } else if lower.ends_with("is") && lower.len() > 2 {
-        format!("{}es", &word[..word.len() - 2])
-    } else if ["ss", "us", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|end| lower.ends_with(end))
-    {
-        format!("{word}es")
-    } else if lower.ends_with('s') {
-        word.to_owned()
-    } else {
-        format!("{word}s")
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -321,6 +321,7 @@ fn products() -> (Collection, Collection, Decision) {
         collection: "products".to_owned(),
         copy_path: "parts.name".to_owned(),
         reads_per_update: Some(1_000.0),
+        immutable: false,
         fan_out: FanOut {
             collection: "products".to_owned(),
             match_path: "parts.id".to_owned(),

@@ -255,7 +255,7 @@ pub struct Host {
     /// `ipaddr` (BSON `string`).
     #[squillion(fan_out(to = LogMessage, by = "host.id", copy = "host.ipaddr"))]
     pub ipaddr: ::std::string::String,
-    /// subset (Host.logmsgs): the latest 1,000 LogMessage by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
+    /// subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
     #[squillion(
         subset(to = LogMessage, n = 1000, sort = "time", desc, keep("time", "message"))
     )]
@@ -276,7 +276,7 @@ impl Host {
     /// The `$jsonSchema` validator of `hosts`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["time","message"],"properties":{"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessage by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["time","message"],"properties":{"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
         )
     }
     /// The validator document of `hosts`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -294,7 +294,7 @@ impl UserRepo {
             .await
     }
 }
-/// Buckets of up to 10 Note of one Book (Book.notes; one bucket is one page).
+/// Buckets of up to 10 Notes of one Book (Book.notes; one bucket is one page).
 /// Collection `book_notes`. Buckets of Note (Book.notes).
 /// Estimated size: about 3071 bytes on average, unbounded at worst.
 /// Layout of `Book.notes`: bucket. Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
@@ -333,7 +333,7 @@ pub struct BookNotesBucket {
     /// bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
     #[squillion(bucket(size = 10, key = book, count = count))]
     pub notes: ::squillion::BoundedVec<Note, 10>,
-    /// number of Note in this bucket; appends are guarded by `count < 10`
+    /// number of Notes in this bucket; appends are guarded by `count < 10`
     pub count: i32,
     /// max of date over this bucket (computed on write)
     #[squillion(computed(max = "date", of = notes))]
@@ -357,7 +357,7 @@ impl BookNotesBucket {
     /// The `$jsonSchema` validator of `book_notes`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","book","notes","count","max"],"properties":{"_id":{"bsonType":"objectId"},"book":{"bsonType":"objectId"},"notes":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["note","date","user","comments"],"properties":{"note":{"bsonType":"string"},"date":{"bsonType":"date"},"user":{"bsonType":"string","description":"child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["text","replies","user"],"properties":{"text":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object"},"description":"embed (Comment.replies): up to 200 Comments per Comment, only read through their Comment, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)"},"user":{"bsonType":"string","description":"child_ref (User.comments): a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)"}}},"description":"embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)"}}},"description":"bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Note in this bucket; appends are guarded by `count < 10`"},"max":{"bsonType":"date","description":"max of date over this bucket (computed on write)"}},"title":"book_notes documents"}"#,
+            r#"{"bsonType":"object","required":["_id","book","notes","count","max"],"properties":{"_id":{"bsonType":"objectId"},"book":{"bsonType":"objectId"},"notes":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["note","date","user","comments"],"properties":{"note":{"bsonType":"string"},"date":{"bsonType":"date"},"user":{"bsonType":"string","description":"child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["text","replies","user"],"properties":{"text":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object"},"description":"embed (Comment.replies): up to 200 Comments per Comment, only read through their Comment, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)"},"user":{"bsonType":"string","description":"child_ref (User.comments): a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)"}}},"description":"embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)"}}},"description":"bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Notes in this bucket; appends are guarded by `count < 10`"},"max":{"bsonType":"date","description":"max of date over this bucket (computed on write)"}},"title":"book_notes documents"}"#,
         )
     }
     /// The validator document of `book_notes`, `{$jsonSchema: ...}`, for `collMod` and `create`.

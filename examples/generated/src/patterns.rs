@@ -62,7 +62,7 @@ pub struct Section {
     /// natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)
     #[serde(rename = "_id")]
     pub name: ::std::string::String,
-    /// computed top-20 (Section.efforts): the best 20 Effort by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
+    /// computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(top(n = 20, sort = "time"))]
     pub top_efforts: ::squillion::BoundedVec<EffortTopEfforts, 20>,
 }
@@ -78,7 +78,7 @@ impl Section {
     /// The `$jsonSchema` validator of `best_times`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["athlete","time"],"properties":{"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Effort by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
+            r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["athlete","time"],"properties":{"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
         )
     }
     /// The validator document of `best_times`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -147,7 +147,7 @@ impl Effort {
 /// seed 002: `db.customers.updateOne({_id: i.customer}, ...)`: the customer's name is its key.
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 138944 bytes on average, 279944 bytes at worst.
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: read far more often than updated)
+/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: never updated: they are immutable)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
     Debug,
@@ -192,7 +192,7 @@ impl Customer {
 /// date: Date("2019-11-06"), items: [...], total: 105, status: "delivered"}`.
 /// Collection `invoices`. One document per Invoice.
 /// Estimated size: about 3117 bytes on average, 109067 bytes at worst.
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: read far more often than updated)
+/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: never updated: they are immutable)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
     Debug,
@@ -248,7 +248,7 @@ impl Invoice {
 /// A movie.
 /// Collection `movies`. One document per Movie.
 /// Estimated size: about 4024 bytes on average, 416975 bytes at worst.
-/// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
+/// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
 /// Rules: rule 1, outlier pattern, rule 3.
 #[derive(
     Debug,
@@ -266,12 +266,12 @@ pub struct Movie {
     pub id: ::squillion::__private::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
-    /// embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
+    /// embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
     #[squillion(
         outlier(max = 200, flag = cast_overflow, overflow = "movies_cast_overflow")
     )]
     pub cast: ::std::vec::Vec<CastMember>,
-    /// outlier (Movie.cast): set when this Movie has more than 200 CastMember and the rest overflow into `movies_cast_overflow`
+    /// outlier (Movie.cast): set when this Movie has more than 200 CastMembers and the rest overflow into `movies_cast_overflow`
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cast_overflow: ::std::option::Option<bool>,
 }
@@ -287,7 +287,7 @@ impl Movie {
     /// The `$jsonSchema` validator of `movies`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","cast"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"cast":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}},"description":"embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed ..."},"cast_overflow":{"bsonType":["bool","null"],"description":"outlier (Movie.cast): set when this Movie has more than 200 CastMember and the rest overflow into `movies_cast_overflow`"}},"title":"movies documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","cast"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"cast":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}},"description":"embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the ..."},"cast_overflow":{"bsonType":["bool","null"],"description":"outlier (Movie.cast): set when this Movie has more than 200 CastMembers and the rest overflow into `movies_cast_overflow`"}},"title":"movies documents"}"#,
         )
     }
     /// The validator document of `movies`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -748,7 +748,7 @@ impl PostRepo {
             .await
     }
 }
-/// Buckets of up to 200 Reading of one Sensor (Sensor.readings; a time series with summaries).
+/// Buckets of up to 200 Readings of one Sensor (Sensor.readings; a time series with summaries).
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
 /// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
@@ -779,12 +779,12 @@ pub struct SensorReadingsBucket {
         bucket(size = 200, key = sensor, count = count, start = start, end = end)
     )]
     pub readings: ::squillion::BoundedVec<Reading, 200>,
-    /// number of Reading in this bucket; appends are guarded by `count < 200`
+    /// number of Readings in this bucket; appends are guarded by `count < 200`
     pub count: i32,
-    /// smallest time of the Reading in this bucket
+    /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
     pub start: ::squillion::__private::bson::DateTime,
-    /// largest time of the Reading in this bucket
+    /// largest time of the Readings in this bucket
     #[squillion(computed(max = "time"))]
     pub end: ::squillion::__private::bson::DateTime,
     /// total of value over this bucket (computed on write)
@@ -810,7 +810,7 @@ impl SensorReadingsBucket {
     /// The `$jsonSchema` validator of `sensor_readings`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Reading in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Reading in this bucket"},"end":{"bsonType":"date","description":"largest time of the Reading in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
+            r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Readings in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Readings in this bucket"},"end":{"bsonType":"date","description":"largest time of the Readings in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -820,7 +820,7 @@ impl SensorReadingsBucket {
         }
     }
 }
-/// Overflow of Movie.cast: the CastMember beyond the first 200 of the rare Movie that have more (seed 002 outlier pattern).
+/// Overflow of Movie.cast: the CastMembers beyond the first 200 of the rare Movies that have more (seed 002 outlier pattern).
 /// Collection `movies_cast_overflow`. Overflow documents of the outlier relationship Movie.cast.
 /// Estimated size: about 7954 bytes on average, 415954 bytes at worst.
 #[derive(

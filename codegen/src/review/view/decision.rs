@@ -252,12 +252,11 @@ fn patterns(d: &Decision) -> Vec<String> {
             s.keep.join(", ")
         };
         out.push(format!(
-            "Subset: `{}.{}` keeps the {} {} {} ordered by `{}` ({keep}).",
+            "Subset: `{}.{}` keeps the {} {} ordered by `{}` ({keep}).",
             s.collection,
             s.path,
             if s.descending { "latest" } else { "first" },
-            thousands(s.n),
-            d.child,
+            crate::prose::n_of(s.n, &d.child),
             s.sort_by
         ));
     }
@@ -267,10 +266,9 @@ fn patterns(d: &Decision) -> Vec<String> {
             BucketPurpose::TimeSeries => "a time series read by ranges",
         };
         let mut line = format!(
-            "Bucket: `{}` holds up to {} {} per document in `{}`, counted in `{}`, referencing the {} by `{}` ({purpose}).",
+            "Bucket: `{}` holds up to {} per document in `{}`, counted in `{}`, referencing the {} by `{}` ({purpose}).",
             b.collection,
-            thousands(b.size),
-            d.child,
+            crate::prose::n_of(b.size, &d.child),
             b.items_path,
             b.count_path,
             d.parent,

@@ -1,0 +1,527 @@
+//! What the engine's decisions rest on, as data: the facts it used, the reason for each choice,
+//! why each alternative lost, the rules a forced layout breaks, why a copy was declined and the
+//! writes a layout obliges. The engine fills these; `crate::prose::decision` turns them into the
+//! sentences of the Plan, in one place, after every name (collections, paths) is final.
+
+use crate::model::Layout;
+
+/// How a count of children is bounded: `Some(n)` up to `n`, `None` without bound.
+pub(crate) type Max = Option<u64>;
+
+/// Why an entity is read on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Alone {
+    /// `standalone E`.
+    Declared,
+    /// A query reads it directly.
+    Query(String),
+    /// Its pattern (tree, queue, versioning) needs a collection.
+    Pattern,
+    /// Its documents expire on their own (`@expires` on `field`, after `ttl` seconds).
+    Expires { field: String, ttl: u64 },
+}
+
+/// How a child is reached when it is not read on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Through {
+    /// Through its one parent.
+    Parent,
+    /// A self-relation: through the node it hangs from (`Comment.replies`).
+    Node { end: String },
+    /// Many-to-many: through the documents that list it.
+    Partners,
+    /// It belongs to other parents too: it is not read on its own, but not only through this one.
+    NotAlone,
+}
+
+/// The read/write ratio of a shown field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Ratio {
+    /// `@immutable`: never updated.
+    Immutable,
+    /// Reads per update.
+    Reads(f64),
+    /// No ratio given.
+    Unknown,
+}
+
+/// A fact the decision used.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Fact {
+    /// `P.f: card`: each parent has up to `max` children.
+    Bound {
+        parent: String,
+        child: String,
+        end: String,
+        written: String,
+        max: Max,
+    },
+    /// A parent usually has `n` children.
+    Typical {
+        parent: String,
+        child: String,
+        n: u64,
+    },
+    /// One of each, both ways (one-to-one).
+    OneEach { owner: String, other: String },
+    /// The entity is read on its own.
+    ReadAlone { entity: String, why: Alone },
+    /// The child is only read through its parent (or node, or partners).
+    ReadThrough {
+        child: String,
+        parent: String,
+        through: Through,
+    },
+    /// One-to-one: the other side is read with the owner.
+    ReadTogether { owner: String, other: String },
+    /// Large, seldom-read data.
+    LargeSeldom { entity: String, bytes: u64 },
+    /// `growth`.
+    Growth {
+        child: String,
+        append_heavy: bool,
+        unbounded: bool,
+    },
+    /// `atomic_move`.
+    AtomicMove { child: String, parent: String },
+    /// `navigate both`.
+    NavigateBoth,
+    /// `navigate E`.
+    NavigateFrom { entity: String },
+    /// `page N by f`.
+    Page {
+        child: String,
+        size: u64,
+        by: Option<String>,
+        newest_first: bool,
+    },
+    /// `time_range by f`.
+    TimeRange { child: String, field: String },
+    /// `summary ...`, as written.
+    Summaries { names: Vec<String> },
+    /// `latest N by f`.
+    Latest {
+        parent: String,
+        child: String,
+        n: u64,
+        by: String,
+    },
+    /// `top N by f`.
+    Top {
+        parent: String,
+        child: String,
+        n: u64,
+        by: String,
+    },
+    /// `fields { ... }`.
+    RelationFields { names: Vec<String> },
+    /// `force layout`.
+    Forced { layout: Layout, agrees: bool },
+    /// Each of `names` would embed the next (and the last the first): none would be stored in a
+    /// collection. One name: an entity embedding itself.
+    EmbedCycle { names: Vec<String> },
+    /// Rule 5: the fields are read with `on` and share its document.
+    SharedDocument { sources: Vec<String>, on: String },
+    /// Rule 5: the fields are shown with `on` (or a query filters on them).
+    Shown {
+        sources: Vec<String>,
+        on: String,
+        ratio: Ratio,
+        query: Option<String>,
+    },
+}
+
+/// How children arrive (`growth`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Growth {
+    pub append_heavy: bool,
+    pub unbounded: bool,
+}
+
+/// Why the layout was chosen: the decision's headline.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Reason {
+    /// One-to-one, the other side large and seldom read.
+    LargeSide {
+        owner: String,
+        other: String,
+        bytes: u64,
+    },
+    /// One-to-one, read alone and both ways.
+    OneToOneBothWays { other: String },
+    /// One-to-one, read alone.
+    OneToOneAlone { owner: String, other: String },
+    /// One-to-one, read together.
+    OneToOneEmbed { owner: String, other: String },
+    /// Bucket: pages.
+    Pages {
+        parent: String,
+        child: String,
+        size: u64,
+    },
+    /// Bucket: a time series.
+    Series {
+        parent: String,
+        child: String,
+        max: Max,
+        size: u64,
+        summaries: bool,
+    },
+    /// Outlier, one-to-many.
+    Outlier {
+        parent: String,
+        child: String,
+        typical: u64,
+        max: Max,
+        cap: u64,
+    },
+    /// A few children, embedded.
+    EmbedFew {
+        parent: String,
+        child: String,
+        max: Max,
+    },
+    /// Too many even for an id array.
+    TooManyForIds {
+        parent: String,
+        child: String,
+        max: Max,
+    },
+    /// The child moves atomically.
+    AtomicMove { parent: String, child: String },
+    /// Children that expire on their own schedule (`@expires`).
+    Expiring {
+        parent: String,
+        child: String,
+        field: String,
+    },
+    /// Children keep arriving.
+    Growing {
+        parent: String,
+        child: String,
+        growth: Growth,
+    },
+    /// A query finds children by their parent.
+    FoundByQuery {
+        parent: String,
+        child: String,
+        query: String,
+    },
+    /// Read from the child to its parent only.
+    ReadFromChild { parent: String, child: String },
+    /// Two-way references, read both ways.
+    BothWays {
+        parent: String,
+        child: String,
+        max: Max,
+    },
+    /// The parent lists its children by an id array.
+    ParentList {
+        parent: String,
+        child: String,
+        max: Max,
+        alone: bool,
+    },
+    /// Many-to-many with fields, one bounded side reads: `{reference, fields}` there.
+    LinesOnOneSide {
+        holder: String,
+        field: String,
+        other: String,
+        max: Max,
+        fields: Vec<String>,
+    },
+    /// Many-to-many with fields in a link collection.
+    LinkForFields {
+        left: String,
+        right: String,
+        fields: Vec<String>,
+        why: LinkWhy,
+    },
+    /// Many-to-many outlier on one end.
+    OutlierIds {
+        holder: String,
+        other: String,
+        typical: u64,
+        max: Max,
+        cap: u64,
+    },
+    /// Many-to-many read from one side only.
+    ReadFromOneSide { entity: String, max: Max },
+    /// Many-to-many, both sides small.
+    BothSmall {
+        left: String,
+        left_max: Max,
+        right: String,
+        right_max: Max,
+    },
+    /// Many-to-many, only one side small.
+    SmallSide {
+        holder: String,
+        holder_field: String,
+        holder_max: Max,
+        other: String,
+        other_field: String,
+        other_max: Max,
+    },
+    /// Many-to-many, neither side can hold ids.
+    NeitherSide {
+        left: String,
+        left_max: Max,
+        right: String,
+        right_max: Max,
+    },
+    /// `force`.
+    Forced { layout: Layout, engine: Layout },
+    /// A tree of its own kind: the base reason, and the roots keep a collection.
+    TreeRoots { base: Box<Reason>, child: String },
+    /// An entity related to itself one-to-one references its partner.
+    SelfOneToOne { child: String },
+    /// An embedding cycle broken with a reference here.
+    CycleBroken {
+        names: Vec<String>,
+        parent: String,
+        child: String,
+    },
+}
+
+/// Why relationship fields need a link collection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum LinkWhy {
+    BothRead,
+    NeitherBounded,
+    NoSideNamed,
+}
+
+/// Why an alternative lost.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Against {
+    /// The engine's own choice, overridden by `force`.
+    Overridden { forced: Layout, reason: Box<Reason> },
+    /// A seldom-read large side would load with every read.
+    LoadsLargeSide {
+        owner: String,
+        other: String,
+        bytes: u64,
+    },
+    /// The other side is read on its own.
+    ReadAlone { entity: String },
+    /// A separate collection for a one-to-one costs a read.
+    SecondRead { owner: String, other: String },
+    /// Embedding more children than an embedded array should hold.
+    TooManyToEmbed {
+        parent: String,
+        child: String,
+        max: Max,
+        limit: u64,
+    },
+    /// An embedded array cannot be paged.
+    CannotPage { child: String },
+    /// One document per child costs a read per child; a bucket returns many.
+    DocumentPerChild { child: String, size: u64 },
+    /// Children not read alone need no documents to reference.
+    NoDocumentsToReference { child: String },
+    /// Embedding every child lets the rare parent hold many.
+    RareParentHolds {
+        parent: String,
+        child: String,
+        max: Max,
+    },
+    /// A separate read for the usual few buys nothing.
+    UsualFewInline {
+        parent: String,
+        child: String,
+        typical: u64,
+    },
+    /// References would cost a second query.
+    ReferencesBuyNothing { child: String },
+    /// A child collection would need an index and a second read.
+    ChildCollection { parent: String, child: String },
+    /// Children keep arriving: the parent document would grow.
+    ParentGrows {
+        parent: String,
+        child: String,
+        growth: Growth,
+    },
+    /// An id array would grow with every new child.
+    IdArrayGrows { parent: String, child: String },
+    /// An id array would keep the ids of expired children.
+    KeepsExpiredIds { parent: String, child: String },
+    /// More ids than an id array should hold.
+    TooManyIds { max: Max, limit: u64 },
+    /// The parent side would need an id array beyond the limit.
+    ParentSideTooMany {
+        parent: String,
+        max: Max,
+        limit: u64,
+    },
+    /// Two-way references cannot move a child atomically.
+    NoAtomicMoveTwoWay { parent: String, child: String },
+    /// An id array in the parent cannot move a child atomically.
+    NoAtomicMoveArray { parent: String, child: String },
+    /// A query reads children through the relationship.
+    QueryThroughArray {
+        parent: String,
+        child: String,
+        query: String,
+    },
+    /// The parent side is not navigated.
+    ParentNotRead { parent: String, child: String },
+    /// Finding a child's parent would need a multikey index.
+    ParentNeedsMultikey { parent: String, child: String },
+    /// Listing a parent's children would need an index query.
+    ListNeedsIndex { parent: String, child: String },
+    /// An id array serves the parent's reads without an index.
+    ArrayServesParent {
+        parent: String,
+        child: String,
+        max: Max,
+    },
+    /// A document per pair for what one bounded array serves.
+    LinkForBoundedList { holder: String, other: String },
+    /// Arrays on both sides would copy the fields twice.
+    FieldsTwice { fields: Vec<String> },
+    /// Id arrays cannot hold the relationship's own fields.
+    IdsHoldNoFields,
+    /// An array on one side serves only that side.
+    OneSideOnly,
+    /// The rare end would hold too many ids.
+    RareEndTooMany { end: String, max: Max },
+    /// A link document per pair for the usual few.
+    LinkForUsual {
+        end: String,
+        other: String,
+        typical: u64,
+    },
+    /// The other direction is not read.
+    OtherDirectionUnread,
+    /// A one-way array needs a multikey index to read back.
+    NeedsMultikey,
+    /// A join table for small lists.
+    JoinTableForSmall,
+    /// The large side would hold too many ids.
+    LargeSideTooMany {
+        entity: String,
+        max: Max,
+        limit: u64,
+    },
+    /// The small side's array serves both directions.
+    SmallSideServesBoth { holder: String },
+    /// Both id arrays would be unbounded or too large.
+    BothArraysTooLarge,
+    /// Either side's id array would be too large.
+    EitherArrayTooLarge,
+    /// Embedding here would close an embedding cycle.
+    EmbedCycle {
+        names: Vec<String>,
+        reason: Box<Reason>,
+    },
+    /// A copy was declined (rule 5).
+    Copy { sources: String, why: Declined },
+}
+
+/// Why a copy was not made.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Declined {
+    /// Updated at least as often as read.
+    UpdatedOften { ratio: f64 },
+    /// Read too few times per update.
+    BelowThreshold { ratio: f64, threshold: f64 },
+    /// No ratio, no query.
+    NoRatio,
+    /// No reference in the layout can carry it.
+    NoReference {
+        on: String,
+        from: String,
+        layout: Layout,
+        /// How many references the holder would need (an id array of this bound).
+        needed: Max,
+    },
+    /// The entity or field is unknown (cannot happen on a valid model).
+    Unknown { what: String },
+}
+
+/// A rule a forced layout breaks, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Broken {
+    EmbedsReadAlone {
+        child: String,
+    },
+    EmbedsTooMany {
+        parent: String,
+        child: String,
+        max: Max,
+        limit: u64,
+    },
+    CopiesIntoEvery {
+        parent: String,
+        child: String,
+    },
+    TooManyIds {
+        holder: String,
+        max: Max,
+        limit: u64,
+    },
+    NoAtomicMove {
+        child: String,
+    },
+    BothTooLarge,
+    BucketsReadAlone {
+        child: String,
+    },
+    NoSingleParent,
+    FewNotEmbedded {
+        child: String,
+    },
+    NoPages,
+}
+
+/// A write (or read) the layout obliges the application to, rendered with the final placement.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Obligation {
+    /// Listing a parent's children queries the children's reference, wherever it is stored.
+    ListByIndex { parent: String, child: String },
+    /// Adding a child to the parent's id array.
+    AddToArray {
+        parent: String,
+        child: String,
+        cap: Max,
+    },
+    /// Two-way: both documents change together.
+    LinkBoth { parent: String, child: String },
+    /// Outlier overflow.
+    Overflow {
+        parent: String,
+        child: String,
+        cap: u64,
+        overflow: String,
+    },
+    /// Appending to a bucket.
+    BucketAppend {
+        child: String,
+        collection: String,
+        key: String,
+        size: u64,
+    },
+    /// Linking in a link collection.
+    LinkInsert { collection: String },
+    /// `latest` on embedded children: nothing to copy.
+    LatestEmbedded { n: u64, child: String },
+    /// `latest`: push a copy with `$slice`.
+    SubsetPush {
+        child: String,
+        path: String,
+        by: String,
+        n: u64,
+    },
+    /// `top`: push with `$sort` and `$slice`.
+    TopPush {
+        child: String,
+        path: String,
+        by: String,
+        n: u64,
+    },
+    /// A summary kept on the parent.
+    SummaryUpdate { child: String, path: String },
+    /// A copy fans out (index into the decision's `denormalized`).
+    FanOut(usize),
+}

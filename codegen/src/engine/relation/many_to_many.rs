@@ -1,0 +1,271 @@
+//! Many-to-many: two_way, one_way (with the outlier modifier) or a link collection, and the
+//! relationship's own fields.
+
+use crate::model::{Layout, Navigate, Relation, RelationEnd, Side};
+use crate::plan::RuleId;
+
+use super::super::basis::{Against, Fact, LinkWhy, Reason};
+use super::super::context::Ctx;
+use super::{base_facts, choice, rejected, view, Choice};
+
+pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
+    let s = ctx.settings;
+    let v = view(ctx, rel);
+    let facts = base_facts(ctx, &v);
+    let (l, r) = (&rel.left, &rel.right);
+    let l_max = l.cardinality.max(s);
+    let r_max = r.cardinality.max(s);
+    let fits = |m: Option<u64>| m.is_some_and(|n| n <= s.id_array_max);
+
+    if !rel.fields.is_empty() {
+        return with_fields(ctx, rel, facts);
+    }
+
+    // Outlier on one end: usually few, rarely very many.
+    for (end, side) in [(l, Side::Left), (r, Side::Right)] {
+        let max = end.cardinality.max(s);
+        let Some(typical) = end.cardinality.typical else {
+            continue;
+        };
+        let navigated = match &rel.facts.navigate {
+            Navigate::Entity(e) => *e == end.entity,
+            _ => true,
+        };
+        if typical <= s.embed_array_max && max.is_none_or(|m| m > s.embed_array_max) && navigated {
+            let other = if side == Side::Left { r } else { l };
+            let reason = Reason::OutlierIds {
+                holder: end.entity.clone(),
+                other: other.entity.clone(),
+                typical,
+                max,
+                cap: s.embed_array_max,
+            };
+            let rej = vec![
+                rejected(
+                    Layout::TwoWay,
+                    &[RuleId::Rule3],
+                    Against::RareEndTooMany {
+                        end: end.entity.clone(),
+                        max,
+                    },
+                ),
+                rejected(
+                    Layout::LinkCollection,
+                    &[RuleId::Rule1],
+                    Against::LinkForUsual {
+                        end: end.entity.clone(),
+                        other: other.entity.clone(),
+                        typical,
+                    },
+                ),
+            ];
+            let mut ch = choice(
+                Layout::OneWay,
+                side,
+                vec![RuleId::OneWayEmbedding, RuleId::Outlier, RuleId::Rule3],
+                reason,
+                facts,
+                rej,
+            );
+            ch.outlier_cap = Some(s.embed_array_max);
+            return ch;
+        }
+    }
+
+    match (fits(l_max), fits(r_max)) {
+        (true, true) => {
+            if let Navigate::Entity(e) = &rel.facts.navigate {
+                let side = if *e == l.entity {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
+                let reason = Reason::ReadFromOneSide {
+                    entity: e.clone(),
+                    max: rel.end(side).cardinality.max(s),
+                };
+                let rej = vec![rejected(
+                    Layout::TwoWay,
+                    &[RuleId::Rule6],
+                    Against::OtherDirectionUnread,
+                )];
+                return choice(
+                    Layout::OneWay,
+                    side,
+                    vec![RuleId::OneWayEmbedding, RuleId::Rule6],
+                    reason,
+                    facts,
+                    rej,
+                );
+            }
+            let reason = Reason::BothSmall {
+                left: l.entity.clone(),
+                left_max: l_max,
+                right: r.entity.clone(),
+                right_max: r_max,
+            };
+            let rej = vec![
+                rejected(Layout::OneWay, &[RuleId::Rule6], Against::NeedsMultikey),
+                rejected(
+                    Layout::LinkCollection,
+                    &[RuleId::Rule1],
+                    Against::JoinTableForSmall,
+                ),
+            ];
+            choice(
+                Layout::TwoWay,
+                Side::Left,
+                vec![RuleId::TwoWayReferencing, RuleId::Rule4],
+                reason,
+                facts,
+                rej,
+            )
+        }
+        (true, false) | (false, true) => {
+            let side = if fits(l_max) { Side::Left } else { Side::Right };
+            let holder = rel.end(side);
+            let other = if side == Side::Left { r } else { l };
+            let reason = Reason::SmallSide {
+                holder: holder.entity.clone(),
+                holder_field: holder.field.clone(),
+                holder_max: holder.cardinality.max(s),
+                other: other.entity.clone(),
+                other_field: other.field.clone(),
+                other_max: other.cardinality.max(s),
+            };
+            let rej = vec![
+                rejected(
+                    Layout::TwoWay,
+                    &[RuleId::Rule3],
+                    Against::LargeSideTooMany {
+                        entity: other.entity.clone(),
+                        max: other.cardinality.max(s),
+                        limit: s.id_array_max,
+                    },
+                ),
+                rejected(
+                    Layout::LinkCollection,
+                    &[RuleId::Rule1],
+                    Against::SmallSideServesBoth {
+                        holder: holder.entity.clone(),
+                    },
+                ),
+            ];
+            choice(
+                Layout::OneWay,
+                side,
+                vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule4],
+                reason,
+                facts,
+                rej,
+            )
+        }
+        (false, false) => {
+            let reason = Reason::NeitherSide {
+                left: l.entity.clone(),
+                left_max: l_max,
+                right: r.entity.clone(),
+                right_max: r_max,
+            };
+            let rej = vec![
+                rejected(
+                    Layout::TwoWay,
+                    &[RuleId::Rule3],
+                    Against::BothArraysTooLarge,
+                ),
+                rejected(
+                    Layout::OneWay,
+                    &[RuleId::Rule3],
+                    Against::EitherArrayTooLarge,
+                ),
+            ];
+            choice(
+                Layout::LinkCollection,
+                Side::Left,
+                vec![RuleId::Rule3, RuleId::LinkCollection],
+                reason,
+                facts,
+                rej,
+            )
+        }
+    }
+}
+
+/// A many-to-many relationship that carries fields of its own (an order's lines: quantity,
+/// price). When one side is bounded and the relationship is read from that side (it is the only
+/// side that can hold a list, or `navigate` names it), that side keeps an array of
+/// `{reference, fields}`: the order lines of every published design. Otherwise one document per
+/// pair in a collection of its own.
+fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
+    let s = ctx.settings;
+    let (l, r) = (&rel.left, &rel.right);
+    let fits = |end: &RelationEnd| end.cardinality.max(s).is_some_and(|n| n <= s.id_array_max);
+    let names: Vec<String> = rel.fields.iter().map(|f| f.name.clone()).collect();
+    let holder = match &rel.facts.navigate {
+        Navigate::Both => None,
+        Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
+            .into_iter()
+            .find(|(end, _)| end.entity == *e && fits(end)),
+        Navigate::Parent => match (fits(l), fits(r)) {
+            (true, false) => Some((l, Side::Left)),
+            (false, true) => Some((r, Side::Right)),
+            _ => None,
+        },
+    };
+    if let Some((end, side)) = holder {
+        let other = if side == Side::Left { r } else { l };
+        let reason = Reason::LinesOnOneSide {
+            holder: end.entity.clone(),
+            field: end.field.clone(),
+            other: other.entity.clone(),
+            max: end.cardinality.max(s),
+            fields: names.clone(),
+        };
+        let rej = vec![
+            rejected(
+                Layout::LinkCollection,
+                &[RuleId::Rule1],
+                Against::LinkForBoundedList {
+                    holder: end.entity.clone(),
+                    other: other.entity.clone(),
+                },
+            ),
+            rejected(
+                Layout::TwoWay,
+                &[RuleId::Rule6],
+                Against::FieldsTwice { fields: names },
+            ),
+        ];
+        return choice(
+            Layout::OneWay,
+            side,
+            vec![RuleId::OneWayEmbedding, RuleId::Rule6],
+            reason,
+            facts,
+            rej,
+        );
+    }
+    let why = match (&rel.facts.navigate, fits(l), fits(r)) {
+        (Navigate::Both, _, _) => LinkWhy::BothRead,
+        (_, false, false) => LinkWhy::NeitherBounded,
+        _ => LinkWhy::NoSideNamed,
+    };
+    let reason = Reason::LinkForFields {
+        left: l.entity.clone(),
+        right: r.entity.clone(),
+        fields: names,
+        why,
+    };
+    let rej = vec![
+        rejected(Layout::TwoWay, &[RuleId::Rule6], Against::IdsHoldNoFields),
+        rejected(Layout::OneWay, &[RuleId::Rule6], Against::OneSideOnly),
+    ];
+    choice(
+        Layout::LinkCollection,
+        Side::Left,
+        vec![RuleId::LinkCollection, RuleId::Rule6],
+        reason,
+        facts,
+        rej,
+    )
+}

@@ -1,0 +1,504 @@
+//! Choosing a relationship's layout with the six rules of thumb and the seeds' patterns.
+//!
+//! Input: one relation and the derived facts in [`Ctx`]. Output: a [`Choice`]: the strategy, the
+//! rules that chose it, the reason, the facts used, and every rejected alternative with its
+//! reason, all as data (`super::basis`); `crate::prose::decision` words them. Where each side is
+//! stored is decided later (`placement`). One module per relation kind.
+
+mod many_to_many;
+mod one_to_many;
+
+use crate::model::{Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
+use crate::plan::RuleId;
+
+use super::basis::{Against, Broken, Fact, Reason, Through};
+use super::context::Ctx;
+
+/// An alternative the engine considered and why it lost.
+#[derive(Debug, Clone)]
+pub(crate) struct Rejection {
+    /// The layout, or `None` for a copy (the `denormalized` modifier).
+    pub strategy: Option<Layout>,
+    pub rules: Vec<RuleId>,
+    pub against: Against,
+}
+
+/// The outcome of the decision, before placement.
+pub(crate) struct Choice {
+    pub strategy: Layout,
+    pub forced: bool,
+    pub rules: Vec<RuleId>,
+    pub reason: Reason,
+    pub facts: Vec<Fact>,
+    pub rejected: Vec<Rejection>,
+    /// The parent (owner) side; for `one_way`, the side holding the id array.
+    pub parent: Side,
+    /// Bucket size, for `bucket`.
+    pub bucket_size: Option<u64>,
+    /// Embedded elements kept in the parent before overflowing, for the outlier modifier.
+    pub outlier_cap: Option<u64>,
+}
+
+/// The facts of one relation, seen from its parent.
+pub(super) struct View<'a> {
+    pub rel: &'a Relation,
+    pub parent: &'a RelationEnd,
+    pub child: &'a RelationEnd,
+    /// Children per parent, maximum in force (`None`: unbounded).
+    pub n_max: Option<u64>,
+    pub n_typical: Option<u64>,
+    pub child_alone: bool,
+}
+
+pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
+    let mut choice = match rel.kind {
+        RelationKind::OneToOne => one_to_one(ctx, rel),
+        RelationKind::OneToMany => one_to_many::decide(ctx, rel),
+        RelationKind::ManyToMany => many_to_many::decide(ctx, rel),
+    };
+    if let Some(forced) = rel.facts.force {
+        honour_force(&mut choice, forced.layout, forced.size, ctx, rel);
+    }
+    choice
+}
+
+pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
+    let parent = rel.parent();
+    let child = rel.child();
+    View {
+        rel,
+        parent,
+        child,
+        n_max: parent.cardinality.max(ctx.settings),
+        n_typical: parent.cardinality.typical,
+        child_alone: ctx.is_standalone(&child.entity),
+    }
+}
+
+pub(super) fn rejected(strategy: Layout, rules: &[RuleId], against: Against) -> Rejection {
+    Rejection {
+        strategy: Some(strategy),
+        rules: rules.to_vec(),
+        against,
+    }
+}
+
+fn bound(end: &RelationEnd, other: &RelationEnd, ctx: &Ctx<'_>) -> Fact {
+    Fact::Bound {
+        parent: end.entity.clone(),
+        child: other.entity.clone(),
+        end: format!("{}.{}", end.entity, end.field),
+        written: end.cardinality.describe(),
+        max: end.cardinality.max(ctx.settings),
+    }
+}
+
+/// The facts every decision about a one-to-many or many-to-many relation states.
+pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
+    let (p, c) = (&v.parent.entity, &v.child.entity);
+    let mut facts = vec![bound(v.parent, v.child, ctx)];
+    let many_to_many = v.rel.kind == RelationKind::ManyToMany;
+    if many_to_many {
+        facts.push(bound(v.child, v.parent, ctx));
+    }
+    if let Some(n) = v.n_typical {
+        facts.push(Fact::Typical {
+            parent: p.clone(),
+            child: c.clone(),
+            n,
+        });
+    }
+    facts.push(match ctx.read_alone(c) {
+        Some(why) => Fact::ReadAlone {
+            entity: c.clone(),
+            why,
+        },
+        None => Fact::ReadThrough {
+            child: c.clone(),
+            parent: p.clone(),
+            through: if many_to_many {
+                Through::Partners
+            } else if ctx.model.relations.iter().any(|r| {
+                // Reached through another relationship too.
+                r.id != v.rel.id && (r.left.entity == *c || r.right.entity == *c)
+            }) {
+                Through::NotAlone
+            } else if p == c {
+                Through::Node {
+                    end: v.rel.id.clone(),
+                }
+            } else {
+                Through::Parent
+            },
+        },
+    });
+    let f = &v.rel.facts;
+    if f.append_heavy || f.unbounded {
+        facts.push(Fact::Growth {
+            child: c.clone(),
+            append_heavy: f.append_heavy,
+            unbounded: f.unbounded,
+        });
+    }
+    if f.atomic_move {
+        facts.push(Fact::AtomicMove {
+            child: c.clone(),
+            parent: p.clone(),
+        });
+    }
+    match &f.navigate {
+        Navigate::Both => facts.push(Fact::NavigateBoth),
+        Navigate::Entity(e) => facts.push(Fact::NavigateFrom { entity: e.clone() }),
+        Navigate::Parent => {}
+    }
+    if let Some(page) = &f.page {
+        facts.push(Fact::Page {
+            child: c.clone(),
+            size: page.size,
+            by: page.by.as_ref().map(|b| b.field.clone()),
+            newest_first: page.by.as_ref().is_some_and(|b| b.descending),
+        });
+    }
+    if let Some(field) = &f.time_range {
+        facts.push(Fact::TimeRange {
+            child: c.clone(),
+            field: field.clone(),
+        });
+    }
+    if !f.summary.is_empty() {
+        facts.push(Fact::Summaries {
+            names: f
+                .summary
+                .iter()
+                .map(|s| match &s.field {
+                    Some(field) => format!("{}({field})", s.function.as_str()),
+                    None => s.function.as_str().to_owned(),
+                })
+                .collect(),
+        });
+    }
+    if let Some(l) = &f.latest {
+        facts.push(Fact::Latest {
+            parent: p.clone(),
+            child: c.clone(),
+            n: l.n,
+            by: l.by.field.clone(),
+        });
+    }
+    if let Some(t) = &f.top {
+        facts.push(Fact::Top {
+            parent: p.clone(),
+            child: c.clone(),
+            n: t.n,
+            by: t.by.field.clone(),
+        });
+    }
+    if !v.rel.fields.is_empty() {
+        facts.push(Fact::RelationFields {
+            names: v.rel.fields.iter().map(|f| f.name.clone()).collect(),
+        });
+    }
+    facts
+}
+
+pub(super) fn choice(
+    strategy: Layout,
+    parent: Side,
+    rules: Vec<RuleId>,
+    reason: Reason,
+    facts: Vec<Fact>,
+    rejected: Vec<Rejection>,
+) -> Choice {
+    Choice {
+        strategy,
+        forced: false,
+        rules,
+        reason,
+        facts,
+        rejected,
+        parent,
+        bucket_size: None,
+        outlier_cap: None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
+    let v = view(ctx, rel);
+    let (owner, other) = (&rel.left.entity, &rel.right.entity);
+    let mut facts = vec![Fact::OneEach {
+        owner: owner.clone(),
+        other: other.clone(),
+    }];
+    if let Some(why) = ctx.read_alone(other) {
+        facts.push(Fact::ReadAlone {
+            entity: other.clone(),
+            why,
+        });
+    }
+    if let Some(bytes) = large_seldom_read_bytes(ctx, other) {
+        facts.push(Fact::LargeSeldom {
+            entity: other.clone(),
+            bytes,
+        });
+        let reason = Reason::LargeSide {
+            owner: owner.clone(),
+            other: other.clone(),
+            bytes,
+        };
+        let rej = vec![rejected(
+            Layout::Embed,
+            &[RuleId::DocumentShape],
+            Against::LoadsLargeSide {
+                owner: owner.clone(),
+                other: other.clone(),
+                bytes,
+            },
+        )];
+        return choice(
+            Layout::ChildRef,
+            Side::Left,
+            vec![RuleId::DocumentShape, RuleId::Rule4, RuleId::Rule6],
+            reason,
+            facts,
+            rej,
+        );
+    }
+    if v.child_alone {
+        let rej = vec![rejected(
+            Layout::Embed,
+            &[RuleId::Rule2],
+            Against::ReadAlone {
+                entity: other.clone(),
+            },
+        )];
+        // An expiring child is referenced from itself only: an id in the owner would outlive it.
+        if rel.facts.navigate == Navigate::Both && ctx.expiring(other).is_none() {
+            return choice(
+                Layout::TwoWay,
+                Side::Left,
+                vec![RuleId::Rule2, RuleId::TwoWayReferencing],
+                Reason::OneToOneBothWays {
+                    other: other.clone(),
+                },
+                facts,
+                rej,
+            );
+        }
+        return choice(
+            Layout::ChildRef,
+            Side::Left,
+            vec![RuleId::Rule2, RuleId::Rule4],
+            Reason::OneToOneAlone {
+                owner: owner.clone(),
+                other: other.clone(),
+            },
+            facts,
+            rej,
+        );
+    }
+    facts.push(Fact::ReadTogether {
+        owner: owner.clone(),
+        other: other.clone(),
+    });
+    choice(
+        Layout::Embed,
+        Side::Left,
+        vec![RuleId::Rule1],
+        Reason::OneToOneEmbed {
+            owner: owner.clone(),
+            other: other.clone(),
+        },
+        facts,
+        vec![rejected(
+            Layout::ChildRef,
+            &[RuleId::Rule1],
+            Against::SecondRead {
+                owner: owner.clone(),
+                other: other.clone(),
+            },
+        )],
+    )
+}
+
+/// Bytes of seldom-read large data an entity carries, if it is worth keeping out of a hot
+/// document (at least 4 KB, or any `@large` field also `@seldom_read`).
+fn large_seldom_read_bytes(ctx: &Ctx<'_>, entity: &str) -> Option<u64> {
+    let e = ctx.entity(entity)?;
+    let mut total = 0;
+    let mut any_large = false;
+    for f in &e.fields {
+        if f.facts.seldom_read {
+            let bytes = f.facts.large_bytes.or(f.facts.size_bytes).unwrap_or(0);
+            any_large |= f.facts.large_bytes.is_some();
+            total += bytes;
+        }
+    }
+    (any_large || total >= 4096).then_some(total)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Applies `force`: the forced layout wins; the engine's own choice becomes a rejected alternative
+/// and the rules the forced layout breaks are returned as warnings by `warnings::forced`.
+fn honour_force(
+    choice: &mut Choice,
+    layout: Layout,
+    size: Option<u64>,
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+) {
+    if layout == choice.strategy {
+        choice.forced = true;
+        choice.facts.push(Fact::Forced {
+            layout,
+            agrees: true,
+        });
+        if layout == Layout::Bucket {
+            choice.bucket_size = size.or(choice.bucket_size);
+        }
+        return;
+    }
+    let engine = choice.strategy;
+    choice.rejected.retain(|r| r.strategy != Some(layout));
+    choice.rejected.insert(
+        0,
+        Rejection {
+            strategy: Some(engine),
+            rules: choice.rules.clone(),
+            against: Against::Overridden {
+                forced: layout,
+                reason: Box::new(choice.reason.clone()),
+            },
+        },
+    );
+    choice.reason = Reason::Forced { layout, engine };
+    choice.facts.push(Fact::Forced {
+        layout,
+        agrees: false,
+    });
+    choice.strategy = layout;
+    choice.forced = true;
+    choice.outlier_cap = None;
+    choice.bucket_size =
+        (layout == Layout::Bucket).then(|| size.unwrap_or(ctx.settings.bucket_size));
+    if layout == Layout::OneWay && rel.kind == RelationKind::ManyToMany {
+        // Hold the ids on the side with the smaller maximum.
+        let l = rel.left.cardinality.max(ctx.settings).unwrap_or(u64::MAX);
+        let r = rel.right.cardinality.max(ctx.settings).unwrap_or(u64::MAX);
+        choice.parent = if l <= r { Side::Left } else { Side::Right };
+    }
+    choice.rules = forced_rules(layout);
+}
+
+fn forced_rules(layout: Layout) -> Vec<RuleId> {
+    match layout {
+        Layout::Embed => vec![RuleId::Rule1],
+        Layout::ParentRefs | Layout::ChildRef => vec![RuleId::Rule4],
+        Layout::TwoWay => vec![RuleId::TwoWayReferencing],
+        Layout::OneWay => vec![RuleId::OneWayEmbedding],
+        Layout::Bucket => vec![RuleId::Bucket],
+        Layout::LinkCollection => vec![RuleId::LinkCollection],
+    }
+}
+
+/// The rules a forced layout breaks, with the reason, for warnings.
+pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec<(RuleId, Broken)> {
+    let s = ctx.settings;
+    let parent = rel.parent();
+    let child = rel.child();
+    let (p, c) = (&parent.entity, &child.entity);
+    let n_max = parent.cardinality.max(s);
+    let mut out = Vec::new();
+    let child_alone = ctx.is_standalone(c);
+    match layout {
+        Layout::Embed => {
+            if child_alone {
+                out.push((RuleId::Rule2, Broken::EmbedsReadAlone { child: c.clone() }));
+            }
+            if rel.kind != RelationKind::OneToOne && n_max.is_none_or(|n| n > s.embed_array_max) {
+                out.push((
+                    RuleId::Rule3,
+                    Broken::EmbedsTooMany {
+                        parent: p.clone(),
+                        child: c.clone(),
+                        max: n_max,
+                        limit: s.embed_array_max,
+                    },
+                ));
+            }
+            if rel.kind == RelationKind::ManyToMany {
+                out.push((
+                    RuleId::Rule5,
+                    Broken::CopiesIntoEvery {
+                        parent: p.clone(),
+                        child: c.clone(),
+                    },
+                ));
+            }
+        }
+        Layout::ParentRefs | Layout::TwoWay => {
+            if n_max.is_none_or(|n| n > s.id_array_max) {
+                out.push((
+                    RuleId::Rule3,
+                    Broken::TooManyIds {
+                        holder: p.clone(),
+                        max: n_max,
+                        limit: s.id_array_max,
+                    },
+                ));
+            }
+            if layout == Layout::TwoWay && rel.facts.atomic_move {
+                out.push((
+                    RuleId::TwoWayReferencing,
+                    Broken::NoAtomicMove { child: c.clone() },
+                ));
+            }
+            if layout == Layout::TwoWay && rel.kind == RelationKind::ManyToMany {
+                let m = child.cardinality.max(s);
+                if m.is_none_or(|n| n > s.id_array_max) {
+                    out.push((
+                        RuleId::Rule3,
+                        Broken::TooManyIds {
+                            holder: c.clone(),
+                            max: m,
+                            limit: s.id_array_max,
+                        },
+                    ));
+                }
+            }
+        }
+        Layout::OneWay => {
+            let (a, b) = (rel.left.cardinality.max(s), rel.right.cardinality.max(s));
+            if a.is_none_or(|n| n > s.id_array_max) && b.is_none_or(|n| n > s.id_array_max) {
+                out.push((RuleId::Rule3, Broken::BothTooLarge));
+            }
+        }
+        Layout::Bucket => {
+            if child_alone {
+                out.push((RuleId::Rule2, Broken::BucketsReadAlone { child: c.clone() }));
+            }
+        }
+        Layout::ChildRef | Layout::LinkCollection => {
+            if rel.kind == RelationKind::ManyToMany && layout == Layout::ChildRef {
+                out.push((RuleId::Rule6, Broken::NoSingleParent));
+            }
+            if !child_alone
+                && n_max.is_some_and(|n| n <= s.embed_array_max)
+                && rel.fields.is_empty()
+                && rel.kind != RelationKind::ManyToMany
+            {
+                out.push((RuleId::Rule1, Broken::FewNotEmbedded { child: c.clone() }));
+            }
+        }
+    }
+    if layout != Layout::Bucket
+        && rel.facts.page.is_some()
+        && !child_alone
+        && !matches!(layout, Layout::ChildRef)
+    {
+        out.push((RuleId::Rule6, Broken::NoPages));
+    }
+    out
+}

@@ -1,0 +1,418 @@
+//! One-to-many: embed, parent_refs, child_ref, two_way or bucket, with the outlier modifier.
+
+use crate::model::{Layout, Navigate, Relation};
+use crate::plan::RuleId;
+
+use super::super::basis::{Against, Growth, Reason};
+use super::super::context::Ctx;
+use super::{base_facts, choice, rejected, view, Choice};
+
+pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
+    let v = view(ctx, rel);
+    let s = ctx.settings;
+    let facts = base_facts(ctx, &v);
+    let parent_side = rel.parent_side();
+    let f = &rel.facts;
+    let (p, c) = (v.parent.entity.clone(), v.child.entity.clone());
+    let max = v.n_max;
+    let over_embed = max.is_none_or(|n| n > s.embed_array_max);
+    let over_ids = max.is_none_or(|n| n > s.id_array_max);
+    // Children that keep arriving never live in an array of the parent, as documents or as ids
+    // (rule 3; seed 000: "Continually Growing Documents").
+    let growth = Growth {
+        append_heavy: f.append_heavy,
+        unbounded: f.unbounded,
+    };
+    let growing = f.append_heavy || f.unbounded;
+
+    // Bucket: children read a page at a time, or a time series read by time range. Summaries
+    // alone are computed on the parent, not a reason to bucket.
+    if !v.child_alone && (f.page.is_some() || (f.time_range.is_some() && (over_embed || growing))) {
+        let size = f.page.as_ref().map(|p| p.size).unwrap_or(s.bucket_size);
+        let mut rules = vec![RuleId::Bucket];
+        if over_embed {
+            rules.push(RuleId::Rule3);
+        }
+        if !f.summary.is_empty() {
+            rules.push(RuleId::Computed);
+        }
+        rules.push(RuleId::Rule6);
+        let reason = if f.page.is_some() {
+            Reason::Pages {
+                parent: p.clone(),
+                child: c.clone(),
+                size,
+            }
+        } else {
+            Reason::Series {
+                parent: p.clone(),
+                child: c.clone(),
+                max,
+                size,
+                summaries: !f.summary.is_empty(),
+            }
+        };
+        let mut rej = vec![if over_embed {
+            rejected(
+                Layout::Embed,
+                &[RuleId::Rule3],
+                Against::TooManyToEmbed {
+                    parent: p.clone(),
+                    child: c.clone(),
+                    max,
+                    limit: s.embed_array_max,
+                },
+            )
+        } else {
+            rejected(
+                Layout::Embed,
+                &[RuleId::Rule6],
+                Against::CannotPage { child: c.clone() },
+            )
+        }];
+        rej.push(rejected(
+            Layout::ChildRef,
+            &[RuleId::Bucket],
+            Against::DocumentPerChild {
+                child: c.clone(),
+                size,
+            },
+        ));
+        if !over_ids {
+            rej.push(rejected(
+                Layout::ParentRefs,
+                &[RuleId::Rule2],
+                Against::NoDocumentsToReference { child: c.clone() },
+            ));
+        }
+        let mut ch = choice(Layout::Bucket, parent_side, rules, reason, facts, rej);
+        ch.bucket_size = Some(size);
+        return ch;
+    }
+
+    // Outlier: the usual parent has few children, rare ones have many.
+    if let Some(typical) = v.n_typical {
+        if !v.child_alone && typical <= s.embed_array_max && over_embed && !growing {
+            let cap = s.embed_array_max;
+            let reason = Reason::Outlier {
+                parent: p.clone(),
+                child: c.clone(),
+                typical,
+                max,
+                cap,
+            };
+            let rej = vec![
+                rejected(
+                    Layout::Embed,
+                    &[RuleId::Rule3],
+                    Against::RareParentHolds {
+                        parent: p.clone(),
+                        child: c.clone(),
+                        max,
+                    },
+                ),
+                rejected(
+                    Layout::ChildRef,
+                    &[RuleId::Rule1],
+                    Against::UsualFewInline {
+                        parent: p.clone(),
+                        child: c.clone(),
+                        typical,
+                    },
+                ),
+            ];
+            let mut ch = choice(
+                Layout::Embed,
+                parent_side,
+                vec![RuleId::Rule1, RuleId::Outlier, RuleId::Rule3],
+                reason,
+                facts,
+                rej,
+            );
+            ch.outlier_cap = Some(cap);
+            return ch;
+        }
+    }
+
+    // Embed: few children, never read on their own.
+    if !v.child_alone && !over_embed && !growing {
+        let rej = vec![
+            rejected(
+                Layout::ParentRefs,
+                &[RuleId::Rule1],
+                Against::ReferencesBuyNothing { child: c.clone() },
+            ),
+            rejected(
+                Layout::ChildRef,
+                &[RuleId::Rule1],
+                Against::ChildCollection {
+                    parent: p.clone(),
+                    child: c.clone(),
+                },
+            ),
+        ];
+        let reason = Reason::EmbedFew {
+            parent: p,
+            child: c,
+            max,
+        };
+        return choice(
+            Layout::Embed,
+            parent_side,
+            vec![RuleId::Rule1],
+            reason,
+            facts,
+            rej,
+        );
+    }
+
+    let mut rej = vec![if v.child_alone {
+        rejected(
+            Layout::Embed,
+            &[RuleId::Rule2],
+            Against::ReadAlone { entity: c.clone() },
+        )
+    } else if growing {
+        rejected(
+            Layout::Embed,
+            &[RuleId::Rule3],
+            Against::ParentGrows {
+                parent: p.clone(),
+                child: c.clone(),
+                growth,
+            },
+        )
+    } else {
+        rejected(
+            Layout::Embed,
+            &[RuleId::Rule3],
+            Against::TooManyToEmbed {
+                parent: p.clone(),
+                child: c.clone(),
+                max,
+                limit: s.embed_array_max,
+            },
+        )
+    }];
+    let child_ref = |reason: Reason, rules: Vec<RuleId>, rej: Vec<_>| {
+        choice(
+            Layout::ChildRef,
+            parent_side,
+            rules,
+            reason,
+            facts.clone(),
+            rej,
+        )
+    };
+
+    // Too many for an id array: each child references its parent.
+    if over_ids {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule3],
+            Against::TooManyIds {
+                max,
+                limit: s.id_array_max,
+            },
+        ));
+        rej.push(rejected(
+            Layout::TwoWay,
+            &[RuleId::Rule3],
+            Against::ParentSideTooMany {
+                parent: p.clone(),
+                max,
+                limit: s.id_array_max,
+            },
+        ));
+        let reason = Reason::TooManyForIds {
+            parent: p,
+            child: c,
+            max,
+        };
+        return child_ref(reason, vec![RuleId::Rule3, RuleId::Rule4], rej);
+    }
+
+    if f.atomic_move {
+        rej.push(rejected(
+            Layout::TwoWay,
+            &[RuleId::TwoWayReferencing],
+            Against::NoAtomicMoveTwoWay {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::TwoWayReferencing],
+            Against::NoAtomicMoveArray {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        let reason = Reason::AtomicMove {
+            parent: p,
+            child: c,
+        };
+        return child_ref(reason, vec![RuleId::Rule2, RuleId::Rule6], rej);
+    }
+
+    // Children that keep arriving: no id array in the parent either.
+    if growing {
+        for layout in [Layout::ParentRefs, Layout::TwoWay] {
+            rej.push(rejected(
+                layout,
+                &[RuleId::Rule3],
+                Against::IdArrayGrows {
+                    parent: p.clone(),
+                    child: c.clone(),
+                },
+            ));
+        }
+        let reason = Reason::Growing {
+            parent: p,
+            child: c,
+            growth,
+        };
+        return child_ref(reason, vec![RuleId::Rule3, RuleId::Rule4], rej);
+    }
+
+    // Children that expire on their own: an id array would keep the ids of expired ones.
+    if let Some((field, _)) = ctx.expiring(&c) {
+        for layout in [Layout::ParentRefs, Layout::TwoWay] {
+            rej.push(rejected(
+                layout,
+                &[RuleId::Rule2],
+                Against::KeepsExpiredIds {
+                    parent: p.clone(),
+                    child: c.clone(),
+                },
+            ));
+        }
+        let reason = Reason::Expiring {
+            parent: p,
+            child: c,
+            field: field.to_owned(),
+        };
+        return child_ref(reason, vec![RuleId::Rule2, RuleId::Rule4], rej);
+    }
+
+    if let Some(query) = child_found_through(ctx, rel) {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule6],
+            Against::QueryThroughArray {
+                parent: p.clone(),
+                child: c.clone(),
+                query: query.clone(),
+            },
+        ));
+        if f.navigate != Navigate::Both {
+            let reason = Reason::FoundByQuery {
+                parent: p,
+                child: c,
+                query,
+            };
+            return child_ref(reason, vec![RuleId::Rule6, RuleId::Rule4], rej);
+        }
+    }
+
+    // Read from the child to its parent only: the child's own reference answers it.
+    if p != c && f.navigate == Navigate::Entity(c.clone()) {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule6],
+            Against::ParentNeedsMultikey {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        rej.push(rejected(
+            Layout::TwoWay,
+            &[RuleId::Rule6],
+            Against::ParentNotRead {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        let reason = Reason::ReadFromChild {
+            parent: p,
+            child: c,
+        };
+        return child_ref(reason, vec![RuleId::Rule6, RuleId::Rule4], rej);
+    }
+
+    if f.navigate == Navigate::Both {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule6],
+            Against::ParentNeedsMultikey {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        rej.push(rejected(
+            Layout::ChildRef,
+            &[RuleId::Rule6],
+            Against::ListNeedsIndex {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        let reason = Reason::BothWays {
+            parent: p,
+            child: c,
+            max,
+        };
+        return choice(
+            Layout::TwoWay,
+            parent_side,
+            vec![RuleId::Rule2, RuleId::TwoWayReferencing, RuleId::Rule6],
+            reason,
+            facts,
+            rej,
+        );
+    }
+
+    rej.push(rejected(
+        Layout::ChildRef,
+        &[RuleId::Rule4],
+        Against::ArrayServesParent {
+            parent: p.clone(),
+            child: c.clone(),
+            max,
+        },
+    ));
+    let rules = vec![
+        if v.child_alone {
+            RuleId::Rule2
+        } else {
+            RuleId::Rule3
+        },
+        RuleId::Rule4,
+    ];
+    let reason = Reason::ParentList {
+        parent: p,
+        child: c,
+        max,
+        alone: v.child_alone,
+    };
+    choice(Layout::ParentRefs, parent_side, rules, reason, facts, rej)
+}
+
+/// A query on the child that filters through this relationship (`where author == ?` or
+/// `author.name starts_with ?` on Book): the child is found by its parent.
+fn child_found_through(ctx: &Ctx<'_>, rel: &Relation) -> Option<String> {
+    let child = rel.child();
+    ctx.queries_on(&child.entity)
+        .iter()
+        .find(|q| {
+            q.conditions.iter().any(|c| {
+                c.path
+                    .through
+                    .as_ref()
+                    .is_some_and(|t| t.relation == rel.id)
+                    || c.path.segments.first() == Some(&child.field)
+            })
+        })
+        .map(|q| q.name.clone())
+}
