@@ -20,6 +20,8 @@ pub(crate) struct Ctx<'a> {
     /// Entities with a lifecycle of their own: a field of theirs is `@expires`, so their
     /// documents are deleted on their own schedule (the field and its TTL in seconds).
     expiring: HashMap<&'a str, (&'a str, u64)>,
+    /// How many relationships each entity is an end of.
+    relation_count: HashMap<&'a str, usize>,
     // Lookup-only maps (never iterated into output): hashing keeps large schemas linear.
     entities: HashMap<&'a str, &'a Entity>,
     relations: HashMap<&'a str, &'a Relation>,
@@ -83,7 +85,15 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
+        let mut relation_count: HashMap<&str, usize> = HashMap::new();
+        for r in &model.relations {
+            *relation_count.entry(r.left.entity.as_str()).or_default() += 1;
+            if r.right.entity != r.left.entity {
+                *relation_count.entry(r.right.entity.as_str()).or_default() += 1;
+            }
+        }
         Ctx {
+            relation_count,
             model,
             settings: &model.settings,
             source,
@@ -128,6 +138,11 @@ impl<'a> Ctx<'a> {
 
     pub fn query(&self, name: &str) -> Option<&'a Query> {
         self.queries_by_name.get(name).copied()
+    }
+
+    /// How many relationships `entity` is an end of.
+    pub fn relations_of(&self, entity: &str) -> usize {
+        self.relation_count.get(entity).copied().unwrap_or(0)
     }
 
     pub fn is_standalone(&self, entity: &str) -> bool {

@@ -118,10 +118,8 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
             parent: p.clone(),
             through: if many_to_many {
                 Through::Partners
-            } else if ctx.model.relations.iter().any(|r| {
+            } else if ctx.relations_of(c) > 1 {
                 // Reached through another relationship too.
-                r.id != v.rel.id && (r.left.entity == *c || r.right.entity == *c)
-            }) {
                 Through::NotAlone
             } else if p == c {
                 Through::Node {
