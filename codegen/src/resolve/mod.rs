@@ -30,8 +30,8 @@ mod types;
 mod units;
 pub mod vocabulary;
 
-pub use fields::forbidden_field_name;
 pub use crate::prose::{plural, IRREGULAR as IRREGULAR_PLURALS};
+pub use fields::forbidden_field_name;
 
 use std::collections::BTreeSet;
 
