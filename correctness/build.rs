@@ -1,6 +1,7 @@
-//! Generates one module per schema of `src/families.rs`: the code squillion generates for it,
-//! plus `SQN`, `PLAN_JSON` and `ensure_indexes(db)` (every collection's repository), so the tests
-//! can drive the generated repositories of a whole family the same way.
+//! Generates one module per schema of `src/families.rs`, and per schema of a fixed-seed batch of
+//! squillion-schemagen's (`gen_NN`): the code squillion generates for it, plus `SQN`,
+//! `PLAN_JSON` and `ensure_indexes(db)` (every collection's repository), so the tests can drive
+//! the generated repositories of a whole family the same way.
 
 #[path = "src/families.rs"]
 mod families;
@@ -11,15 +12,32 @@ use quote::{format_ident, quote};
 use squillion_codegen::pipeline::{compile, GenerateSettings};
 use squillion_grammar::SourceFile;
 
+/// How many of squillion-schemagen's schemas, and from which seed.
+const GENERATED: usize = 12;
+const GENERATED_SEED: u64 = 11;
+
 fn main() {
     println!("cargo:rerun-if-changed=src/families.rs");
+    println!("cargo:rerun-if-changed=../examples");
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         eprintln!("OUT_DIR is not set: run through cargo");
         std::process::exit(2);
     };
     let mut modules = Vec::new();
     let mut failed = Vec::new();
-    for schema in families::all() {
+    let generated_schemas = squillion_schemagen::batch(
+        GENERATED_SEED,
+        GENERATED,
+        squillion_schemagen::Config::default(),
+    )
+    .into_iter()
+    .enumerate()
+    .map(|(k, (_, schema))| families::Schema {
+        name: format!("gen_{k:02}"),
+        doc: format!("squillion-schemagen's schema {k} of seed {GENERATED_SEED}."),
+        sqn: squillion_schemagen::render(&schema),
+    });
+    for schema in families::all().into_iter().chain(generated_schemas) {
         let source = SourceFile::new(format!("{}.sqn", schema.name), schema.sqn.clone());
         let generated = match compile(&source, &GenerateSettings::default()) {
             Ok(g) => g,
@@ -45,6 +63,13 @@ fn main() {
                 db: &::squillion::__private::mongodb::Database,
             ) -> ::squillion::Result<()> {
                 #( #repos::new(db).ensure_indexes().await?; )*
+                Ok(())
+            }
+            /// `ensure_validator()` of every collection's repository, in the Plan's order.
+            pub async fn ensure_validators(
+                db: &::squillion::__private::mongodb::Database,
+            ) -> ::squillion::Result<()> {
+                #( #repos::new(db).ensure_validator().await?; )*
                 Ok(())
             }
         };
@@ -78,11 +103,39 @@ fn main() {
             }
         }
     });
-    let names = modules.iter().map(|(name, _)| name.as_str());
+    let names: Vec<&str> = modules.iter().map(|(name, _)| name.as_str()).collect();
+    let idents: Vec<_> = names.iter().map(|n| format_ident!("{}", n)).collect();
     let list = quote! {
         #(#mods)*
-        /// Every module's name, in `families::all()` order.
+        /// Every module's name: `families::all()` in order, then the generated `gen_NN`.
         pub const MODULES: &[&str] = &[#(#names),*];
+        /// The schema of module `module`.
+        pub fn sqn(module: &str) -> ::core::option::Option<&'static str> {
+            match module {
+                #( #names => ::core::option::Option::Some(#idents::SQN), )*
+                _ => ::core::option::Option::None,
+            }
+        }
+        /// `ensure_validators(db)` of module `module` (`None`: no such module).
+        pub async fn ensure_validators(
+            module: &str,
+            db: &::squillion::__private::mongodb::Database,
+        ) -> ::core::option::Option<::squillion::Result<()>> {
+            match module {
+                #( #names => ::core::option::Option::Some(#idents::ensure_validators(db).await), )*
+                _ => ::core::option::Option::None,
+            }
+        }
+        /// `ensure_indexes(db)` of module `module` (`None`: no such module).
+        pub async fn ensure_indexes(
+            module: &str,
+            db: &::squillion::__private::mongodb::Database,
+        ) -> ::core::option::Option<::squillion::Result<()>> {
+            match module {
+                #( #names => ::core::option::Option::Some(#idents::ensure_indexes(db).await), )*
+                _ => ::core::option::Option::None,
+            }
+        }
     };
     let text = match syn::parse2::<syn::File>(list) {
         Ok(f) => prettyplease::unparse(&f),

@@ -14,7 +14,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "blog_posts", validator = BlogPost::validator_document)]
+#[squillion(
+    collection = "blog_posts",
+    validator = BlogPost::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BlogPost {
     /// The document's id (`_id`).
@@ -64,6 +68,7 @@ impl BlogPost {
 #[squillion(
     collection = "comments",
     validator = Comment::validator_document,
+    implied_indexes = false,
     index(
         keys("blog_entry_id" = 1, "created_on" = 1),
         name = "blog_entry_id_1_created_on_1"

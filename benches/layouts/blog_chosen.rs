@@ -14,7 +14,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "blog_posts", validator = BlogPost::validator_document)]
+#[squillion(
+    collection = "blog_posts",
+    validator = BlogPost::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BlogPost {
     /// The document's id (`_id`).
@@ -65,6 +69,7 @@ impl BlogPost {
 #[squillion(
     collection = "blog_post_comments",
     validator = BlogPostCommentsBucket::validator_document,
+    implied_indexes = false,
     index(keys("blog_entry_id" = 1, "count" = 1), name = "blog_entry_id_1_count_1"),
     index(keys("blog_entry_id" = 1, "_id" = 1), name = "blog_entry_id_1__id_1")
 )]

@@ -16,7 +16,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "blog_posts", validator = BlogPost::validator_document)]
+#[squillion(
+    collection = "blog_posts",
+    validator = BlogPost::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BlogPost {
     /// The document's id (`_id`).

@@ -14,7 +14,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "sensors", validator = Sensor::validator_document)]
+#[squillion(
+    collection = "sensors",
+    validator = Sensor::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Sensor {
     /// natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)
@@ -59,6 +63,7 @@ impl Sensor {
 #[squillion(
     collection = "sensor_readings",
     validator = SensorReadingsBucket::validator_document,
+    implied_indexes = false,
     index(keys("sensor" = 1, "count" = 1), name = "sensor_1_count_1"),
     index(keys("sensor" = 1, "start" = 1), name = "sensor_1_start_1")
 )]

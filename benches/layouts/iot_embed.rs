@@ -16,7 +16,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "sensors", validator = Sensor::validator_document)]
+#[squillion(
+    collection = "sensors",
+    validator = Sensor::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Sensor {
     /// natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)

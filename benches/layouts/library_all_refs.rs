@@ -19,6 +19,7 @@
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("author" = 1), name = "author_1"),
     index(keys("title" = 1), name = "title_1")
 )]
@@ -120,6 +121,7 @@ impl BookRepo {
 #[squillion(
     collection = "authors",
     validator = Author::validator_document,
+    implied_indexes = false,
     index(
         keys("first_name" = 1),
         name = "first_name_1",

@@ -17,6 +17,7 @@
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("title" = 1), name = "title_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -98,6 +99,7 @@ impl BookRepo {
 #[squillion(
     collection = "authors",
     validator = Author::validator_document,
+    implied_indexes = false,
     index(
         keys("first_name" = 1),
         name = "first_name_1",
@@ -116,7 +118,7 @@ pub struct Author {
     pub last_name: ::std::string::String,
     /// embed (Author.books): forced to embed by the schema (the engine would choose child_ref)
     #[squillion(embed(max = 300))]
-    pub books: ::squillion::BoundedVec<Book2, 300>,
+    pub books: ::squillion::BoundedVec<BookEmbedded, 300>,
 }
 impl Author {
     /// The collection's name.
@@ -173,7 +175,7 @@ impl AuthorRepo {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct Book2 {
+pub struct BookEmbedded {
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `isbn` (BSON `string`).

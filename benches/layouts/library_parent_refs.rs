@@ -17,6 +17,7 @@
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("title" = 1), name = "title_1"),
     index(keys("author.id" = 1), name = "author.id_1"),
     index(
@@ -146,6 +147,7 @@ impl BookRepo {
 #[squillion(
     collection = "authors",
     validator = Author::validator_document,
+    implied_indexes = false,
     index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]

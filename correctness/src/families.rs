@@ -19,9 +19,26 @@ pub struct Schema {
 /// Every schema of every family.
 pub fn all() -> Vec<Schema> {
     let mut out = Vec::new();
+    out.extend(examples());
     out.extend(expiring());
     out.extend(cycles());
     out
+}
+
+/// The examples of `examples/`, as they are.
+pub fn examples() -> Vec<Schema> {
+    let example = |name: &str, sqn: &str| Schema {
+        name: format!("example_{name}"),
+        doc: format!("`examples/{name}.sqn`."),
+        sqn: sqn.to_owned(),
+    };
+    vec![
+        example("blog", include_str!("../../examples/blog.sqn")),
+        example("catalog", include_str!("../../examples/catalog.sqn")),
+        example("inventory", include_str!("../../examples/inventory.sqn")),
+        example("library", include_str!("../../examples/library.sqn")),
+        example("patterns", include_str!("../../examples/patterns.sqn")),
+    ]
 }
 
 /// Relation ends of each kind and cardinality: `(name, left end, right end)`.

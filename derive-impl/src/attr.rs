@@ -82,6 +82,9 @@ pub struct ContainerAttrs {
     pub tree: Option<TreeDecl>,
     pub versioned: Option<VersionedDecl>,
     pub link: Option<LinkDecl>,
+    /// `implied_indexes = false`: the declared `index(...)` list is the whole list; the layouts
+    /// add none (generated code: the Plan's list is the one source of truth).
+    pub implied_indexes: bool,
     pub serde_rename_all: Option<String>,
 }
 
@@ -202,7 +205,7 @@ pub struct FieldAttrs {
     pub serde_skip_if: bool,
 }
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, validator, queue, tree, versioned, link";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link";
 const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, minimum, maximum, min_length, max_length, pattern, one_of";
 
 /// Skips the value of a key we reported as unknown (`= expr` or `(...)`), so reading goes on.
@@ -463,6 +466,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         tree: None,
         versioned: None,
         link: None,
+        implied_indexes: true,
         serde_rename_all: None,
     };
     for attr in &input.attrs {
@@ -503,6 +507,10 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                 "index" => {
                     let span = meta.path.span();
                     out.indexes.push((index_decl(&meta, cx, true)?, span));
+                }
+                "implied_indexes" => {
+                    let b: syn::LitBool = meta.value()?.parse()?;
+                    out.implied_indexes = b.value;
                 }
                 "validator" => {
                     let input = meta.value()?;

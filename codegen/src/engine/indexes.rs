@@ -406,10 +406,10 @@ fn relationship(
         }
     }
     if let Some(o) = &d.outlier {
-        let key = super::context::snake(&d.parent);
+        // The overflow upsert's filter `{owner, count < chunk}`; reads use its prefix.
         add(
             &o.overflow_collection,
-            vec![(key, 1)],
+            vec![("owner".to_owned(), 1), ("count".to_owned(), 1)],
             format!(
                 "outlier ({}): overflow documents of a flagged {}",
                 d.id, d.parent

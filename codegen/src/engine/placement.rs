@@ -384,8 +384,9 @@ fn outlier(
         field: flag_field,
         embed_entity: None,
     });
-    let parent_key = snake(&parent.entity);
-    let mut fields = vec![reference(ctx, "", &parent_key, &parent.entity)];
+    // The names the runtime's outlier pattern writes (`squillion::__private::outlier`).
+    let parent_key = "owner";
+    let mut fields = vec![reference(ctx, "", parent_key, &parent.entity)];
     let mut items = if embedded {
         let mut f = new_field("", "items", FieldKind::Embedded, "object");
         f.type_name = Some(child.entity.clone());

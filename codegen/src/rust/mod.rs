@@ -104,6 +104,13 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
         layouts: layout::PlanIndex::new(plan),
         types_only,
     };
+    // Every collection struct's name is taken before any embedded type is named: an entity
+    // embedded in one place and stored in its own collection elsewhere gets two types, and the
+    // embedded one must not take the collection struct's name.
+    for c in &plan.collections {
+        gen.types
+            .insert(collection_type_name(c), COLLECTION_STRUCT.to_owned());
+    }
     let mut out = Vec::with_capacity(plan.collections.len());
     for c in &plan.collections {
         out.push(gen.collection(c));
@@ -111,6 +118,9 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
     out.append(&mut gen.items);
     out
 }
+
+/// The signature recorded for a collection struct's name (no embedded shape is written so).
+const COLLECTION_STRUCT: &str = "collection";
 
 struct Generator<'a> {
     plan: &'a Plan,
@@ -167,7 +177,6 @@ fn signature(fields: &[PlanField]) -> String {
 impl<'a> Generator<'a> {
     fn collection(&mut self, c: &Collection) -> TokenStream {
         let name = type_ident(&collection_type_name(c));
-        self.types.insert(name.to_string(), "collection".to_owned());
         let mut lines: Vec<String> = c.docs.clone();
         if !lines.is_empty() {
             lines.push(String::new());
@@ -275,10 +284,11 @@ impl<'a> Generator<'a> {
         let document = if self.settings.derive_document {
             let collection = &c.name;
             let container = &attrs.container;
-            // The repository applies the Plan's validator, the same `squillion indexes` applies.
+            // The repository applies the Plan's validator and exactly the Plan's indexes, the
+            // ones `squillion indexes` compares and applies: the layouts imply none of their own.
             quote! {
                 #[derive(::squillion::Document)]
-                #[squillion(collection = #collection, validator = #name::validator_document #(, #container)*)]
+                #[squillion(collection = #collection, validator = #name::validator_document, implied_indexes = false #(, #container)*)]
             }
         } else {
             TokenStream::new()
@@ -420,13 +430,17 @@ impl<'a> Generator<'a> {
         }
         let sig = signature(&f.children);
         let mut candidate = type_ident(&base).to_string();
+        if self.types.get(&candidate).map(String::as_str) == Some(COLLECTION_STRUCT) {
+            candidate = format!("{candidate}Embedded");
+        }
+        let first = candidate.clone();
         let mut n = 1;
         loop {
             match self.types.get(&candidate) {
                 Some(existing) if *existing == sig => return type_ident(&candidate),
                 Some(_) => {
                     n += 1;
-                    candidate = format!("{}{n}", type_ident(&base));
+                    candidate = format!("{first}{n}");
                 }
                 None => break,
             }

@@ -29,8 +29,9 @@ fn bson_of<'i>(item: &'i Item<'_>, ident: &syn::Ident) -> &'i str {
     item.field(ident).map_or("", |f| f.bson.as_str())
 }
 
-/// Every index of the item, in a stable order: declared, field-level, then implied by layouts;
-/// an implied index whose keys a declared one already has is left out.
+/// Every index of the item, in a stable order: declared, field-level, then implied by layouts
+/// (unless `implied_indexes = false`); an implied index whose keys a declared one already has is
+/// left out.
 pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
     let mut out: Vec<IndexOut> = item
         .attrs
@@ -124,6 +125,9 @@ pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
             implied.push(plain(&[(a, KeyKind::Asc), (b, KeyKind::Asc)], true));
             implied.push(plain(&[(b, KeyKind::Asc), (a, KeyKind::Asc)], false));
         }
+    }
+    if !item.attrs.implied_indexes {
+        return out;
     }
     for i in implied {
         if !out.iter().any(|o| o.decl.keys == i.decl.keys) {

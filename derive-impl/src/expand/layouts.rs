@@ -93,9 +93,13 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
     out
 }
 
-/// Extra `ensure_index_specs` calls for collections a layout adds (outlier overflow).
+/// Extra `ensure_index_specs` calls for collections a layout adds (outlier overflow); none with
+/// `implied_indexes = false`, where the overflow collection's own struct declares its indexes.
 pub fn extra_index_calls(item: &Item<'_>) -> Vec<TokenStream> {
     let rt = rt();
+    if !item.attrs.implied_indexes {
+        return Vec::new();
+    }
     item.fields
         .iter()
         .filter_map(|f| match &f.attrs.layout {

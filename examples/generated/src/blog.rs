@@ -17,7 +17,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "users", validator = User::validator_document)]
+#[squillion(
+    collection = "users",
+    validator = User::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct User {
     /// The document's id (`_id`).
@@ -66,7 +70,11 @@ impl User {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "blog_posts", validator = BlogPost::validator_document)]
+#[squillion(
+    collection = "blog_posts",
+    validator = BlogPost::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BlogPost {
     /// The document's id (`_id`).
@@ -119,6 +127,7 @@ impl BlogPost {
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("categories" = 1), name = "categories_1"),
     index(keys("title" = 1), name = "title_1")
 )]
@@ -202,6 +211,7 @@ impl BookRepo {
 #[squillion(
     collection = "authors",
     validator = Author::validator_document,
+    implied_indexes = false,
     index(keys("name" = 1), name = "name_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -275,6 +285,7 @@ impl AuthorRepo {
 #[squillion(
     collection = "categories",
     validator = Category::validator_document,
+    implied_indexes = false,
     index(keys("name" = 1), name = "name_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -347,6 +358,7 @@ impl CategoryRepo {
 #[squillion(
     collection = "blog_post_comments",
     validator = BlogPostCommentsBucket::validator_document,
+    implied_indexes = false,
     index(keys("blog_entry_id" = 1, "count" = 1), name = "blog_entry_id_1_count_1"),
     index(keys("blog_entry_id" = 1, "_id" = 1), name = "blog_entry_id_1__id_1")
 )]

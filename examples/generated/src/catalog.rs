@@ -21,6 +21,7 @@
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("author" = 1), name = "author_1"),
     index(keys("tags" = 1), name = "tags_1"),
     index(keys("comments.author" = 1), name = "comments.author_1"),
@@ -169,7 +170,11 @@ impl BookRepo {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "orders", validator = Order::validator_document)]
+#[squillion(
+    collection = "orders",
+    validator = Order::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Order {
     /// The document's id (`_id`).
@@ -223,6 +228,7 @@ impl Order {
 #[squillion(
     collection = "shapes",
     validator = Shape::validator_document,
+    implied_indexes = false,
     index(keys("radius" = 1), name = "radius_1", sparse)
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -332,6 +338,7 @@ impl ShapeRepo {
 #[squillion(
     collection = "products",
     validator = Product::validator_document,
+    implied_indexes = false,
     index(keys("category_ids" = 1), name = "category_ids_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -406,7 +413,11 @@ impl ProductRepo {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "categories", validator = Category::validator_document)]
+#[squillion(
+    collection = "categories",
+    validator = Category::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Category {
     /// The document's id (`_id`).
@@ -456,6 +467,7 @@ impl Category {
 #[squillion(
     collection = "tree2",
     validator = Node::validator_document,
+    implied_indexes = false,
     tree,
     index(keys("parent" = 1), name = "parent_1"),
     index(keys("ancestors" = 1), name = "ancestors_1")
@@ -516,6 +528,7 @@ impl Node {
 #[squillion(
     collection = "jobs",
     validator = Job::validator_document,
+    implied_indexes = false,
     queue(priority = priority),
     index(
         keys("in_progress" = 1, "priority" = -1, "_id" = 1),

@@ -20,7 +20,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "person", validator = Person::validator_document)]
+#[squillion(
+    collection = "person",
+    validator = Person::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Person {
     /// The document's id (`_id`).
@@ -80,6 +84,7 @@ impl Person {
 #[squillion(
     collection = "products",
     validator = Product::validator_document,
+    implied_indexes = false,
     index(keys("catalog_number" = 1), name = "catalog_number_1", unique)
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -159,6 +164,7 @@ impl ProductRepo {
 #[squillion(
     collection = "parts",
     validator = Part::validator_document,
+    implied_indexes = false,
     index(keys("partno" = 1), name = "partno_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -242,6 +248,7 @@ impl PartRepo {
 #[squillion(
     collection = "hosts",
     validator = Host::validator_document,
+    implied_indexes = false,
     index(keys("ipaddr" = 1), name = "ipaddr_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -325,6 +332,7 @@ impl HostRepo {
 #[squillion(
     collection = "logmsg",
     validator = LogMessage::validator_document,
+    implied_indexes = false,
     index(keys("host.id" = 1, "time" = -1), name = "host.id_1_time_-1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -378,7 +386,11 @@ impl LogMessage {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "tasks", validator = Task::validator_document)]
+#[squillion(
+    collection = "tasks",
+    validator = Task::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Task {
     /// The document's id (`_id`).

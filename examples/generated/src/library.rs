@@ -23,6 +23,7 @@
 #[squillion(
     collection = "books",
     validator = Book::validator_document,
+    implied_indexes = false,
     index(keys("author.id" = 1), name = "author.id_1"),
     index(keys("title" = 1), name = "title_1"),
     index(
@@ -167,6 +168,7 @@ impl BookRepo {
 #[squillion(
     collection = "authors",
     validator = Author::validator_document,
+    implied_indexes = false,
     index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -241,7 +243,11 @@ impl AuthorRepo {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "users", validator = User::validator_document)]
+#[squillion(
+    collection = "users",
+    validator = User::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct User {
     /// natural key: `username` is immutable, so it is the `_id` and references store it directly (seed 000: username)
@@ -318,6 +324,7 @@ impl UserRepo {
 #[squillion(
     collection = "book_notes",
     validator = BookNotesBucket::validator_document,
+    implied_indexes = false,
     index(keys("book" = 1, "count" = 1), name = "book_1_count_1"),
     index(keys("book" = 1, "_id" = 1), name = "book_1__id_1"),
     index(keys("notes.user" = 1), name = "notes.user_1"),

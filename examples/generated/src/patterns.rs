@@ -15,7 +15,11 @@
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "sensors", validator = Sensor::validator_document)]
+#[squillion(
+    collection = "sensors",
+    validator = Sensor::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Sensor {
     /// natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)
@@ -56,7 +60,11 @@ impl Sensor {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "best_times", validator = Section::validator_document)]
+#[squillion(
+    collection = "best_times",
+    validator = Section::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Section {
     /// natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)
@@ -104,6 +112,7 @@ impl Section {
 #[squillion(
     collection = "efforts",
     validator = Effort::validator_document,
+    implied_indexes = false,
     index(keys("section" = 1), name = "section_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -157,7 +166,11 @@ impl Effort {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "customers", validator = Customer::validator_document)]
+#[squillion(
+    collection = "customers",
+    validator = Customer::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Customer {
     /// natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)
@@ -202,7 +215,11 @@ impl Customer {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "invoices", validator = Invoice::validator_document)]
+#[squillion(
+    collection = "invoices",
+    validator = Invoice::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Invoice {
     /// The document's id (`_id`).
@@ -258,7 +275,11 @@ impl Invoice {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "movies", validator = Movie::validator_document)]
+#[squillion(
+    collection = "movies",
+    validator = Movie::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Movie {
     /// The document's id (`_id`).
@@ -318,6 +339,7 @@ impl Movie {
 #[squillion(
     collection = "versions",
     validator = VersionedDocument::validator_document,
+    implied_indexes = false,
     versioned,
     index(
         keys("document_id" = 1, "valid_to" = 1, "valid_from" = -1),
@@ -380,7 +402,11 @@ impl VersionedDocument {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "events", validator = EventHistogram::validator_document)]
+#[squillion(
+    collection = "events",
+    validator = EventHistogram::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct EventHistogram {
     /// `_id: "test"`.
@@ -432,6 +458,7 @@ impl EventHistogram {
 #[squillion(
     collection = "product",
     validator = Product::validator_document,
+    implied_indexes = false,
     index(keys("attrs.k" = 1, "attrs.v" = 1), name = "attrs.k_1_attrs.v_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -483,7 +510,11 @@ impl Product {
     ::squillion::__private::serde::Deserialize
 )]
 #[derive(::squillion::Document)]
-#[squillion(collection = "games", validator = Game::validator_document)]
+#[squillion(
+    collection = "games",
+    validator = Game::validator_document,
+    implied_indexes = false
+)]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Game {
     /// The document's id (`_id`).
@@ -532,6 +563,7 @@ impl Game {
 #[squillion(
     collection = "business_objects",
     validator = BusinessObject::validator_document,
+    implied_indexes = false,
     index(keys("object_id" = 1, "create_date" = -1), name = "object_id_1_create_date_-1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -618,6 +650,7 @@ impl BusinessObjectRepo {
 #[squillion(
     collection = "users",
     validator = User::validator_document,
+    implied_indexes = false,
     schema_version = 1,
     index(keys("follows" = 1), name = "follows_1")
 )]
@@ -678,6 +711,7 @@ impl User {
 #[squillion(
     collection = "posts",
     validator = Post::validator_document,
+    implied_indexes = false,
     schema_version = 1,
     index(keys("postedBy" = 1, "date" = -1), name = "postedBy_1_date_-1")
 )]
@@ -764,6 +798,7 @@ impl PostRepo {
 #[squillion(
     collection = "sensor_readings",
     validator = SensorReadingsBucket::validator_document,
+    implied_indexes = false,
     index(keys("sensor" = 1, "count" = 1), name = "sensor_1_count_1"),
     index(keys("sensor" = 1, "start" = 1), name = "sensor_1_start_1")
 )]
@@ -834,15 +869,16 @@ impl SensorReadingsBucket {
 #[squillion(
     collection = "movies_cast_overflow",
     validator = MoviesCastOverflow::validator_document,
-    index(keys("movie" = 1), name = "movie_1")
+    implied_indexes = false,
+    index(keys("owner" = 1, "count" = 1), name = "owner_1_count_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct MoviesCastOverflow {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::__private::bson::oid::ObjectId,
-    /// `movie`: a reference (id).
-    pub movie: ::squillion::__private::bson::oid::ObjectId,
+    /// `owner`: a reference (id).
+    pub owner: ::squillion::__private::bson::oid::ObjectId,
     /// `items`: an embedded document.
     pub items: ::squillion::BoundedVec<CastMember, 200>,
     /// `count`: computed, kept up to date by every write that changes what it summarises.
@@ -852,18 +888,18 @@ impl MoviesCastOverflow {
     /// The collection's name.
     pub const COLLECTION: &'static str = "movies_cast_overflow";
     /// The indexes of `movies_cast_overflow` the Plan declares, each with the query or rule it serves.
-    /// - `movie_1`: outlier (Movie.cast): overflow documents of a flagged Movie
+    /// - `owner_1_count_1`: outlier (Movie.cast): overflow documents of a flagged Movie
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
     > {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"movie":1},"name":"movie_1"}]"#,
+            r#"[{"key":{"owner":1,"count":1},"name":"owner_1_count_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `movies_cast_overflow`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","movie","items","count"],"properties":{"_id":{"bsonType":"objectId"},"movie":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}}},"count":{"bsonType":"int"}},"title":"movies_cast_overflow documents"}"#,
+            r#"{"bsonType":"object","required":["_id","owner","items","count"],"properties":{"_id":{"bsonType":"objectId"},"owner":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}}},"count":{"bsonType":"int"}},"title":"movies_cast_overflow documents"}"#,
         )
     }
     /// The validator document of `movies_cast_overflow`, `{$jsonSchema: ...}`, for `collMod` and `create`.
