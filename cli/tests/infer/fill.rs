@@ -685,8 +685,8 @@ pub async fn patterns(db: Database) {
         name: format!("actor {k}"),
         role: format!("role {k}"),
     };
-    // The big movie is written whole: `push_cast` stores its overflow under `owner`, where the
-    // overflow collection's validator requires `movie` (issue 11).
+    // The big movie is written whole, with its overflow document (`owner`, `items`, `count`: the
+    // names `push_cast` writes and the overflow collection's validator requires).
     let big = patterns::Movie {
         id: ObjectId::new(),
         title: "Movie 0".into(),
@@ -697,7 +697,7 @@ pub async fn patterns(db: Database) {
     overflow
         .insert(&patterns::MoviesCastOverflow {
             id: ObjectId::new(),
-            movie: big.id,
+            owner: big.id,
             items: bounded((200..320).map(member).collect()),
             count: 120,
         })
