@@ -147,7 +147,8 @@ fn fields(
     );
 }
 
-/// Every use of an entity's name leads to its declaration, and its references are every use.
+/// Every use of an entity's or value type's name leads to its declaration, and its references are
+/// every use.
 fn entities(
     client: &mut Client,
     uri: &str,
@@ -156,7 +157,9 @@ fn entities(
     schema: &squillion_grammar::ast::Schema,
 ) {
     for item in &schema.items {
-        let Item::Entity(entity) = item else { continue };
+        let (Item::Entity(entity) | Item::Value(entity)) = item else {
+            continue;
+        };
         let word = entity.name.name.as_str();
         let declared = oracle::position(text, entity.name.span.start);
         let mut expected: Vec<Value> = oracle::word_offsets(text, word)
