@@ -54,6 +54,11 @@ pub struct AuditArgs {
 }
 
 fn plan_of(file: &std::path::Path) -> Result<Plan, Exit> {
+    design_of(file).map(|(_, plan)| plan)
+}
+
+/// The schema's model and its plan, or exit 2 after saying why.
+fn design_of(file: &std::path::Path) -> Result<(squillion_codegen::model::Model, Plan), Exit> {
     let source = read_schema(file).map_err(|unread| {
         // An invalid schema is a usage error here, like the ones `load` reports below.
         unread.report();
@@ -63,7 +68,8 @@ fn plan_of(file: &std::path::Path) -> Result<Plan, Exit> {
         eprint!("{}", source.render(&d, stderr_color()));
         Exit::Usage
     })?;
-    Ok(squillion_codegen::engine::plan(&checked.model, &source))
+    let plan = squillion_codegen::engine::plan(&checked.model, &source);
+    Ok((checked.model, plan))
 }
 
 async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
@@ -202,7 +208,7 @@ pub fn indexes(args: &IndexesArgs) -> Exit {
 
 /// Runs `audit`: exit 0 when the sample agrees with the design, 1 when it does not, 2 errors.
 pub fn audit(args: &AuditArgs) -> Exit {
-    let plan = match plan_of(&args.file) {
+    let (model, plan) = match design_of(&args.file) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -235,7 +241,7 @@ pub fn audit(args: &AuditArgs) -> Exit {
             indicatif::ProgressBar::hidden()
         };
         let progress = |n: u64| bar.inc(n);
-        let report = match crate::audit::audit(&db, &plan, args.sample, &progress).await {
+        let report = match crate::audit::audit(&db, &model, &plan, args.sample, &progress).await {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {}", describe(&e));

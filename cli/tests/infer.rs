@@ -49,3 +49,6 @@ mod fill;
 
 #[path = "infer/roundtrip.rs"]
 mod roundtrip;
+
+#[path = "infer/legacy.rs"]
+mod legacy;

@@ -21,6 +21,10 @@ pub enum FindingKind {
     OldSchemaVersion,
     /// A reference to a document that does not exist.
     DanglingReference,
+    /// A relation held in another place or shape than the plan keeps it.
+    LayoutDiffers,
+    /// A collection the plan needs does not exist.
+    MissingCollection,
 }
 
 /// One contradiction, aggregated over the sample.
@@ -38,6 +42,8 @@ pub struct Finding {
     pub example: Option<String>,
     /// The numbers: the largest length found and the bound, the size, the version...
     pub detail: String,
+    /// What it concerns, and its rank among the findings.
+    pub cost: super::rank::Cost,
 }
 
 /// What one document shows.

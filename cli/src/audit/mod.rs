@@ -2,6 +2,8 @@
 //! data contradicts the design.
 
 pub mod checks;
+pub mod layout;
+pub mod rank;
 pub mod report;
 
 use std::collections::BTreeMap;
@@ -10,6 +12,7 @@ use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Database;
 use serde::Serialize;
+use squillion_codegen::model::Model;
 use squillion_codegen::plan::Plan;
 
 pub use checks::{Finding, FindingKind};
@@ -19,7 +22,8 @@ pub use checks::{Finding, FindingKind};
 pub struct AuditReport {
     /// Documents sampled per collection.
     pub sampled: BTreeMap<String, u64>,
-    /// Contradictions found, by collection, kind and path.
+    /// Contradictions found, what to change first first: ranked by the documents each concerns
+    /// times the plan's average document size.
     pub findings: Vec<Finding>,
 }
 
@@ -60,6 +64,7 @@ impl Tally {
 /// Audits every collection of the plan, sampling up to `sample` documents in each.
 pub async fn audit(
     db: &Database,
+    model: &Model,
     plan: &Plan,
     sample: u64,
     progress: Progress<'_>,
@@ -68,6 +73,8 @@ pub async fn audit(
     let mut tallies: BTreeMap<(String, FindingKind, Option<String>), Tally> = BTreeMap::new();
     let mut findings: BTreeMap<(String, FindingKind, Option<String>), Finding> = BTreeMap::new();
     let existing = db.list_collection_names().await?;
+    let mut estimated = BTreeMap::new();
+    let mut layouts = Vec::new();
     let entity_collection: BTreeMap<&str, &str> = plan
         .collections
         .iter()
@@ -77,8 +84,14 @@ pub async fn audit(
     for c in &plan.collections {
         if !existing.contains(&c.name) {
             sampled.insert(c.name.clone(), 0);
+            if let Some(f) = layout::missing_collection(plan, &c.name) {
+                findings.insert((c.name.clone(), f.kind, None), f);
+            }
             continue;
         }
+        let coll = db.collection::<Document>(&c.name);
+        estimated.insert(c.name.clone(), coll.estimated_document_count().await?);
+        let mut shape = crate::infer::shape::Shape::default();
         let size = i64::try_from(sample).unwrap_or(i64::MAX);
         // One document at a time: a sample of large documents is never held in memory whole.
         let mut cursor = db
@@ -91,6 +104,7 @@ pub async fn audit(
             let d = &d;
             count += 1;
             progress(1);
+            shape.observe(d, 0);
             let id = d.get("_id").map(|v| v.to_string());
             for o in checks::check_document(c, &plan.settings, d, c.schema_version) {
                 let key = (c.name.clone(), o.kind, o.path.clone());
@@ -131,6 +145,7 @@ pub async fn audit(
             }
         }
         sampled.insert(c.name.clone(), count);
+        layouts.extend(layout::findings(model, plan, &c.name, &shape));
         for (path, FieldReferences { target, ids }) in refs {
             let Some(coll) = entity_collection.get(target.as_str()) else {
                 continue;
@@ -184,6 +199,7 @@ pub async fn audit(
                          (e.g. {value})",
                         dangling.len()
                     ),
+                    cost: Default::default(),
                 },
             );
         }
@@ -198,6 +214,7 @@ pub async fn audit(
                 count: t.count,
                 example: t.example,
                 detail: detail(&t.worst, t.count, &plan.settings),
+                cost: Default::default(),
             },
         );
     }
@@ -213,18 +230,30 @@ pub async fn audit(
                         count: 1,
                         example: None,
                         detail: format!("declared index {name} {keys} is missing (squillion indexes --apply creates it)"),
+                        cost: Default::default(),
                     },
                 );
             }
         }
     }
-    Ok(AuditReport {
-        sampled,
-        findings: findings
-            .into_iter()
-            .map(|((collection, _, _), f)| Finding { collection, ..f })
-            .collect(),
-    })
+    let mut findings: Vec<Finding> = findings
+        .into_iter()
+        .map(|((collection, _, _), f)| Finding { collection, ..f })
+        .collect();
+    // A relation held elsewhere explains the fields it leaves undeclared.
+    findings.retain(|f| {
+        f.kind != FindingKind::UnknownField
+            || !layouts.iter().any(|l| {
+                l.collection == f.collection
+                    && f.path
+                        .as_deref()
+                        .zip(l.path.as_deref())
+                        .is_some_and(|(p, end)| p == end || p.starts_with(&format!("{end}.")))
+            })
+    });
+    findings.extend(layouts);
+    rank::rank(&mut findings, plan, &sampled, &estimated);
+    Ok(AuditReport { sampled, findings })
 }
 
 /// A key under which equal ids compare equal: numbers by value (an int32 reference finds an
@@ -266,6 +295,9 @@ fn detail(
             "{count} sampled documents below schema version {} (oldest found: {})",
             o.limit, o.value
         ),
-        FindingKind::MissingIndex | FindingKind::DanglingReference => String::new(),
+        FindingKind::MissingIndex
+        | FindingKind::DanglingReference
+        | FindingKind::LayoutDiffers
+        | FindingKind::MissingCollection => String::new(),
     }
 }

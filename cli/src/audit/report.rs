@@ -1,5 +1,6 @@
-//! The audit as a table for the terminal.
+//! The audit as a table for the terminal, what to change first at the top.
 
+use super::rank::size;
 use super::AuditReport;
 
 /// A table of findings, or a line saying the sample agrees with the design.
@@ -13,9 +14,13 @@ pub fn text(report: &AuditReport) -> String {
         out.push_str("the sample agrees with the design\n");
         return out;
     }
+    out.push_str(
+        "what to change first: each finding is ranked by the documents it concerns (the sampled \
+         share of the collection's count) times the plan's average document size\n",
+    );
     out.push_str(&format!(
-        "{:<24} {:<20} {:<28} {:>6}  {}\n",
-        "collection", "finding", "path", "count", "detail"
+        "{:>4}  {:<24} {:<20} {:<28} {:>6} {:>10} {:>9}  {}\n",
+        "rank", "collection", "finding", "path", "count", "~documents", "~size", "detail"
     ));
     for f in &report.findings {
         let kind = serde_json::to_value(f.kind)
@@ -23,11 +28,14 @@ pub fn text(report: &AuditReport) -> String {
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default();
         out.push_str(&format!(
-            "{:<24} {:<20} {:<28} {:>6}  {}\n",
+            "{:>4}  {:<24} {:<20} {:<28} {:>6} {:>10} {:>9}  {}\n",
+            f.cost.rank,
             f.collection,
             kind,
             f.path.as_deref().unwrap_or("-"),
             f.count,
+            f.cost.documents,
+            size(f.cost.bytes),
             f.detail
         ));
     }

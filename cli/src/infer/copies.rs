@@ -83,7 +83,7 @@ pub async fn find(
 
 /// Pairs each holder key with the target key its values equal most often. Inside an extended
 /// reference the keys are the source's own; beside a plain reference any target field may be
-/// the source, so a copy needs most values equal and at least two distinct ones.
+/// the source, so a copy needs half its values equal at least, over two distinct values or more.
 fn compare(
     reference: usize,
     r: &Reference,
@@ -143,7 +143,9 @@ fn compare(
             .map(|(v, _)| value_key(v))
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        let plausible = extended || (equal * 10 >= compared * 8 && distinct >= 2);
+        // Beside a plain reference, a field is a copy when most of its values (half at least:
+        // legacy copies go stale) equal the source's, over at least two distinct values.
+        let plausible = extended || (equal * 2 >= compared && distinct >= 2);
         if plausible && (extended || equal > 0) {
             out.push(Copy {
                 reference,

@@ -2,14 +2,12 @@
 //! counts, `standalone` where the data shows it, queries from the indexes in place, rates from
 //! index uses, and a comment with the measurement on every fact.
 
-use mongodb::bson::{DateTime, Document};
-use mongodb::options::IndexOptions;
+use mongodb::bson::DateTime;
 
 use super::counts::{card, Counted};
-use super::draft::{Attr, Card, Draft, End, Fact, FactKind, QueryDecl, RelationDecl};
+use super::draft::{Card, Draft, End, Fact, FactKind, RelationDecl};
 use super::layout::{Layout, LinkKind, Measure};
-use super::names::{field_name, plural, singular, snake, Namer};
-use super::path::Loc;
+use super::names::{plural, snake};
 use super::sample::Sampled;
 use super::stats::Access;
 use super::words;
@@ -98,88 +96,20 @@ pub fn draft(i: Inputs<'_>) -> (Draft, Vec<Inferred>) {
         entities[e].comments = lines;
     }
 
-    let mut queries = Vec::new();
-    let mut query_names = Namer::default();
-    let mut with_queries = std::collections::BTreeSet::new();
-    for (e, ent) in layout.entities.iter().enumerate() {
-        if !ent.place.is_root() {
-            continue;
-        }
-        let s = &i.samples[ent.coll];
-        for (keys, options) in &s.indexes {
-            let uses = i.access[ent.coll].indexes.as_ref().map(|u| {
-                u.iter()
-                    .find(|u| Some(&u.name) == options.name.as_ref())
-                    .cloned()
-            });
-            match index(layout, e, keys, options) {
-                Indexed::Attr(field, attrs, why) => {
-                    if let Some(f) = entities[e].fields.iter_mut().find(|f| f.name == field) {
-                        for a in attrs {
-                            if !f.attrs.contains(&a) {
-                                f.attrs.push(a);
-                            }
-                        }
-                        f.comments.push(why);
-                    }
-                }
-                Indexed::Query(conditions, why) => {
-                    let entity = &entities[e].name;
-                    let wanted = format!(
-                        "{}_by_{}",
-                        snake(entity),
-                        conditions
-                            .iter()
-                            .map(|(p, _)| snake(p))
-                            .collect::<Vec<_>>()
-                            .join("_and_")
-                    );
-                    let mut comments = vec![why];
-                    let rate = match uses {
-                        None => {
-                            comments.push(
-                                "state its rate: the server keeps no index statistics".to_owned(),
-                            );
-                            None
-                        }
-                        Some(None) => None,
-                        Some(Some(u)) if u.ops == 0 => {
-                            comments.push(
-                                "measured: not used since the server started counting".to_owned(),
-                            );
-                            None
-                        }
-                        Some(Some(u)) => {
-                            let secs = u.since.map_or(0.0, |since| {
-                                (i.now.timestamp_millis() - since.timestamp_millis()) as f64
-                                    / 1000.0
-                            });
-                            comments.push(format!(
-                                "measured: used {} times in {} ($indexStats)",
-                                words::n(u.ops),
-                                duration(secs)
-                            ));
-                            Some(u.ops as f64 / secs.max(1.0))
-                        }
-                    };
-                    with_queries.insert(e);
-                    queries.push(QueryDecl {
-                        name: query_names.unique(&wanted),
-                        on: entity.clone(),
-                        comments,
-                        conditions,
-                        rate_per_second: rate,
-                    });
-                }
-                Indexed::Skip(why) => {
-                    if let Some(why) = why {
-                        entities[e].comments.push(why);
-                    }
+    let queries = super::queries::queries(layout, i.samples, i.access, i.now);
+    for (e, field, attrs, why) in &queries.attrs {
+        if let Some(f) = entities[*e].fields.iter_mut().find(|f| f.name == *field) {
+            for a in attrs {
+                if !f.attrs.contains(a) {
+                    f.attrs.push(a.clone());
                 }
             }
+            f.comments.push(why.clone());
         }
     }
-
+    for (e, why) in &queries.notes {
+        entities[*e].comments.push(why.clone());
+    }
     // Entities referenced from more than one place are read through more than one parent.
     let mut referenced: std::collections::BTreeMap<usize, usize> = Default::default();
     for l in &layout.links {
@@ -214,13 +144,17 @@ pub fn draft(i: Inputs<'_>) -> (Draft, Vec<Inferred>) {
         if let (LinkKind::ChildRef | LinkKind::ParentRefs, true) = (l.kind, right.place.is_root()) {
             let child = &right.decl.name;
             let coll = &i.samples[right.coll].name;
-            if with_queries.contains(&l.right.0)
-                || referenced.get(&l.right.0).copied().unwrap_or(0) > 1
-            {
-                let why = if with_queries.contains(&l.right.0) {
-                    format!("measured: {coll} has indexes of its own (see its queries)")
-                } else {
-                    format!("measured: {child} is referenced from more than one place")
+            // A query through the reference reads the children of a parent, not a child alone.
+            let own = queries.decls.iter().find(|q| {
+                q.on == *child && !(q.conditions.len() == 1 && q.conditions[0].0 == l.right.1)
+            });
+            if own.is_some() || referenced.get(&l.right.0).copied().unwrap_or(0) > 1 {
+                let why = match own {
+                    Some(q) => format!(
+                        "measured: {coll} is queried on its own (query `{}`)",
+                        q.name
+                    ),
+                    None => format!("measured: {child} is referenced from more than one place"),
                 };
                 facts.insert(
                     0,
@@ -263,7 +197,7 @@ pub fn draft(i: Inputs<'_>) -> (Draft, Vec<Inferred>) {
     }
     d.values = layout.values.clone();
     d.entities = entities;
-    d.queries = queries;
+    d.queries = queries.decls;
     (d, inferred)
 }
 
@@ -291,24 +225,12 @@ fn sentence(c: &Counted, of: &str, per: &str) -> String {
     )
 }
 
-fn duration(secs: f64) -> String {
-    if secs >= 86_400.0 {
-        format!("{:.1} days", secs / 86_400.0)
-    } else if secs >= 3_600.0 {
-        format!("{:.1} hours", secs / 3_600.0)
-    } else if secs >= 60.0 {
-        format!("{:.0} minutes", secs / 60.0)
-    } else {
-        format!("{:.0} seconds", secs.max(1.0))
-    }
-}
-
 fn access_lines(a: &Access) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(p) = &a.profiled {
         out.push(format!(
             "measured by the profiler over {}: {} reads, {} inserts, {} updates, {} removes",
-            duration(p.seconds),
+            words::duration(p.seconds),
             words::n(p.reads),
             words::n(p.inserts),
             words::n(p.updates),
@@ -361,133 +283,4 @@ fn ratio(f: &mut Fact, layout: &Layout, a: usize, b: usize, access: &[Access]) {
                 .to_owned(),
         );
     }
-}
-
-/// What an index in place becomes.
-enum Indexed {
-    /// Attributes on a field (name, attributes, why).
-    Attr(String, Vec<Attr>, String),
-    /// A query (equality conditions, why).
-    Query(Vec<(String, bool)>, String),
-    /// Nothing (the reason, when it is worth a comment).
-    Skip(Option<String>),
-}
-
-fn index(layout: &Layout, e: usize, keys: &Document, options: &IndexOptions) -> Indexed {
-    let name = options.name.clone().unwrap_or_default();
-    let spec = keys.to_string();
-    let ignore_case = options
-        .collation
-        .as_ref()
-        .and_then(|c| c.strength)
-        .is_some_and(|s| {
-            matches!(
-                s,
-                mongodb::options::CollationStrength::Primary
-                    | mongodb::options::CollationStrength::Secondary
-            )
-        });
-    let plain = keys.values().all(|v| super::shape::number(v).is_some());
-    if !plain {
-        return Indexed::Skip(Some(format!(
-            "measured: index {name} {spec} is not a plain index; the language does not state it"
-        )));
-    }
-    let paths: Vec<Option<String>> = keys.keys().map(|k| path(layout, e, k)).collect();
-    if paths.iter().any(Option::is_none) {
-        return Indexed::Skip(Some(format!(
-            "measured: index {name} {spec} is on fields the draft does not declare here (patterns or references)"
-        )));
-    }
-    let paths: Vec<String> = paths.into_iter().flatten().collect();
-    let ent = &layout.entities[e];
-    let is_field = |p: &str| ent.decl.fields.iter().any(|f| f.name == p);
-    if paths.len() == 1 && is_field(&paths[0]) {
-        let mut attrs = Vec::new();
-        if options.unique == Some(true) {
-            attrs.push(Attr::Unique);
-        }
-        if let Some(ttl) = options.expire_after {
-            attrs.push(Attr::Expires(ttl.as_secs()));
-        }
-        if !attrs.is_empty() {
-            if ignore_case {
-                attrs.push(Attr::IgnoreCase);
-            }
-            return Indexed::Attr(
-                paths[0].clone(),
-                attrs,
-                format!("measured: index {name} {spec}"),
-            );
-        }
-    }
-    if paths.len() == 1
-        && ent
-            .names
-            .get(keys.keys().next().map(String::as_str).unwrap_or(""))
-            .is_some_and(|n| !is_field(n))
-    {
-        return Indexed::Skip(None);
-    }
-    let mut why = format!("measured: index {name} {spec}");
-    if options.unique == Some(true) {
-        why.push_str(" is unique; the language states uniqueness of one field only");
-    }
-    Indexed::Query(paths.into_iter().map(|p| (p, ignore_case)).collect(), why)
-}
-
-/// The draft's path for an indexed BSON path at entity `e`'s documents, if the draft declares
-/// it: field names for keys, relation ends for references (an extended reference's `id` is the
-/// end itself), fields of embedded entities and value types below.
-fn path(layout: &Layout, e: usize, key: &str) -> Option<String> {
-    let ent = &layout.entities[e];
-    let mut out: Vec<String> = Vec::new();
-    let mut place: Option<Loc> = Some(ent.place.clone());
-    let segments: Vec<&str> = key.split('.').collect();
-    for (n, seg) in segments.iter().enumerate() {
-        let here = place.as_ref().and_then(|p| {
-            layout
-                .entities
-                .iter()
-                .find(|x| x.coll == ent.coll && x.place == *p)
-        });
-        match here {
-            Some(x) => {
-                let name = x.names.get(*seg)?;
-                // Keys inside a map are data: its index is the attribute pattern's.
-                let is_map = x
-                    .decl
-                    .fields
-                    .iter()
-                    .any(|f| f.name == *name && matches!(f.ty, super::draft::TypeExpr::Map(_)));
-                if is_map {
-                    return None;
-                }
-                out.push(name.clone());
-                let p = place.take()?;
-                place = [true, false]
-                    .into_iter()
-                    .map(|each| p.child(seg, each))
-                    .find(|c| {
-                        layout
-                            .entities
-                            .iter()
-                            .any(|x| x.coll == ent.coll && x.place == *c)
-                    });
-                if place.is_none()
-                    && n + 2 == segments.len()
-                    && matches!(segments[n + 1], "id" | "_id")
-                {
-                    return Some(out.join("."));
-                }
-            }
-            None => out.push(field_name(seg)),
-        }
-    }
-    Some(out.join("."))
-}
-
-/// The singular of a collection's name, for sentences.
-pub fn one_of(collection: &str) -> String {
-    singular(collection)
 }

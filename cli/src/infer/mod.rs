@@ -22,6 +22,7 @@ pub mod layout;
 pub mod names;
 pub mod path;
 pub mod patterns;
+pub mod queries;
 pub mod references;
 pub mod sample;
 pub mod server;

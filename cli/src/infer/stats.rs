@@ -35,7 +35,13 @@ pub struct Profiled {
     pub removes: u64,
     /// Seconds between the first and the last recorded operation.
     pub seconds: f64,
+    /// Queries by the top-level fields their filters name (sorted), of the latest
+    /// [`FILTERS_READ`] recorded.
+    pub filters: BTreeMap<Vec<String>, u64>,
 }
+
+/// Recorded queries whose filters are read (the newest).
+const FILTERS_READ: i64 = 5_000;
 
 /// What the server observed of one collection.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -174,6 +180,28 @@ async fn profiler(
             let secs = (last.timestamp_millis() - first.timestamp_millis()) as f64 / 1000.0;
             p.seconds = p.seconds.max(secs);
         }
+    }
+    // What the latest queries filter on: one document each, the newest first, a bounded number.
+    let mut cursor = db
+        .collection::<Document>("system.profile")
+        .find(doc! { "op": "query" })
+        .sort(doc! { "ts": -1 })
+        .limit(FILTERS_READ)
+        .projection(doc! { "ns": 1, "command.filter": 1 })
+        .await?;
+    while let Some(d) = cursor.try_next().await? {
+        let Some(coll) = d.get_str("ns").ok().and_then(|ns| ns.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(p) = out.get_mut(coll) else { continue };
+        let mut keys: Vec<String> = d
+            .get_document("command")
+            .ok()
+            .and_then(|c| c.get_document("filter").ok())
+            .map(|f| f.keys().filter(|k| !k.starts_with('$')).cloned().collect())
+            .unwrap_or_default();
+        keys.sort();
+        *p.filters.entry(keys).or_default() += 1;
     }
     out.retain(|_, p| p.reads + p.inserts + p.updates + p.removes > 0);
     Ok(out)

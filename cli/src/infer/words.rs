@@ -64,6 +64,21 @@ pub fn count(v: u64, one: &str, many: &str) -> String {
     }
 }
 
+/// A span of time for people: `12 seconds`, `3 minutes`, `1.5 hours`, `2.0 days`.
+pub fn duration(secs: f64) -> String {
+    if secs >= 86_400.0 {
+        format!("{:.1} days", secs / 86_400.0)
+    } else if secs >= 3_600.0 {
+        format!("{:.1} hours", secs / 3_600.0)
+    } else if secs >= 60.0 {
+        format!("{:.0} minutes", secs / 60.0)
+    } else if secs < 2.0 {
+        "1 second".to_owned()
+    } else {
+        format!("{secs:.0} seconds")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

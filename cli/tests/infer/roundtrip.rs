@@ -248,6 +248,33 @@ where
         .await
         .expect(0, "fmt");
     squillion(["plan", f.as_str()]).await.expect(0, "plan");
+    // And the audit compares the database with the plan of its own draft, ranked.
+    let u = uri();
+    let run = squillion([
+        "audit",
+        f.as_str(),
+        "--uri",
+        u.as_str(),
+        "--db",
+        t.db.name(),
+        "--format",
+        "json",
+    ])
+    .await;
+    assert!(
+        run.code == 0 || run.code == 1,
+        "audit: {}{}",
+        run.stdout,
+        run.stderr
+    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let ranks: Vec<u64> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cost"]["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, (1..=ranks.len() as u64).collect::<Vec<_>>());
     t.cleanup().await;
 }
 
