@@ -157,3 +157,17 @@ proptest! {
         prop_assert_eq!(again.unwrap(), canonical, "{}: re-spaced:\n{}", name, respaced);
     }
 }
+
+/// The examples are what people copy: they are written in the canonical layout.
+#[test]
+fn every_example_is_formatted() {
+    for (name, source) in corpus() {
+        if name.contains("examples") {
+            let formatted = format(&source).unwrap();
+            assert!(
+                formatted == source,
+                "{name} is not formatted: run `squillion fmt {name}` (cargo run -p squillion-cli -- fmt {name})"
+            );
+        }
+    }
+}
