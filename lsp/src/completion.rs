@@ -12,8 +12,9 @@ use crate::context::{self, Block, Context, Token};
 use crate::symbols::{Kind, Symbols};
 use crate::text::Text;
 
-/// Characters that open a completion by themselves.
-pub const TRIGGERS: &[char] = &['@', '.', ':', ' '];
+/// Characters that open a completion by themselves (not space: a list after every space of a
+/// body would be noise; clients ask anyway as a word is typed).
+pub const TRIGGERS: &[char] = &['@', '.', ':'];
 
 /// Keywords that start a top-level declaration.
 pub const DECLARATIONS: &[&str] = &["settings", "value", "entity", "relation", "query"];

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use squillion_codegen::plan::{Collection, Plan, PlanField};
+use squillion_codegen::plan::{Collection, FieldKind, Plan, PlanField};
 use squillion_codegen::review::view::{self, CollectionView, DecisionView, Review};
 
 use crate::analysis::Analysis;
@@ -146,6 +146,17 @@ fn stored_at(plan: &Plan, review: &Review, symbol: &Symbol, analysis: &Analysis)
             field(&mut out, review, c, f);
         }
     }
+    let source = format!("{owner}.{}", symbol.name);
+    let mut copies = Vec::new();
+    for c in &plan.collections {
+        copies_of(&c.fields, &source, &c.name, &mut copies);
+    }
+    if !copies.is_empty() {
+        let _ = writeln!(out, "\n*copied into:*\n");
+        for copy in copies {
+            let _ = writeln!(out, "- `{copy}`");
+        }
+    }
     if found == 0 {
         out.push_str(match symbol.kind {
             Kind::RelationEnd => {
@@ -196,6 +207,18 @@ fn find_fields<'p>(
                 bson,
                 hits,
             );
+        }
+    }
+}
+
+/// The paths of the copies of `source`: `Entity.field` (rule 5), or `Entity` (a subset).
+fn copies_of(fields: &[PlanField], source: &str, collection: &str, out: &mut Vec<String>) {
+    for f in fields {
+        if f.kind == FieldKind::Denormalized && f.source.as_deref() == Some(source) {
+            out.push(format!("{collection}.{}", f.path));
+        }
+        if !f.recursive {
+            copies_of(&f.children, source, collection, out);
         }
     }
 }
@@ -275,6 +298,16 @@ fn entity(plan: &Plan, review: &Review, name: &str) -> String {
     let embedded = embedded_type(plan, name, "");
     if embedded.contains('`') {
         out.push_str(&embedded);
+    }
+    let mut copies = Vec::new();
+    for c in &plan.collections {
+        copies_of(&c.fields, name, &c.name, &mut copies);
+    }
+    if !copies.is_empty() {
+        let _ = writeln!(out, "\n*copies kept in:*\n");
+        for copy in copies {
+            let _ = writeln!(out, "- `{copy}`");
+        }
     }
     out
 }

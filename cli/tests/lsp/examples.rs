@@ -58,7 +58,7 @@ fn every_example_as_an_editor_sees_it() {
         let schema = squillion_grammar::parse(&text).unwrap();
         relations(&mut client, &uri, &text, &name, &plan);
         fields(&mut client, &uri, &text, &name, &plan, &schema);
-        entities(&mut client, &uri, &text, &name, &schema);
+        entities(&mut client, &uri, &text, &name, &schema, &plan);
         inlay_hints(&mut client, &uri, &text, &name, &plan);
         formatting(&mut client, &uri, &text, &name);
     }
@@ -108,6 +108,7 @@ fn fields(
     schema: &squillion_grammar::ast::Schema,
 ) {
     let mut checked = 0;
+    let mut copied = 0;
     for item in &schema.items {
         let Item::Entity(entity) = item else { continue };
         let collection =
@@ -122,6 +123,15 @@ fn fields(
             let shown = hover(client, uri, text, field.name.span.start);
             let title = format!("**{}.{}**", entity.name.name, field.name.name);
             assert!(shown.contains(&title), "{name}: {title}\n{shown}");
+            // Every copy of the field (rule 5) is listed.
+            let source = format!("{}.{}", entity.name.name, field.name.name);
+            for copy in copies(plan, &source) {
+                assert!(
+                    shown.contains(&format!("`{copy}`")),
+                    "{name}: copy {copy}\n{shown}"
+                );
+                copied += 1;
+            }
             let Some(c) = collection else { continue };
             let stored =
                 c["fields"].as_array().unwrap().iter().find(|f| {
@@ -145,6 +155,54 @@ fn fields(
         checked > 3,
         "{name}: only {checked} fields found in the Plan"
     );
+    let all: usize = plan["collections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| count_copies(&c["fields"]))
+        .sum();
+    assert_eq!(
+        copied, all,
+        "{name}: every copy in the Plan is shown on its source's hover"
+    );
+}
+
+/// `collection.path` of every copy of `source` in the Plan.
+fn copies(plan: &Value, source: &str) -> Vec<String> {
+    fn walk(fields: &Value, collection: &str, source: &str, out: &mut Vec<String>) {
+        for f in fields.as_array().into_iter().flatten() {
+            if f["kind"] == "denormalized" && f["source"] == source {
+                out.push(format!("{collection}.{}", f["path"].as_str().unwrap()));
+            }
+            if f["recursive"] != true {
+                walk(&f["children"], collection, source, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for c in plan["collections"].as_array().unwrap() {
+        walk(&c["fields"], c["name"].as_str().unwrap(), source, &mut out);
+    }
+    out
+}
+
+fn count_copies(fields: &Value) -> usize {
+    fields
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            // Copies of fields (`Entity.field`); a subset copies whole children.
+            let field_copy = f["kind"] == "denormalized"
+                && f["source"].as_str().is_some_and(|s| s.contains('.'));
+            usize::from(field_copy)
+                + if f["recursive"] == true {
+                    0
+                } else {
+                    count_copies(&f["children"])
+                }
+        })
+        .sum()
 }
 
 /// Every use of an entity's or value type's name leads to its declaration, and its references are
@@ -155,6 +213,7 @@ fn entities(
     text: &str,
     name: &str,
     schema: &squillion_grammar::ast::Schema,
+    plan: &Value,
 ) {
     for item in &schema.items {
         let (Item::Entity(entity) | Item::Value(entity)) = item else {
@@ -162,6 +221,26 @@ fn entities(
         };
         let word = entity.name.name.as_str();
         let declared = oracle::position(text, entity.name.span.start);
+        // Hover: an entity's collection(s), or where a value type is embedded.
+        let shown = hover(client, uri, text, entity.name.span.start);
+        let collections: Vec<&str> = plan["collections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["entity"] == word)
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        for c in &collections {
+            assert!(
+                shown.contains(&format!("collection `{c}`")),
+                "{name}: {word}\n{shown}"
+            );
+        }
+        assert!(
+            shown.contains(&format!("entity {word}**"))
+                || shown.contains(&format!("value type {word}**")),
+            "{name}: {word}\n{shown}"
+        );
         let mut expected: Vec<Value> = oracle::word_offsets(text, word)
             .into_iter()
             .map(|o| oracle::position(text, o))
