@@ -499,7 +499,7 @@ impl Variant for IotEmbed {
                     number: s as i32,
                     readings_count: rs.len() as i32,
                     readings_total: rs.iter().map(|r| r.value).sum(),
-                    readings_max: rs.iter().map(|r| r.value).fold(f64::MIN, f64::max),
+                    readings_max: rs.iter().map(|r| r.value).reduce(f64::max),
                     readings: rs,
                 }
             })

@@ -43,6 +43,12 @@ pub struct SchemaVersion {
 impl SchemaVersion {
     /// The field holding the version in every document.
     pub const FIELD: &'static str = "schema_version";
+
+    /// A version as stored: a 32-bit integer, as the Plan's validator (`bsonType: "int"`) and the
+    /// generated `i32` field have it; only a version beyond `i32` is stored as a 64-bit one.
+    pub fn stored(version: i64) -> bson::Bson {
+        i32::try_from(version).map_or(bson::Bson::Int64(version), bson::Bson::Int32)
+    }
 }
 
 /// One key of an index.

@@ -76,7 +76,8 @@ async fn crud_round_trip_stamps_and_checks_the_schema_version() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(stored.get_i64("schema_version").unwrap(), 2);
+    // A 32-bit integer, as the Plan's validator (`bsonType: "int"`) and the generated `i32` have it.
+    assert_eq!(stored.get_i32("schema_version").unwrap(), 2);
     assert_eq!(stored.get_str("title").unwrap(), "The Great Gatsby");
     assert!(!stored.contains_key("isbn"));
 
@@ -91,7 +92,7 @@ async fn crud_round_trip_stamps_and_checks_the_schema_version() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(after_replace.get_i64("schema_version").unwrap(), 2);
+    assert_eq!(after_replace.get_i32("schema_version").unwrap(), 2);
 
     // Version 1 is still read; version 3 (newer code wrote it) and a missing version are refused.
     let raw = db.collection::<bson::Document>("books");

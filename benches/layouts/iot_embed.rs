@@ -5,7 +5,7 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// Collection `sensors`. One document per Sensor.
-/// Estimated size: about 405 bytes on average, unbounded at worst.
+/// Estimated size: about 401 bytes on average, unbounded at worst.
 /// Layout of `Sensor.readings`: embed (forced). forced to embed by the schema (the engine would choose bucket)
 /// Rules: rule 1, computed pattern.
 #[derive(
@@ -36,7 +36,8 @@ pub struct Sensor {
     pub readings_total: f64,
     /// computed (Sensor.readings): max of the Sensor's Readings, maintained on write
     #[squillion(computed(max = "value", of = readings))]
-    pub readings_max: f64,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub readings_max: ::std::option::Option<f64>,
 }
 impl Sensor {
     /// The collection's name.
@@ -50,7 +51,7 @@ impl Sensor {
     /// The `$jsonSchema` validator of `sensors`.
     pub fn json_schema() -> ::squillion::__private::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","readings","readings_count","readings_total","readings_max"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings":{"bsonType":"array","items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count of the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total of the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":"double","description":"computed (Sensor.readings): max of the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
+            r#"{"bsonType":"object","required":["_id","readings","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings":{"bsonType":"array","items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count of the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total of the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max of the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.

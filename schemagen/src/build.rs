@@ -94,6 +94,11 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
         {
             family = Family::ChildRef;
         }
+        let unique = has(child, Feature::Unique) || has(child, Feature::IgnoreCase);
+        if !config.unique_on_embedded && unique && matches!(family, Family::Embed | Family::Bucket)
+        {
+            family = Family::ChildRef;
+        }
         let (p, c) = (format!("E{parent}"), format!("E{child}"));
         let (mut pc, mut cc, mut facts) = aim(family, &c);
         let one_to_many = !matches!(family, Family::OneWay | Family::LinkCollection);
@@ -104,7 +109,9 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
         } else if family == Family::Embed && rr.outlier {
             pc = Card::Many(Some(1000), Some(3));
         }
-        if !config.expires_on_embedded && has(child, Feature::Expires) && !one_to_many {
+        let lifecycle = (!config.expires_on_embedded && has(child, Feature::Expires))
+            || (!config.unique_on_embedded && unique);
+        if lifecycle && !one_to_many {
             // Many-to-many children may be embedded too (one_way, forced embed).
             facts.push(Fact::Standalone(c.clone()));
         }
@@ -134,7 +141,7 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                     ratio: Some(100),
                 });
             }
-            if rr.latest {
+            if rr.latest && config.subsets {
                 facts.push(Fact::Latest(
                     3,
                     "at".to_owned(),

@@ -26,6 +26,10 @@ pub struct Config {
     pub expires_on_embedded: bool,
     /// Embedding cycles: an entity embedding itself or an ancestor (issue 11, defect 7).
     pub embed_cycles: bool,
+    /// `@unique` on an entity that may end up embedded (issue 11, defect 4).
+    pub unique_on_embedded: bool,
+    /// `latest N` subsets (issue 11, defect 6: their copies' `_id`).
+    pub subsets: bool,
 }
 
 impl Default for Config {
@@ -35,6 +39,8 @@ impl Default for Config {
             max_relations: 6,
             expires_on_embedded: true,
             embed_cycles: true,
+            unique_on_embedded: true,
+            subsets: true,
         }
     }
 }

@@ -117,7 +117,7 @@ impl<T: Document> RepoCore<T> {
     pub fn encode(&self, doc: &T) -> Result<BsonDocument> {
         let mut d = to_document(doc)?;
         if let Some(v) = T::SCHEMA_VERSION {
-            d.insert(SchemaVersion::FIELD, v.current);
+            d.insert(SchemaVersion::FIELD, SchemaVersion::stored(v.current));
         }
         Ok(d)
     }

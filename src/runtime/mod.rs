@@ -18,7 +18,6 @@ mod session;
 pub mod tree;
 pub mod two_way;
 pub mod txn;
-pub mod unique;
 pub mod versioning;
 
 pub use ::bson;

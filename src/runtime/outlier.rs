@@ -75,7 +75,6 @@ pub async fn push<T: Document>(
         spec.max,
         item.clone(),
         &[],
-        &[],
     )
     .await
     {

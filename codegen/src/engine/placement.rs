@@ -800,6 +800,9 @@ fn modifiers(
                 summary.field.as_deref(),
             );
             let mut sf = new_field("", &path, FieldKind::Computed, bson);
+            // A parent exists before its first child: the largest or smallest of no children is
+            // absent, not a made-up value a later `$max`/`$min` would compare against.
+            sf.optional = matches!(summary.function, SummaryFn::Max | SummaryFn::Min);
             sf.docs = vec![format!(
                 "computed ({}): {} of the {}'s {}, maintained on write",
                 rel.id,

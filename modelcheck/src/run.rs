@@ -1,0 +1,426 @@
+//! Running operation sequences against the server: set up every collection the way an
+//! application does (`ensure_validator`, `ensure_indexes`), then per step draw an operation the
+//! state allows, apply it to the reference, call the repository, and check the outcome, the
+//! stored documents, the typed read-back and the Plan's invariants. A failing sequence shrinks to
+//! a minimal one.
+
+use std::collections::BTreeMap;
+
+use bson::{Bson, Document};
+use futures::TryStreamExt;
+use mongodb::{Client, Database};
+use squillion::codegen::plan::{CollectionRole, Plan};
+
+use crate::checks;
+use crate::driver::{Driver, Schema as Entry};
+use crate::model::{first_difference, normalized_doc, show, Reference};
+use crate::ops::{self, Expect, Op, Schema};
+use crate::values::Rng;
+
+/// A failure: the schema, the operations up to the failing one, and what went wrong.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The schema's module name.
+    pub schema: String,
+    /// Its `.sqn` text.
+    pub sqn: String,
+    /// The operations, the last one failing (empty: the setup failed).
+    pub ops: Vec<Op>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "schema {}: {}", self.schema, self.message)?;
+        writeln!(f, "operations ({}):", self.ops.len())?;
+        for op in &self.ops {
+            writeln!(f, "  {}", op.describe())?;
+        }
+        writeln!(f, "--- {}.sqn ---\n{}", self.schema, self.sqn)?;
+        let json = serde_json::to_string_pretty(&self.ops).unwrap_or_default();
+        write!(f, "--- {}.ops.json ---\n{json}", self.schema)
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Operations called, by method prefix (`insert`, `push`, `link`...).
+    pub calls: BTreeMap<String, u64>,
+    /// Calls that were refused as expected (bound, duplicate).
+    pub refused: u64,
+}
+
+/// The Plan of a schema's text.
+pub fn plan_of(name: &str, sqn: &str) -> Result<Plan, String> {
+    let source = squillion::grammar::SourceFile::new(format!("{name}.sqn"), sqn.to_owned());
+    let checked = squillion::codegen::load(&source).map_err(|d| format!("{d:?}"))?;
+    Ok(squillion::codegen::engine::plan(&checked.model, &source))
+}
+
+async fn call(
+    driver: &dyn Driver,
+    db: &Database,
+    collection: &str,
+    method: &str,
+    args: Vec<Bson>,
+) -> Result<Result<Bson, squillion::Error>, String> {
+    driver.call(db, collection, method, args).await
+}
+
+/// Sets up every collection: validator, then indexes; then checks the indexes against the Plan.
+async fn setup(driver: &dyn Driver, db: &Database, plan: &Plan) -> Result<(), String> {
+    for c in &plan.collections {
+        if !driver.methods().iter().any(|m| m.collection == c.name) {
+            // The Plan has a collection the generated code has no repository for.
+            if c.role == CollectionRole::Entity {
+                return Err(format!(
+                    "the Plan's collection `{}` has no repository",
+                    c.name
+                ));
+            }
+            continue;
+        }
+        for m in ["ensure_validator", "ensure_indexes"] {
+            match call(driver, db, &c.name, m, vec![]).await? {
+                Ok(_) => {}
+                Err(e) => return Err(format!("{}.{m}() failed: {e}", c.name)),
+            }
+        }
+    }
+    let mut listed = BTreeMap::new();
+    for c in &plan.collections {
+        let specs: Vec<Document> = match db.collection::<Document>(&c.name).list_indexes().await {
+            Ok(cursor) => cursor
+                .try_collect::<Vec<_>>()
+                .await
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter_map(|m| bson::to_document(&m).ok())
+                .map(|mut d| {
+                    // IndexModel: {key, options: {name, expireAfterSeconds...}}.
+                    if let Ok(o) = d.get_document("options").cloned() {
+                        d.extend(o);
+                    }
+                    d
+                })
+                .collect(),
+            Err(_) => vec![],
+        };
+        listed.insert(c.name.clone(), specs);
+    }
+    let found = checks::indexes(plan, &listed);
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found.join("\n"))
+    }
+}
+
+/// Every collection's stored documents.
+async fn stored(db: &Database, plan: &Plan) -> Result<Reference, String> {
+    let mut r = Reference::default();
+    for c in &plan.collections {
+        let docs: Vec<Document> = db
+            .collection::<Document>(&c.name)
+            .find(bson::doc! {})
+            .await
+            .map_err(|e| e.to_string())?
+            .try_collect()
+            .await
+            .map_err(|e| e.to_string())?;
+        r.collections.insert(c.name.clone(), docs);
+    }
+    Ok(r)
+}
+
+fn by_id(docs: &[Document]) -> BTreeMap<String, Document> {
+    docs.iter()
+        .map(|d| {
+            let id = d.get("_id").map_or_else(String::new, show);
+            (id, normalized_doc(d))
+        })
+        .collect()
+}
+
+/// Compares the stored documents with the reference, reads every document back through its
+/// repository, and checks the Plan's invariants.
+async fn check(
+    driver: &dyn Driver,
+    db: &Database,
+    plan: &Plan,
+    expected: &Reference,
+    read: &mut Reference,
+) -> Result<(), String> {
+    let actual = stored(db, plan).await?;
+    for c in &plan.collections {
+        let (want, have) = (by_id(expected.docs(&c.name)), by_id(actual.docs(&c.name)));
+        if want != have {
+            let want_b = Bson::Document(
+                want.iter()
+                    .map(|(k, v)| (k.clone(), Bson::Document(v.clone())))
+                    .collect(),
+            );
+            let have_b = Bson::Document(
+                have.iter()
+                    .map(|(k, v)| (k.clone(), Bson::Document(v.clone())))
+                    .collect(),
+            );
+            let diff = first_difference("", &want_b, &have_b).unwrap_or_default();
+            return Err(format!(
+                "collection `{}` differs from the reference: {diff}",
+                c.name
+            ));
+        }
+        if !driver
+            .methods()
+            .iter()
+            .any(|m| m.collection == c.name && m.name == "get")
+        {
+            continue;
+        }
+        for d in actual.docs(&c.name) {
+            let Some(id) = d.get("_id") else { continue };
+            if read.get(&c.name, id) == Some(d) {
+                // Read back unchanged at an earlier step.
+                continue;
+            }
+            let read = match call(driver, db, &c.name, "get", vec![id.clone()]).await? {
+                Ok(v) => v,
+                Err(e) => return Err(format!("{}.get({}) failed: {e}", c.name, show(id))),
+            };
+            let read = match read {
+                Bson::Document(r) => r,
+                other => {
+                    return Err(format!(
+                        "{}.get({}) returned {}",
+                        c.name,
+                        show(id),
+                        show(&other)
+                    ))
+                }
+            };
+            let (a, b) = (
+                Bson::Document(normalized_doc(d)),
+                Bson::Document(normalized_doc(&read)),
+            );
+            if let Some(diff) = first_difference("", &a, &b) {
+                return Err(format!(
+                    "{}.get({}) reads back a document other than the stored one (stored vs read): {diff}",
+                    c.name,
+                    show(id)
+                ));
+            }
+        }
+    }
+    *read = actual.clone();
+    let broken = checks::invariants(plan, &actual);
+    if broken.is_empty() {
+        Ok(())
+    } else {
+        Err(broken.join("\n"))
+    }
+}
+
+fn matches(expect: &Expect, got: &Result<Bson, squillion::Error>) -> bool {
+    match (expect, got) {
+        (Expect::Ok, Ok(_)) => true,
+        (Expect::BoundExceeded, Err(squillion::Error::BoundExceeded { .. })) => true,
+        (Expect::Duplicate, Err(e)) => e.is_duplicate_key(),
+        _ => false,
+    }
+}
+
+/// Runs one operation; `Ok(None)` when it did not apply to the state and was skipped.
+async fn step(
+    driver: &dyn Driver,
+    db: &Database,
+    s: &Schema<'_>,
+    r: &mut Reference,
+    read: &mut Reference,
+    op: &Op,
+) -> Result<Option<bool>, String> {
+    let mut refused = false;
+    let mut first = true;
+    for part in std::iter::once(op).chain(op.then.iter()) {
+        let part = &ops::settle(s, r, part);
+        let mut next = r.clone();
+        let Some(expect) = ops::expect(s, &mut next, part) else {
+            if first {
+                return Ok(None);
+            }
+            continue;
+        };
+        let got = call(driver, db, &part.collection, &part.method, part.bson_args()).await?;
+        if !matches(&expect, &got) {
+            let got = match &got {
+                Ok(v) => format!("Ok({})", show(v)),
+                Err(e) => format!("Err({e})"),
+            };
+            return Err(format!(
+                "{} answered {got}, expected {expect:?}",
+                part.describe()
+            ));
+        }
+        if expect == Expect::Ok {
+            *r = next;
+        } else {
+            refused = true;
+            if first {
+                // The main call was refused: nothing to complete.
+                break;
+            }
+            // Completing a new child was refused (the parent is full): the application takes
+            // the child back, as nothing inserts and links it in one step.
+            if op.kind == ops::Kind::Insert {
+                let id = op
+                    .bson_args()
+                    .first()
+                    .and_then(|d| d.as_document()?.get("_id").cloned())
+                    .unwrap_or(Bson::Null);
+                match call(driver, db, &op.collection, "delete", vec![id.clone()]).await? {
+                    Ok(_) => {
+                        r.remove(&op.collection, &id);
+                    }
+                    Err(e) => return Err(format!("taking back {} failed: {e}", show(&id))),
+                }
+                break;
+            }
+        }
+        first = false;
+    }
+    check(driver, db, s.plan, r, read).await?;
+    Ok(Some(refused))
+}
+
+/// A fresh database name for a run of `schema` (MongoDB allows at most 63 characters).
+fn database_name(schema: &str) -> String {
+    let short: String = schema.chars().take(30).collect();
+    format!("mc_{short}_{}", bson::oid::ObjectId::new().to_hex())
+}
+
+/// Replays `ops` on a fresh database; the index of the failing operation and why.
+pub async fn replay(client: &Client, entry: &Entry, ops: &[Op]) -> Result<Stats, (usize, String)> {
+    let plan = plan_of(entry.name, entry.sqn).map_err(|e| (0, e))?;
+    let s = Schema {
+        plan: &plan,
+        methods: entry.driver.methods(),
+    };
+    let db = client.database(&database_name(entry.name));
+    let result = async {
+        setup(entry.driver, &db, &plan).await.map_err(|e| (0, e))?;
+        let (mut r, mut read) = (Reference::default(), Reference::default());
+        let mut stats = Stats::default();
+        for (i, op) in ops.iter().enumerate() {
+            match step(entry.driver, &db, &s, &mut r, &mut read, op).await {
+                Ok(Some(refused)) => {
+                    let prefix = op.method.split('_').next().unwrap_or_default().to_owned();
+                    *stats.calls.entry(prefix).or_default() += 1;
+                    stats.refused += u64::from(refused);
+                }
+                Ok(None) => {}
+                Err(e) => return Err((i, e)),
+            }
+        }
+        Ok(stats)
+    }
+    .await;
+    let _ = db.drop().await;
+    result
+}
+
+/// Draws and runs `steps` operations from `seed`; on failure, shrinks the sequence.
+pub async fn run(
+    client: &Client,
+    entry: &Entry,
+    seed: u64,
+    steps: usize,
+) -> Result<Stats, Failure> {
+    let fail = |ops: Vec<Op>, message: String| Failure {
+        schema: entry.name.to_owned(),
+        sqn: entry.sqn.to_owned(),
+        ops,
+        message,
+    };
+    let plan = plan_of(entry.name, entry.sqn).map_err(|e| fail(vec![], e))?;
+    let s = Schema {
+        plan: &plan,
+        methods: entry.driver.methods(),
+    };
+    let db = client.database(&database_name(entry.name));
+    let mut rng = Rng::new(seed);
+    let mut ops: Vec<Op> = Vec::new();
+    let mut failure = None;
+    let mut stats = Stats::default();
+    if let Err(e) = setup(entry.driver, &db, &plan).await {
+        failure = Some(e);
+    } else {
+        let (mut r, mut read) = (Reference::default(), Reference::default());
+        for _ in 0..steps {
+            let Some(op) = ops::draw(&s, &r, &mut rng) else {
+                break;
+            };
+            ops.push(op.clone());
+            match step(entry.driver, &db, &s, &mut r, &mut read, &op).await {
+                Ok(Some(refused)) => {
+                    let prefix = op.method.split('_').next().unwrap_or_default().to_owned();
+                    *stats.calls.entry(prefix).or_default() += 1;
+                    stats.refused += u64::from(refused);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+    let _ = db.drop().await;
+    match failure {
+        None => Ok(stats),
+        Some(message) if ops.is_empty() => Err(fail(ops, message)),
+        Some(message) => {
+            let (ops, message) = shrink(client, entry, ops, message).await;
+            Err(fail(ops, message))
+        }
+    }
+}
+
+/// Removes operations while the sequence still fails: chunks of halving size, then one by one.
+pub async fn shrink(
+    client: &Client,
+    entry: &Entry,
+    mut ops: Vec<Op>,
+    mut message: String,
+) -> (Vec<Op>, String) {
+    let mut chunk = ops.len() / 2;
+    let mut tries = 0;
+    while chunk >= 1 && tries < 400 {
+        let mut i = 0;
+        let mut progressed = false;
+        while i < ops.len() && tries < 400 {
+            // The failing operation stays last.
+            let end = (i + chunk).min(ops.len().saturating_sub(1));
+            if i >= end {
+                break;
+            }
+            let mut candidate = ops.clone();
+            candidate.drain(i..end);
+            tries += 1;
+            match replay(client, entry, &candidate).await {
+                Err((at, m)) => {
+                    candidate.truncate(at + 1);
+                    ops = candidate;
+                    message = m;
+                    progressed = true;
+                }
+                Ok(_) => i += chunk,
+            }
+        }
+        if !progressed {
+            chunk /= 2;
+        }
+    }
+    (ops, message)
+}

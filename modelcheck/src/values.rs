@@ -1,0 +1,223 @@
+//! Random values of the shapes the Plan gives, from a seeded generator: the same seed gives the
+//! same operations on every machine. Values come from small pools, so equal strings, numbers and
+//! dates recur (unique indexes meet duplicates, queries match several documents).
+
+use bson::{doc, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document};
+use squillion::codegen::plan::{Collection, FieldKind, PlanField};
+
+/// A small, seeded generator (SplitMix64).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            usize::try_from(self.bits() % n as u64).unwrap_or(0)
+        }
+    }
+
+    /// True with probability `p` percent.
+    pub fn chance(&mut self, p: u64) -> bool {
+        self.bits() % 100 < p
+    }
+
+    /// One element of `items`.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        if items.is_empty() {
+            None
+        } else {
+            items.get(self.below(items.len()))
+        }
+    }
+}
+
+/// A scalar of BSON type `bson`.
+pub fn scalar(bson: &str, rng: &mut Rng) -> Bson {
+    let k = rng.below(12);
+    match bson {
+        "string" => Bson::String(format!("{}{k}", ["ab", "Ab", "cd", "x"][rng.below(4)])),
+        "int" => Bson::Int32(i32::try_from(k).unwrap_or(0) * 7 - 20),
+        "long" => Bson::Int64(i64::try_from(k).unwrap_or(0) * 1000 - 3000),
+        "double" => Bson::Double(k as f64 * 1.5 - 4.0),
+        "bool" => Bson::Boolean(k.is_multiple_of(2)),
+        // Days in 2030: far enough ahead that a TTL index (`@expires`) never removes a document
+        // while a run lasts.
+        "date" => Bson::DateTime(DateTime::from_millis(
+            1_900_000_000_000 + i64::try_from(k).unwrap_or(0) * 86_400_000,
+        )),
+        "objectId" => Bson::ObjectId(bson::oid::ObjectId::new()),
+        "decimal" => {
+            // k x 10^-2: the low bits of the coefficient, exponent 6176 - 2.
+            let mut bytes = [0u8; 16];
+            bytes[0] = u8::try_from(k).unwrap_or(0);
+            bytes[14] = 0x3C << 1;
+            bytes[15] = 0x30;
+            Bson::Decimal128(Decimal128::from_bytes(bytes))
+        }
+        "binData" => Bson::Binary(Binary {
+            subtype: BinarySubtype::Generic,
+            bytes: vec![u8::try_from(k).unwrap_or(0); 3],
+        }),
+        _ => Bson::Null,
+    }
+}
+
+/// A value of `f`'s shape: array levels, map, embedded document. Relationship-maintained parts
+/// are left to the caller ([`document`] skips them).
+pub fn value(f: &PlanField, rng: &mut Rng, plan_fields: &Context<'_>) -> Bson {
+    let element = |rng: &mut Rng| -> Bson {
+        if f.bson_type == "object" {
+            Bson::Document(document_of(&f.children, rng, plan_fields))
+        } else {
+            scalar(&f.bson_type, rng)
+        }
+    };
+    let mut make = |rng: &mut Rng| -> Bson {
+        if f.map {
+            let mut m = Document::new();
+            for i in 0..rng.below(3) {
+                m.insert(format!("k{i}"), element(rng));
+            }
+            Bson::Document(m)
+        } else {
+            element(rng)
+        }
+    };
+    if f.array_depth == 0 {
+        return make(rng);
+    }
+    // Inner dimensions are filled (counters are preallocated); the outer level holds up to its
+    // bound, at most two elements (counters: exactly their bound).
+    let counters = !f.inner_dims.is_empty();
+    let outer = match f.max_items {
+        Some(m) if counters => usize::try_from(m).unwrap_or(0),
+        Some(m) => rng.below(usize::try_from(m.min(2)).unwrap_or(2) + 1),
+        None => rng.below(3),
+    };
+    let mut levels: Vec<usize> = vec![outer];
+    levels.extend(
+        f.inner_dims
+            .iter()
+            .map(|d| usize::try_from(*d).unwrap_or(0)),
+    );
+    while levels.len() < usize::from(f.array_depth) {
+        levels.push(1);
+    }
+    fn build(levels: &[usize], rng: &mut Rng, leaf: &mut dyn FnMut(&mut Rng) -> Bson) -> Bson {
+        match levels.split_first() {
+            None => leaf(rng),
+            Some((n, rest)) => Bson::Array((0..*n).map(|_| build(rest, rng, leaf)).collect()),
+        }
+    }
+    if counters {
+        let mut zero = |_: &mut Rng| {
+            if f.bson_type == "int" {
+                Bson::Int32(0)
+            } else {
+                Bson::Int64(0)
+            }
+        };
+        return build(&levels, rng, &mut zero);
+    }
+    build(&levels, rng, &mut make)
+}
+
+/// What a document generator needs beyond the fields: the variants of the collection.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// The collection, when generating a whole top-level document.
+    pub collection: Option<&'a Collection>,
+}
+
+/// Whether the field is maintained by a relationship or a pattern rather than declared data.
+pub fn maintained(f: &PlanField) -> bool {
+    f.relation.is_some()
+        || matches!(
+            f.kind,
+            FieldKind::Ref | FieldKind::RefArray | FieldKind::Denormalized | FieldKind::Computed
+        )
+        || (f.kind == FieldKind::Pattern && !pattern_data(f))
+}
+
+/// Pattern fields that hold declared data: counters and attribute maps (stored as `[{k, v}]`).
+pub fn pattern_data(f: &PlanField) -> bool {
+    f.kind == FieldKind::Pattern
+        && f.array_depth > 0
+        && (!f.inner_dims.is_empty()
+            || (f.bson_type == "object" && f.children.iter().any(|c| c.name == "k")))
+}
+
+/// A document with `fields`: declared data generated, optional fields sometimes absent;
+/// relationship and pattern fields skipped.
+pub fn document_of(fields: &[PlanField], rng: &mut Rng, cx: &Context<'_>) -> Document {
+    let mut out = Document::new();
+    let variant = cx
+        .collection
+        .and_then(|c| c.variants.as_ref())
+        .and_then(|v| {
+            rng.pick(&v.names)
+                .cloned()
+                .map(|n| (v.discriminator.clone(), n))
+        });
+    let inner = Context::default();
+    for f in fields {
+        if f.name == "_id" {
+            continue;
+        }
+        if let Some((disc, name)) = &variant {
+            if f.name == *disc {
+                out.insert(disc.clone(), name.clone());
+                continue;
+            }
+            match &f.variant {
+                Some(v) if v != name => continue,
+                Some(_) => {
+                    out.insert(f.name.clone(), value(f, rng, &inner));
+                    continue;
+                }
+                None => {}
+            }
+        }
+        if maintained(f) {
+            continue;
+        }
+        if f.optional && rng.chance(30) {
+            continue;
+        }
+        out.insert(f.name.clone(), value(f, rng, &inner));
+    }
+    out
+}
+
+/// A fresh `_id` of the collection's id type (natural keys are strings or numbers).
+pub fn id(c: &Collection, rng: &mut Rng) -> Bson {
+    match c.id.bson_type.json_schema_name() {
+        "objectId" => Bson::ObjectId(bson::oid::ObjectId::new()),
+        "string" => Bson::String(format!("key{}", rng.bits() % 1_000_000)),
+        "int" => Bson::Int32(i32::try_from(rng.bits() % 1_000_000).unwrap_or(1)),
+        "long" => Bson::Int64(i64::try_from(rng.bits() % 1_000_000).unwrap_or(1)),
+        other => scalar(other, rng),
+    }
+}
+
+/// `{_id: id}`.
+pub fn id_filter(id: &Bson) -> Document {
+    doc! { "_id": id.clone() }
+}
