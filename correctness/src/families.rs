@@ -22,6 +22,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(examples());
     out.extend(expiring());
     out.extend(cycles());
+    out.extend(unique());
     out
 }
 
@@ -120,6 +121,54 @@ pub fn cycles() -> Vec<Schema> {
             "a comment's replies are comments, and nothing else holds a comment",
             "entity Comment { text: string }\n\
              relation Comment.replies: few(3) <-> Comment.reply_to: one\n",
+        ),
+    ]
+}
+
+/// Defect 4: `@unique` on a field of documents held in an array: an embedded entity, a value
+/// type, a nested subdocument of one, an optional field, children in buckets. The array field is
+/// `items` of an `Owner` in every schema.
+pub fn unique() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, sqn: &str| Schema {
+        name: format!("unique_{name}"),
+        doc: format!("Defect 4: `@unique` on {doc}."),
+        sqn: sqn.to_owned(),
+    };
+    vec![
+        schema(
+            "entity",
+            "a field of an embedded entity",
+            "entity Owner { name: string }\n\
+             entity Item { code: string @unique  label: string }\n\
+             relation Owner.items: few(4) <-> Item.owner: one\n",
+        ),
+        schema(
+            "optional",
+            "an optional field of an embedded entity",
+            "entity Owner { name: string }\n\
+             entity Item { code: string? @unique  label: string }\n\
+             relation Owner.items: few(4) <-> Item.owner: one\n",
+        ),
+        schema(
+            "value",
+            "a field of a value type in an array",
+            "value Item { code: string @unique  label: string }\n\
+             entity Owner { name: string  items: [Item; 4] }\n",
+        ),
+        schema(
+            "nested",
+            "a field of a subdocument of an embedded entity",
+            "value Tag { code: string @unique }\n\
+             entity Owner { name: string }\n\
+             entity Item { tag: Tag  label: string }\n\
+             relation Owner.items: few(4) <-> Item.owner: one\n",
+        ),
+        schema(
+            "bucket",
+            "a field of children kept in buckets",
+            "entity Owner { name: string }\n\
+             entity Item { code: string @unique  at: date }\n\
+             relation Owner.items: squillions <-> Item.owner: one {\n  page 3 by at\n}\n",
         ),
     ]
 }

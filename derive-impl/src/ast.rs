@@ -292,11 +292,18 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 }
             };
             match layout {
-                Layout::Embed { max } => {
+                Layout::Embed {
+                    max, unique_span, ..
+                } => {
                     if array.is_some() {
                         bound = resolve_bound(*max, true);
-                    } else if let Some((_, mspan)) = max {
-                        cx.error_at(*mspan, format!("`max` bounds an array, but `{}` is not a Vec or BoundedVec (embed a single subdocument without `max`)", f.ident));
+                    } else {
+                        if let Some((_, mspan)) = max {
+                            cx.error_at(*mspan, format!("`max` bounds an array, but `{}` is not a Vec or BoundedVec (embed a single subdocument without `max`)", f.ident));
+                        }
+                        if let Some(uspan) = unique_span {
+                            cx.error_at(*uspan, format!("`unique` keeps the elements of an array distinct, but `{}` is not a Vec or BoundedVec (a unique index covers a single subdocument)", f.ident));
+                        }
                     }
                 }
                 Layout::ParentRefs { max, .. } => {

@@ -92,6 +92,9 @@ pub struct ContainerAttrs {
 pub enum Layout {
     Embed {
         max: Option<(u64, Span)>,
+        /// Paths, in each element, of values no two elements may share (`unique("code")`).
+        unique: Vec<String>,
+        unique_span: Option<Span>,
     },
     ParentRefs {
         to: syn::Path,
@@ -127,6 +130,8 @@ pub enum Layout {
         end: Option<Ident>,
         /// Pages newest first.
         desc: bool,
+        /// Paths, in each child, of values no two children of one bucket may share.
+        unique: Vec<String>,
     },
     Outlier {
         max: u64,
@@ -706,19 +711,25 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                 "id" => out.id = Some(span),
                 "embed" => {
                     let mut max = None;
+                    let mut unique = Vec::new();
+                    let mut unique_span = None;
                     if meta.input.peek(syn::token::Paren) {
                         meta.parse_nested_meta(|m| {
                             match key_name(&m).as_str() {
                                 "max" => max = Some(relation_max(&m, cx)?),
+                                "unique" => {
+                                    unique_span = Some(m.path.span());
+                                    unique = name_list(&m)?;
+                                }
                                 other => {
-                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max"));
+                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max, unique"));
                                     skip_value(&m)?;
                                 }
                             }
                             Ok(())
                         })?;
                     }
-                    set_layout(&mut out.layout, cx, span, Layout::Embed { max });
+                    set_layout(&mut out.layout, cx, span, Layout::Embed { max, unique, unique_span });
                 }
                 "parent_refs" | "child_ref" | "two_way" | "subset" => {
                     let mut to = None;
@@ -800,23 +811,25 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut start = None;
                     let mut end = None;
                     let mut desc = false;
+                    let mut unique = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "size" => size = Some(relation_max(&m, cx)?.0),
+                            "unique" => unique = name_list(&m)?,
                             "key" => keys.push(ident_value(&m)?),
                             "count" => count = Some(ident_value(&m)?),
                             "start" => start = Some(ident_value(&m)?),
                             "end" => end = Some(ident_value(&m)?),
                             "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, desc"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, desc, unique"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
                     match size {
-                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, desc }),
+                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, desc, unique }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),
                     }
                 }

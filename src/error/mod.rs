@@ -20,6 +20,16 @@ pub enum Error {
         /// The declared bound.
         max: usize,
     },
+    /// An element of an embedded array would repeat a value the array's elements keep unique
+    /// (`@unique` on a field of an embedded entity): nothing was written. MongoDB's unique index
+    /// refuses a value held by another document; the push refuses one held by this document.
+    #[error("`{field}` already holds {value} in this document: the elements' values are unique")]
+    DuplicateElement {
+        /// `collection.array.field` of the unique value.
+        field: String,
+        /// The value, as extended JSON.
+        value: String,
+    },
     /// The document an operation needs does not exist.
     #[error("no document with _id {id} in `{collection}`")]
     NotFound {
@@ -82,9 +92,10 @@ impl Error {
         self.server_code() == Some(121)
     }
 
-    /// A unique index refused a duplicate (code 11000).
+    /// A unique index refused a duplicate (code 11000), or a push refused an element repeating a
+    /// value unique among an array's elements ([`Error::DuplicateElement`]).
     pub fn is_duplicate_key(&self) -> bool {
-        self.server_code() == Some(11000)
+        self.server_code() == Some(11000) || matches!(self, Error::DuplicateElement { .. })
     }
 }
 

@@ -125,8 +125,9 @@ async fn missing_or_full(
 }
 
 /// Appends `item` to the array at `path` of document `id`, unless it already holds `max`
-/// elements: `updateOne({_id, "path.<max-1>": {$exists: false}}, {$push: {path: item}, ...})`.
-/// Summaries in `computed` are updated in the same write.
+/// elements, or an element with one of `item`'s values at a path of `unique`:
+/// `updateOne({_id, "path.<max-1>": {$exists: false}, "path.u": {$ne: v}}, {$push: {path: item},
+/// ...})`. Summaries in `computed` are updated in the same write.
 pub async fn push_bounded(
     coll: &Collection<BsonDocument>,
     id: Bson,
@@ -134,9 +135,11 @@ pub async fn push_bounded(
     max: usize,
     item: Bson,
     computed: &[ComputedField],
+    unique: &[&str],
 ) -> Result<()> {
     let mut filter = doc! { "_id": id.clone() };
     filter.extend(room_for_one(path, max));
+    filter.extend(super::unique::guards(path, unique, &item));
     let mut update = doc! { "$push": { path: item.clone() } };
     add_summaries(&mut update, computed, &item);
     let r = coll
@@ -144,24 +147,34 @@ pub async fn push_bounded(
         .await
         .during("update", coll.name())?;
     if r.matched_count == 0 {
+        if let Some(dup) =
+            super::unique::held(coll, doc! { "_id": id.clone() }, path, unique, &item).await?
+        {
+            return Err(dup);
+        }
         return Err(missing_or_full(coll, &id, path, max).await);
     }
     Ok(())
 }
 
-/// Sets the array at `path` of document `id` to `items` (checked against `max` first).
+/// Sets the array at `path` of document `id` to `items` (checked against `max`, and for values
+/// two items share at a path of `unique`, first).
 pub async fn set_bounded(
     coll: &Collection<BsonDocument>,
     id: Bson,
     path: &str,
     max: usize,
     items: Vec<Bson>,
+    unique: &[&str],
 ) -> Result<()> {
     if items.len() > max {
         return Err(Error::BoundExceeded {
             field: format!("{}.{path}", coll.name()),
             max,
         });
+    }
+    if let Some(dup) = super::unique::first_duplicate(coll.name(), path, unique, &items) {
+        return Err(dup);
     }
     let r = coll
         .update_one(doc! { "_id": id.clone() }, doc! { "$set": { path: items } })

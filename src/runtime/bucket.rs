@@ -24,6 +24,9 @@ pub struct BucketSpec {
     pub end: Option<&'static str>,
     /// Pages newest first: the newest bucket is page 0 and its children come newest first.
     pub newest_first: bool,
+    /// Paths, in each child, of values no two children of one bucket share: a bucket holding
+    /// one of them is passed over, and the new bucket then meets the unique index.
+    pub unique: &'static [&'static str],
 }
 
 /// Where an append landed.
@@ -47,6 +50,7 @@ pub async fn append(
 ) -> Result<BucketAppend> {
     let mut filter = key;
     filter.insert(spec.count, doc! { "$lt": spec.size });
+    filter.extend(super::unique::guards(spec.items, spec.unique, &item));
     let mut update = doc! { "$push": { spec.items: item.clone() } };
     merge_operator(&mut update, "$inc", doc! { spec.count: 1_i32 });
     add_summaries(&mut update, spec.computed, &item);

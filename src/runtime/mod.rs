@@ -18,6 +18,7 @@ mod session;
 pub mod tree;
 pub mod two_way;
 pub mod txn;
+pub mod unique;
 pub mod versioning;
 
 pub use ::bson;

@@ -75,6 +75,7 @@ pub async fn push<T: Document>(
         spec.max,
         item.clone(),
         &[],
+        &[],
     )
     .await
     {

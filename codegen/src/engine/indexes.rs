@@ -132,8 +132,17 @@ fn declared(c: &Collection, fields: &[PlanField], placed: Option<FieldKind>, out
                     if flags.unique { "@unique" } else { "@index" }
                 ),
             );
-            i.unique = flags.unique && !path_in_array(&c.fields, &f.path);
-            i.sparse = f.variant.is_some() || (flags.unique && f.optional);
+            let in_array = path_in_array(&c.fields, &f.path);
+            i.unique = flags.unique;
+            // A unique multikey index keys a document whose array is empty as null: sparse, or
+            // two documents without an element would collide.
+            i.sparse = f.variant.is_some() || (flags.unique && (f.optional || in_array));
+            if flags.unique && in_array {
+                i.reasons.push(format!(
+                    "`{}` is in an array: MongoDB's unique index refuses a value another document holds, not a second element of the same array with it; the generated push refuses that one (a `$ne` guard in its filter)",
+                    f.path
+                ));
+            }
             if flags.ignore_case && f.bson_type == "string" {
                 i.collation = Some(case_insensitive());
                 i.reasons.push(format!(

@@ -132,6 +132,32 @@ fn top_level(path: &str) -> bool {
     !path.contains('.')
 }
 
+/// The BSON paths, relative to each element, of the values an array of documents keeps unique
+/// among its elements (`@unique` fields of an embedded entity or value type, not inside a further
+/// array).
+fn unique_in_elements(f: &crate::plan::PlanField) -> Vec<String> {
+    fn walk(fields: &[crate::plan::PlanField], prefix: &str, out: &mut Vec<String>) {
+        for f in fields {
+            let path = if prefix.is_empty() {
+                f.name.clone()
+            } else {
+                format!("{prefix}.{}", f.name)
+            };
+            if f.flags.unique && f.array_depth == 0 {
+                out.push(path.clone());
+            }
+            if f.array_depth == 0 && !f.map {
+                walk(&f.children, &path, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if f.array_depth == 1 && f.bson_type == "object" {
+        walk(&f.children, "", &mut out);
+    }
+    out
+}
+
 /// Everything the derive needs to know about `c`.
 pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> CollectionAttrs {
     let mut out = CollectionAttrs::default();
@@ -144,6 +170,17 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
     for d in lookup.decisions_for(c) {
         relationship(lookup, c, d, &mut out);
         copies(lookup, c, d, &mut out);
+    }
+    // Arrays of value-type documents with unique fields: the push guards them too.
+    for f in &c.fields {
+        if f.relation.is_some() || out.fields.contains_key(&f.name) {
+            continue;
+        }
+        let unique = unique_in_elements(f);
+        if let (false, Some(m)) = (unique.is_empty(), f.max_items) {
+            let m = lit(m);
+            out.field(&f.name, quote!(embed(max = #m, unique(#(#unique),*))));
+        }
     }
     for i in &c.indexes {
         out.container.push(index(i));
@@ -212,7 +249,14 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     quote!(outlier(max = #m, flag = #flag, overflow = #overflow))
                 }
                 _ => match max {
-                    Some(m) => quote!(embed(max = #m)),
+                    Some(m) => {
+                        let unique = c.field(&p.path).map(unique_in_elements).unwrap_or_default();
+                        if unique.is_empty() {
+                            quote!(embed(max = #m))
+                        } else {
+                            quote!(embed(max = #m, unique(#(#unique),*)))
+                        }
+                    }
                     None => continue,
                 },
             },
@@ -299,6 +343,13 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         }
         if b.newest_first {
             args.push(quote!(desc));
+        }
+        let unique = c
+            .field(&b.items_path)
+            .map(unique_in_elements)
+            .unwrap_or_default();
+        if !unique.is_empty() {
+            args.push(quote!(unique(#(#unique),*)));
         }
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }

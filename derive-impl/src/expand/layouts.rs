@@ -34,14 +34,14 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
         let Some((layout, _)) = &f.attrs.layout else {
             // A bounded array without a declared layout is embedded.
             if f.bound.is_some() {
-                out.extend(embed_array(item, f));
+                out.extend(embed_array(item, f, &[]));
             }
             continue;
         };
         out.extend(match layout {
-            Layout::Embed { .. } => {
+            Layout::Embed { unique, .. } => {
                 if f.bound.is_some() {
-                    embed_array(item, f)
+                    embed_array(item, f, unique)
                 } else {
                     embed_one(item, f)
                 }
@@ -68,15 +68,19 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 start,
                 end,
                 desc,
+                unique,
                 ..
             } => bucket(
                 item,
                 f,
                 keys,
-                count.as_ref(),
-                start.as_ref(),
-                end.as_ref(),
+                BucketFields {
+                    count: count.as_ref(),
+                    start: start.as_ref(),
+                    end: end.as_ref(),
+                },
                 *desc,
+                unique,
             ),
             Layout::Outlier {
                 flag,
@@ -123,7 +127,7 @@ pub fn extra_index_calls(item: &Item<'_>) -> Vec<TokenStream> {
         .collect()
 }
 
-fn embed_array(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
+fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream {
     let rt = rt();
     let id_ty = item.id_field().ty;
     let Some(elem) = f.elem() else {
@@ -138,12 +142,24 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     let remove = method("remove", f, "");
     let pull = method("pull", f, "");
     let set = method("set", f, "");
-    let push_doc = format!(
+    let mut push_doc = format!(
         "Appends `item` to `{path}` unless it already holds its bound: \
          `updateOne({{_id, \"{path}.<max-1>\": {{$exists: false}}}}, {{$push: {{{path}: item}}}})`. \
          The bound is checked by the update itself, so racing appends cannot overfill the array; \
          a full array gives [`squillion::Error::BoundExceeded`] and writes nothing."
     );
+    if !unique.is_empty() {
+        let guards: Vec<String> = unique
+            .iter()
+            .map(|u| format!("`\"{path}.{u}\": {{$ne: item.{u}}}`"))
+            .collect();
+        push_doc.push_str(&format!(
+            " The filter also holds {}: an element repeating a unique value gives \
+             [`squillion::Error::DuplicateElement`] and writes nothing (the unique index covers \
+             the other documents).",
+            guards.join(", ")
+        ));
+    }
     let remove_doc = format!(
         "Removes every element of `{path}` equal to `item` (`$pull`); true if one was removed."
     );
@@ -152,7 +168,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     quote! {
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
-            #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, #rt::to_bson(item)?, #computed).await
+            #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, #rt::to_bson(item)?, #computed, &[#(#unique),*]).await
         }
 
         #[doc = #remove_doc]
@@ -168,7 +184,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
         #[doc = #set_doc]
         pub async fn #set(&self, id: &#id_ty, items: &[#elem]) -> ::squillion::Result<()> {
             let items = items.iter().map(|i| #rt::to_bson(i)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
-            #rt::arrays::set_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, items).await
+            #rt::arrays::set_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, items, &[#(#unique),*]).await
         }
     }
 }
@@ -396,15 +412,22 @@ fn top(item: &Item<'_>, f: &Field<'_>, n: u64, sort: &str, desc: bool) -> TokenS
     }
 }
 
+/// The bucket struct's fields a bucket layout names.
+struct BucketFields<'a> {
+    count: Option<&'a syn::Ident>,
+    start: Option<&'a syn::Ident>,
+    end: Option<&'a syn::Ident>,
+}
+
 fn bucket(
     item: &Item<'_>,
     f: &Field<'_>,
     keys: &[syn::Ident],
-    count: Option<&syn::Ident>,
-    start: Option<&syn::Ident>,
-    end: Option<&syn::Ident>,
+    fields: BucketFields<'_>,
     newest_first: bool,
+    unique: &[String],
 ) -> TokenStream {
+    let BucketFields { count, start, end } = fields;
     let rt = rt();
     let ident = item.ident;
     let Some(elem) = f.elem() else {
@@ -465,6 +488,7 @@ fn bucket(
             start: #start_name,
             end: #end_name,
             newest_first: #newest_first,
+            unique: &[#(#unique),*],
         }
     };
     let append = method("append", f, "");
