@@ -112,6 +112,8 @@ pub const FORCE_ARGUMENT: &str = "E0414";
 pub const REPEATED_FACT: &str = "E0415";
 /// `growth unbounded` on a relation whose ends are bounded.
 pub const GROWTH_CONTRADICTS_BOUND: &str = "E0416";
+/// `growth static` with `append_heavy` or `unbounded`.
+pub const GROWTH_CONTRADICTS_STATIC: &str = "E0417";
 
 // ---------------------------------------------------------------------------------------------
 // Queries
@@ -227,6 +229,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         GROWTH_CONTRADICTS_BOUND,
         "`growth unbounded` on a bounded relation",
+    ),
+    (
+        GROWTH_CONTRADICTS_STATIC,
+        "`growth static` with children that keep arriving",
     ),
     (UNKNOWN_QUERY_FIELD, "unknown field in a query"),
     (

@@ -407,6 +407,15 @@ fn cases() -> Vec<Case> {
             (3, 48),
             "`growth unbounded` contradicts the bound of `A.bs: many(300)` in relation `A.bs`",
         ),
+        case(
+            "E0417",
+            &two(
+                "y: string",
+                "relation A.bs: squillions <-> B.a: one { growth static, append_heavy }",
+            ),
+            (3, 49),
+            "`growth static` contradicts `append_heavy` in relation `A.bs`",
+        ),
         // Queries.
         case(
             "E0501",

@@ -97,7 +97,7 @@ pub fn cycles() -> Vec<Schema> {
             "an assembly embeds its part, the part its assemblies",
             "entity Part { name: string }\n\
              entity Assembly { name: string }\n\
-             relation Part.assembly: one <-> Assembly.part: one\n\
+             relation Part.assembly: one? <-> Assembly.part: one\n\
              relation Assembly.parts: few(20) <-> Part.owner: one\n",
         ),
         schema(

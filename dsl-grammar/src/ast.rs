@@ -314,6 +314,9 @@ pub struct RelationEnd {
 pub struct CardinalityExpr {
     /// `one`, `few`, `many` or `squillions`, as written.
     pub class: Ident,
+    /// Written with `?` (`one?`: at most one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
     /// Arguments: a bound, `typical N`, `max N`.
     pub args: Vec<CardinalityArg>,
     /// The whole cardinality.

@@ -824,6 +824,7 @@ fn relation_end(pair: Pair<'_, Rule>) -> Build<RelationEnd> {
     let card_span = card.as_span().into();
     let mut cc = Children::of(card);
     let class = ident(cc.next(Rule::ident)?);
+    let optional = cc.take(Rule::optional).is_some();
     let mut args = Vec::new();
     if let Some(list) = cc.take(Rule::card_args) {
         for arg in list.into_inner() {
@@ -839,6 +840,7 @@ fn relation_end(pair: Pair<'_, Rule>) -> Build<RelationEnd> {
         field,
         cardinality: CardinalityExpr {
             class,
+            optional,
             args,
             span: card_span,
         },

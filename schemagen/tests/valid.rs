@@ -92,7 +92,8 @@ fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
             for c in &d.computed {
                 let what = match c.function {
                     squillion_codegen::plan::ComputedFn::TopN { .. } => "top",
-                    squillion_codegen::plan::ComputedFn::Summary { .. } => "summary",
+                    squillion_codegen::plan::ComputedFn::Summary { .. }
+                    | squillion_codegen::plan::ComputedFn::Average { .. } => "summary",
                 };
                 seen.insert(what.into());
             }

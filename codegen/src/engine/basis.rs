@@ -62,8 +62,12 @@ pub(crate) enum Fact {
         child: String,
         n: u64,
     },
-    /// One of each, both ways (one-to-one).
-    OneEach { owner: String, other: String },
+    /// One of each, both ways (one-to-one); `optional`: the owner may have none (`one?`).
+    OneEach {
+        owner: String,
+        other: String,
+        optional: bool,
+    },
     /// The entity is read on its own.
     ReadAlone { entity: String, why: Alone },
     /// The child is only read through its parent (or node, or partners).
@@ -76,6 +80,8 @@ pub(crate) enum Fact {
     ReadTogether { owner: String, other: String },
     /// Large, seldom-read data.
     LargeSeldom { entity: String, bytes: u64 },
+    /// `growth static`: the children are fixed once loaded.
+    Fixed { child: String },
     /// `growth`.
     Growth {
         child: String,
@@ -174,6 +180,13 @@ pub(crate) enum Reason {
         typical: u64,
         max: Max,
         cap: u64,
+    },
+    /// Static children (loaded once, never added), embedded beyond the growth threshold.
+    EmbedStatic {
+        parent: String,
+        child: String,
+        max: Max,
+        limit: u64,
     },
     /// A few children, embedded.
     EmbedFew {

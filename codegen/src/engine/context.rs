@@ -140,6 +140,13 @@ impl<'a> Ctx<'a> {
         self.queries_by_name.get(name).copied()
     }
 
+    /// Whether the children of `rel` are fixed once loaded: `growth static`, or both ends are
+    /// `@static` reference data.
+    pub fn is_static(&self, rel: &Relation) -> bool {
+        let read_only = |e: &str| self.entity(e).is_some_and(|e| e.patterns.read_only);
+        rel.facts.fixed || (read_only(&rel.left.entity) && read_only(&rel.right.entity))
+    }
+
     /// How many relationships `entity` is an end of.
     pub fn relations_of(&self, entity: &str) -> usize {
         self.relation_count.get(entity).copied().unwrap_or(0)

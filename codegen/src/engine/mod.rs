@@ -122,6 +122,11 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         layouts.push((rel, lay));
     }
 
+    {
+        let mut lays: Vec<placement::Layouted> = layouts.drain(..).map(|(_, lay)| lay).collect();
+        placement::mirror_kept_references(&mut lays);
+        layouts = model.relations.iter().zip(lays).collect();
+    }
     let mut embedded = BTreeSet::new();
     let mut referenced = BTreeSet::new();
     for d in &decisions {

@@ -109,7 +109,8 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                 f.max_items = cap;
                 f.typical_items = parent.cardinality.typical;
             } else {
-                f.optional = true;
+                // `one?`: the owner may have none; `one`: it always has one.
+                f.optional = parent.cardinality.optional;
             }
             f.relation = Some(rel.id.clone());
             f.docs = vec![rel_doc.clone()];
@@ -339,6 +340,8 @@ fn child_id(
 ) {
     let mut f = reference(ctx, "", &child.field, &parent.entity);
     f.relation = Some(rel.id.clone());
+    // `Book.author: one?`: a child may have no parent.
+    f.optional = child.cardinality.optional;
     f.docs = vec![rel_doc.to_owned()];
     out.placement.push(Placement {
         holder: child.entity.clone(),
@@ -495,11 +498,12 @@ fn bucket(
             end_path: "end".to_owned(),
         }
     });
-    for summary in &f.summary {
+    let summaries = stored_summaries(&f.summary);
+    for summary in &summaries {
         if summary.function == SummaryFn::Count {
             continue;
         }
-        let path = summary_name(&f.summary, summary.function, summary.field.as_deref(), None);
+        let path = summary_name(&summaries, summary.function, summary.field.as_deref(), None);
         let bson = summary_bson(
             ctx,
             &child.entity,
@@ -522,7 +526,8 @@ fn bucket(
             field: summary.field.clone(),
         });
     }
-    if f.summary.iter().any(|s| s.function == SummaryFn::Count) || !f.summary.is_empty() {
+    averages(&f.summary, &summaries, &name, None, &mut out.computed);
+    if !f.summary.is_empty() {
         out.computed.insert(
             0,
             Computed {
@@ -786,9 +791,10 @@ fn modifiers(
         });
     }
     if choice.strategy != Layout::Bucket {
-        for summary in &f.summary {
+        let summaries = stored_summaries(&f.summary);
+        for summary in &summaries {
             let path = summary_name(
-                &f.summary,
+                &summaries,
                 summary.function,
                 summary.field.as_deref(),
                 Some(&parent.field),
@@ -829,6 +835,136 @@ fn modifiers(
                 path: path.clone(),
             });
         }
+        averages(
+            &f.summary,
+            &summaries,
+            p_coll,
+            Some(&parent.field),
+            &mut out.computed,
+        );
+    }
+}
+
+/// The summaries stored on write: those declared, less `avg`, plus the total and the count each
+/// `avg(f)` divides (the mean itself is never stored: it is read as total / count).
+fn stored_summaries(declared: &[crate::model::Summary]) -> Vec<crate::model::Summary> {
+    use crate::model::Summary;
+    let mut out: Vec<Summary> = declared
+        .iter()
+        .filter(|s| s.function != SummaryFn::Avg)
+        .cloned()
+        .collect();
+    for avg in declared.iter().filter(|s| s.function == SummaryFn::Avg) {
+        let total = Summary {
+            function: SummaryFn::Total,
+            field: avg.field.clone(),
+        };
+        if !out.contains(&total) {
+            out.push(total);
+        }
+        if !out.iter().any(|s| s.function == SummaryFn::Count) {
+            out.insert(
+                0,
+                Summary {
+                    function: SummaryFn::Count,
+                    field: None,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// One computed `Average` per `avg(f)`, naming the stored total and count it divides.
+fn averages(
+    declared: &[crate::model::Summary],
+    stored: &[crate::model::Summary],
+    collection: &str,
+    prefix: Option<&str>,
+    out: &mut Vec<Computed>,
+) {
+    for avg in declared.iter().filter(|s| s.function == SummaryFn::Avg) {
+        let field = avg.field.as_deref();
+        out.push(Computed {
+            collection: collection.to_owned(),
+            path: summary_name(declared, SummaryFn::Avg, field, prefix),
+            function: ComputedFn::Average {
+                total_path: summary_name(stored, SummaryFn::Total, field, prefix),
+                count_path: summary_name(stored, SummaryFn::Count, None, prefix),
+            },
+            field: avg.field.clone(),
+        });
+    }
+}
+
+/// One kept field of a child's copy: a declared field, the child's id (`_id`), or a relation end
+/// through which the child holds one other entity (its reference, as the child stores it; see
+/// [`mirror_kept_references`]).
+fn kept_field(
+    ctx: &Ctx<'_>,
+    entity: &crate::model::Entity,
+    keep: &str,
+    prefix: &str,
+) -> Option<PlanField> {
+    if keep == "_id" {
+        let mut id = new_field(
+            prefix,
+            "_id",
+            FieldKind::Ref,
+            super::fields::id_type(ctx, &entity.name).json_schema_name(),
+        );
+        id.code_name = "id".to_owned();
+        id.source = Some(entity.name.clone());
+        return Some(id);
+    }
+    if let Some(f) = entity.field(keep) {
+        return Some(super::fields::declared(ctx.model, f, prefix, 0));
+    }
+    let other = ctx.model.relations.iter().find_map(|r| {
+        [(&r.left, &r.right), (&r.right, &r.left)]
+            .into_iter()
+            .find(|(end, _)| end.entity == entity.name && end.field == keep)
+            .map(|(_, other)| other)
+    })?;
+    // A copy of the reference, not where that relationship is stored: no `relation`, so no
+    // index or placement is derived from it.
+    Some(reference(ctx, prefix, keep, &other.entity))
+}
+
+/// A kept reference (`keep user`) copies the child's reference as the child stores it: when
+/// another relationship extended that reference with copies (`user: {id, name}`), the kept copy
+/// takes the same shape.
+pub(crate) fn mirror_kept_references(layouts: &mut [Layouted]) {
+    let mut placed: std::collections::HashMap<(Holder, String), PlanField> = Default::default();
+    for lay in layouts.iter() {
+        for p in &lay.placed {
+            if p.field.kind == FieldKind::Ref {
+                placed.insert((p.holder.clone(), p.field.name.clone()), p.field.clone());
+            }
+        }
+    }
+    for lay in layouts.iter_mut() {
+        for p in &mut lay.placed {
+            if p.field.kind != FieldKind::Denormalized && p.field.kind != FieldKind::Computed {
+                continue;
+            }
+            let Some(child) = p.field.source.clone() else {
+                continue;
+            };
+            let prefix = p.field.path.clone();
+            for kept in &mut p.field.children {
+                if kept.kind != FieldKind::Ref || kept.name == "_id" {
+                    continue;
+                }
+                if let Some(real) = placed.get(&(Holder::Entity(child.clone()), kept.name.clone()))
+                {
+                    let mut copy = real.clone();
+                    super::fields::reroot(&mut copy, &prefix);
+                    copy.relation = None;
+                    *kept = copy;
+                }
+            }
+        }
     }
 }
 
@@ -844,8 +980,7 @@ fn copies_field(
     if let Some(entity) = ctx.entity(&child.entity) {
         field.children = keep
             .iter()
-            .filter_map(|k| entity.field(k))
-            .map(|f| super::fields::declared(ctx.model, f, name, 0))
+            .filter_map(|k| kept_field(ctx, entity, k, name))
             .collect();
     }
     field.array_depth = 1;

@@ -539,7 +539,14 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                         };
                         // A subset keeps exactly the N the schema asked for (seed 004 keeps 1,000):
                         // a note, not a warning.
-                        let chosen = f.kind == FieldKind::Denormalized && f.max_items.is_some();
+                        // So is a bounded array of static children: it never grows.
+                        let fixed = f
+                            .relation
+                            .as_deref()
+                            .and_then(|r| e.ctx.relation(r))
+                            .is_some_and(|r| e.ctx.is_static(r));
+                        let chosen =
+                            (f.kind == FieldKind::Denormalized || fixed) && f.max_items.is_some();
                         e.warn(
                             codes::LARGE_EMBEDDED_ARRAY,
                             if chosen { Severity::Info } else { Severity::Warning },

@@ -132,6 +132,9 @@ pub struct EntityPatterns {
     pub versioned: Option<Versioning>,
     /// `@schema_version(n)`: the current schema version.
     pub schema_version: Option<u32>,
+    /// `@static`: reference data, loaded once and never written afterwards (every field is
+    /// immutable).
+    pub read_only: bool,
 }
 
 /// The document-versioning variant.

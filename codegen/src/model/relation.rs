@@ -43,6 +43,11 @@ pub struct Cardinality {
     pub bound: Option<u64>,
     /// Declared typical count (outlier pattern when much smaller than the maximum).
     pub typical: Option<u64>,
+    /// `one?`: at most one, possibly none.
+    pub optional: bool,
+    /// Declared outlier threshold (`embed 100`): how many stay in the parent before the rest
+    /// overflow; `embed_array_max` when not given.
+    pub embed: Option<u64>,
     /// Where it was written.
     pub span: Span,
 }
@@ -67,14 +72,33 @@ impl Cardinality {
             .unwrap_or(unbounded_estimate)
     }
 
-    /// The cardinality as written (`many(1000)`).
+    /// The cardinality as written (`many(1000)`, `many(20000, typical 50, embed 100)`).
     pub fn describe(&self) -> String {
-        match (self.bound, self.typical) {
-            (None, None) => self.class.as_str().to_owned(),
-            (Some(b), None) => format!("{}({b})", self.class.as_str()),
-            (None, Some(t)) => format!("{}(typical {t})", self.class.as_str()),
-            (Some(b), Some(t)) => format!("{}({b}, typical {t})", self.class.as_str()),
+        let mut args = Vec::new();
+        if let Some(b) = self.bound {
+            args.push(b.to_string());
         }
+        if let Some(t) = self.typical {
+            args.push(format!("typical {t}"));
+        }
+        if let Some(e) = self.embed {
+            args.push(format!("embed {e}"));
+        }
+        let class = if self.optional {
+            format!("{}?", self.class.as_str())
+        } else {
+            self.class.as_str().to_owned()
+        };
+        if args.is_empty() {
+            class
+        } else {
+            format!("{class}({})", args.join(", "))
+        }
+    }
+
+    /// How many children stay embedded in the parent before the rest overflow (outlier pattern).
+    pub fn outlier_cap(&self, settings: &Settings) -> u64 {
+        self.embed.unwrap_or(settings.embed_array_max)
     }
 }
 
@@ -262,6 +286,8 @@ pub enum SummaryFn {
     Max,
     /// Smallest value of a field.
     Min,
+    /// Mean of a field: kept as its total and the count, divided on read.
+    Avg,
 }
 
 impl SummaryFn {
@@ -272,6 +298,7 @@ impl SummaryFn {
             SummaryFn::Total => "total",
             SummaryFn::Max => "max",
             SummaryFn::Min => "min",
+            SummaryFn::Avg => "avg",
         }
     }
 }
@@ -298,6 +325,8 @@ pub struct RelationFacts {
     pub append_heavy: bool,
     /// Children are added without limit.
     pub unbounded: bool,
+    /// `growth static`: the children are loaded with the parent once and never added or removed.
+    pub fixed: bool,
     /// A child must move between parents atomically.
     pub atomic_move: bool,
     /// Paged reads of the children.

@@ -314,6 +314,14 @@ pub enum ComputedFn {
         /// count, total, max, min.
         summary: SummaryFn,
     },
+    /// The mean of a field (`avg`): not stored, read as the total divided by the count, both
+    /// maintained on write.
+    Average {
+        /// Path of the total it divides.
+        total_path: String,
+        /// Path of the count it divides by.
+        count_path: String,
+    },
     /// The best N children (`$push` `$each` `$sort` `$slice N`).
     TopN {
         /// How many.

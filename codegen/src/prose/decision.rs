@@ -72,8 +72,19 @@ pub(crate) fn fact(f: &Fact) -> String {
         Fact::Typical { parent, child, n } => {
             format!("{} usually has {}", a(parent), n_of(*n, child))
         }
-        Fact::OneEach { owner, other } => {
-            format!("each {owner} has one {other} and each {other} one {owner}")
+        Fact::OneEach {
+            owner,
+            other,
+            optional,
+        } => {
+            if *optional {
+                format!(
+                    "{} has at most one {other} (it may have none) and each {other} one {owner}",
+                    a(owner)
+                )
+            } else {
+                format!("each {owner} has one {other} and each {other} one {owner}")
+            }
         }
         Fact::ReadAlone { entity, why } => match why {
             Alone::Declared => format!("{entity} is read on its own (declared standalone)"),
@@ -125,6 +136,10 @@ pub(crate) fn fact(f: &Fact) -> String {
             }
             parts.join("; ")
         }
+        Fact::Fixed { child } => format!(
+            "{} are loaded once with their parent and never added or removed (static)",
+            plural(child)
+        ),
         Fact::AtomicMove { child, parent } => {
             format!("{} must move between {} atomically", a(child), plural(parent))
         }
@@ -250,6 +265,11 @@ pub(crate) fn reason(r: &Reason) -> String {
             n_of(*typical, child),
             up_to(*max, child),
             thousands(*cap)
+        ),
+        Reason::EmbedStatic { parent, child, max, limit } => format!(
+            "{} per {parent}, only read through their {parent} and never added once loaded (static), so they are embedded as an array even beyond the {} a growing array should hold: rule 3's concern is arrays that grow, and this one does not (rule 1; the document-size limits still apply)",
+            up_to(*max, child),
+            thousands(*limit)
         ),
         Reason::EmbedFew { parent, child, max } => format!(
             "{} per {parent}, only read through their {parent}, so they are embedded as an array: one read returns the {parent} with its {} (rule 1; seed 004 one-to-few)",
@@ -719,7 +739,7 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
     if !basis.copied.is_empty() {
         let immutable = d.denormalized.iter().filter(|x| x.immutable).count();
         let why = if immutable == d.denormalized.len() {
-            "never updated: they are immutable"
+            "they are immutable, never updated"
         } else if immutable == 0 {
             "read far more often than updated"
         } else {

@@ -30,13 +30,14 @@ pub(super) const FIELD_ATTRS: [(&str, &str); 14] = [
 ];
 
 /// Entity attributes and the form each is written in.
-pub(super) const ENTITY_ATTRS: [(&str, &str); 6] = [
+pub(super) const ENTITY_ATTRS: [(&str, &str); 7] = [
     ("collection", "@collection(\"name\")"),
     ("tree", "@tree"),
     ("queue", "@queue(priority: field)"),
     ("polymorphic", "@polymorphic(discriminator: \"type\")"),
     ("versioned", "@versioned or @versioned(future)"),
     ("schema_version", "@schema_version(1)"),
+    ("static", "@static"),
 ];
 
 /// Where an attribute is written.

@@ -13,11 +13,12 @@ use super::{units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, Field, Identity, OrderBy, RelationKind, Subset, Summary, SummaryFn};
 
-pub(super) const SUMMARY_FNS: [SummaryFn; 4] = [
+pub(super) const SUMMARY_FNS: [SummaryFn; 5] = [
     SummaryFn::Count,
     SummaryFn::Total,
     SummaryFn::Max,
     SummaryFn::Min,
+    SummaryFn::Avg,
 ];
 
 impl Facts<'_> {
@@ -137,7 +138,20 @@ impl Facts<'_> {
         let mut kept = Vec::new();
         let mut ok = true;
         for k in keep {
-            if self
+            // The child's id, or a relation end through which the child holds one other entity
+            // (`keep user`: the reference is copied with the rest).
+            let single_end = self.child.is_some_and(|c| {
+                r.single_ends
+                    .get(&c.name)
+                    .is_some_and(|ends| ends.iter().any(|(end, _)| *end == k.name))
+            });
+            if k.name == "id" || single_end {
+                kept.push(if k.name == "id" {
+                    ID.to_owned()
+                } else {
+                    k.name.clone()
+                });
+            } else if self
                 .child_field(r, k, &format!("{name} ... keep"))
                 .is_some()
             {
@@ -168,7 +182,13 @@ impl Facts<'_> {
                     &item.function,
                     &format!("unknown summary function `{name}`"),
                     "the summaries",
-                    &["count", "total(field)", "max(field)", "min(field)"],
+                    &[
+                        "count",
+                        "total(field)",
+                        "max(field)",
+                        "min(field)",
+                        "avg(field)",
+                    ],
                 ));
                 continue;
             };
@@ -248,6 +268,8 @@ impl Facts<'_> {
         };
         let fits = match function {
             SummaryFn::Total | SummaryFn::Count => ty.is_numeric(),
+            // The mean is read as a float: total / count.
+            SummaryFn::Avg => matches!(ty, BsonType::Int32 | BsonType::Int64 | BsonType::Double),
             SummaryFn::Max | SummaryFn::Min => {
                 ty.is_numeric() || matches!(ty, BsonType::Date | BsonType::Timestamp)
             }
@@ -257,6 +279,11 @@ impl Facts<'_> {
                 (
                     "adds numbers",
                     "total a numeric field: int32, int64, double or decimal128",
+                )
+            } else if function == SummaryFn::Avg {
+                (
+                    "averages int32, int64 or double values",
+                    "average an int32, int64 or double field; for decimal128, keep `total` and `count` and divide in decimal",
                 )
             } else {
                 ("compares numbers or dates", "use a numeric or date field")

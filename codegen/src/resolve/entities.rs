@@ -82,12 +82,57 @@ pub(super) fn entity(r: &mut Resolver<'_>, decl: &TypeDecl) -> Entity {
             "schema_version" => {
                 entity.patterns.schema_version = schema_version(r, attr);
             }
+            "static" => entity.patterns.read_only = attrs::no_args(r, attr),
             _ => {}
         }
+    }
+    if entity.patterns.read_only {
+        read_only(r, decl, &mut entity);
     }
     check_variants(r, decl, &entity, polymorphic_attr);
     check_pattern_fields(r, &entity);
     entity
+}
+
+/// `@static`: documents loaded once and never written. Every field is immutable (copies need no
+/// ratio and never fan out); patterns that write documents after insert contradict it.
+fn read_only(r: &mut Resolver<'_>, decl: &TypeDecl, entity: &mut Entity) {
+    let written = [
+        ("queue", "a queue marks each job when it is claimed"),
+        (
+            "versioned",
+            "a versioned document is rewritten with every version",
+        ),
+    ];
+    let static_attr = decl.attrs.iter().find(|a| a.name.name == "static");
+    for (name, why) in written {
+        let Some(attr) = decl.attrs.iter().find(|a| a.name.name == name) else {
+            continue;
+        };
+        let mut d = Diagnostic::error(
+            codes::CONTRADICTORY_ATTRIBUTES,
+            attr.span,
+            format!(
+                "entity `{}` cannot be both `@static` and `@{name}`",
+                entity.name
+            ),
+        )
+        .with_label("writes documents after insert")
+        .with_help(format!(
+            "`@static` data is never written after it is loaded, but {why}: remove one of the two"
+        ));
+        if let Some(s) = static_attr {
+            d = d.with_related(s.span, "declared static here");
+        }
+        r.report(d);
+    }
+    for f in entity
+        .fields
+        .iter_mut()
+        .chain(entity.variants.iter_mut().flat_map(|v| v.fields.iter_mut()))
+    {
+        f.facts.immutable = true;
+    }
 }
 
 fn variants(r: &mut Resolver<'_>, decls: &[VariantDecl], common: &[Field]) -> Vec<Variant> {

@@ -16,7 +16,7 @@ use crate::model::{
 };
 
 /// The kinds of `growth`.
-pub(super) const GROWTH: [&str; 2] = ["append_heavy", "unbounded"];
+pub(super) const GROWTH: [&str; 3] = ["append_heavy", "unbounded", "static"];
 
 /// What a relation's body states, and the fields it carries.
 pub(super) fn resolve(
@@ -130,6 +130,7 @@ impl Facts<'_> {
                                 facts.unbounded = true;
                             }
                         }
+                        "static" => facts.fixed = true,
                         other => r.report(unknown_word(
                             codes::UNKNOWN_GROWTH,
                             kind,
@@ -138,6 +139,28 @@ impl Facts<'_> {
                             &GROWTH,
                         )),
                     }
+                }
+                let fixed = kinds.iter().find(|k| k.name == "static");
+                let growing = kinds
+                    .iter()
+                    .find(|k| k.name == "append_heavy" || k.name == "unbounded");
+                if let (Some(fixed), Some(growing)) = (fixed, growing) {
+                    r.report(
+                        Diagnostic::error(
+                            codes::GROWTH_CONTRADICTS_STATIC,
+                            fixed.span,
+                            format!(
+                                "`growth static` contradicts `{}` in relation `{}`",
+                                growing.name, self.rel.id
+                            ),
+                        )
+                        .with_label("says no child is ever added")
+                        .with_related(growing.span, "says children keep arriving")
+                        .with_help(
+                            "`static` children are loaded once with their parent; remove it, or                              remove the kinds that say children are added",
+                        ),
+                    );
+                    facts.fixed = false;
                 }
             }
             FactKind::AtomicMove => {

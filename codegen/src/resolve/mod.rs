@@ -61,6 +61,7 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
         diagnostics,
         untyped: BTreeSet::new(),
         doc_max_size: Settings::default().doc_max_size,
+        single_ends: single_ends(schema),
     };
 
     let settings = settings::resolve(&mut r, schema);
@@ -130,6 +131,27 @@ struct Resolver<'a> {
     /// The largest document (`doc_max_size`): a value or counters larger than this can never be
     /// stored.
     doc_max_size: u64,
+    /// Relation ends through which an entity holds exactly one other (`LogMessage.user: one`),
+    /// by entity: what `keep` may name besides fields.
+    single_ends: std::collections::BTreeMap<String, Vec<(String, String)>>,
+}
+
+/// Every relation end written `one`, by entity: `(end name, the other entity)`.
+fn single_ends(schema: &Schema) -> std::collections::BTreeMap<String, Vec<(String, String)>> {
+    let mut out: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+    for item in &schema.items {
+        let Item::Relation(decl) = item else {
+            continue;
+        };
+        for (end, other) in [(&decl.left, &decl.right), (&decl.right, &decl.left)] {
+            if end.cardinality.class.name == "one" {
+                out.entry(end.entity.name.clone())
+                    .or_default()
+                    .push((end.field.name.clone(), other.entity.name.clone()));
+            }
+        }
+    }
+    out
 }
 
 impl Resolver<'_> {

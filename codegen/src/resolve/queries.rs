@@ -12,7 +12,7 @@ use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
     BsonType, Condition, Entity, Field, FieldPath, FieldType, Identity, Model, Query, SortKey,
-    Through,
+    Through, Versioning,
 };
 
 /// Resolves every query, in order.
@@ -109,6 +109,44 @@ enum End<'m> {
     Field(&'m Field),
     /// `_id`, or a relation end compared as a whole (the reference): an id of this type.
     Id(BsonType),
+}
+
+/// The fields an entity's patterns add, which queries may name (`@tree`: `parent`, `ancestors`;
+/// `@queue`: `in_progress`, `started`; versioning: `version`, `valid_from`, `valid_to`,
+/// `document_id`; `@schema_version`: `schema_version`).
+fn pattern_fields(entity: &Entity) -> Vec<&'static str> {
+    let p = &entity.patterns;
+    let mut out = Vec::new();
+    if p.tree {
+        out.extend(["parent", "ancestors"]);
+    }
+    if p.queue.is_some() {
+        out.extend(["in_progress", "started"]);
+    }
+    match p.versioned {
+        Some(Versioning::ValidRange) => {
+            out.extend(["document_id", "version", "valid_from", "valid_to"])
+        }
+        Some(Versioning::CurrentAndHistory) => out.push("version"),
+        None => {}
+    }
+    if p.schema_version.is_some() {
+        out.push("schema_version");
+    }
+    out
+}
+
+/// The type of a field `entity`'s patterns add (for arrays, of each element), if it is one.
+fn pattern_field(entity: &Entity, name: &str) -> Option<BsonType> {
+    if !pattern_fields(entity).contains(&name) {
+        return None;
+    }
+    Some(match name {
+        "parent" | "ancestors" | "document_id" => id_type(entity),
+        "in_progress" => BsonType::Bool,
+        "started" | "valid_from" | "valid_to" => BsonType::Date,
+        _ => BsonType::Int32,
+    })
 }
 
 /// Resolves paths of queries on one entity.
@@ -261,8 +299,23 @@ impl<'m> Paths<'m> {
                 end,
             ));
         }
+        if let Some(t) = pattern_field(self.entity, &first.name) {
+            if let Some(next) = rest.first() {
+                r.report(into_scalar(next, &first.name, t.sqn_name()));
+                return None;
+            }
+            return Some((
+                FieldPath {
+                    segments,
+                    through: None,
+                    bson_type: Some(t),
+                },
+                End::Id(t),
+            ));
+        }
         let mut candidates: Vec<&str> = fields_of(self.entity);
         candidates.extend(self.relation_ends());
+        candidates.extend(pattern_fields(self.entity));
         candidates.push(ID);
         r.report(unknown_field(
             first,

@@ -239,12 +239,14 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
     };
     let mut bound: Option<(u64, Span)> = None;
     let mut typical: Option<(u64, Span)> = None;
+    let mut embed: Option<(u64, Span)> = None;
     for arg in &expr.args {
         let slot = match arg.name.as_ref().map(|n| n.name.as_str()) {
             None | Some("max") => &mut bound,
             Some("typical") => &mut typical,
+            Some("embed") => &mut embed,
             Some(other) => {
-                let close = closest(other, ["max", "typical"]);
+                let close = closest(other, ["max", "typical", "embed"]);
                 let help = match close {
                     Some(close) => format!("did you mean `{close}`?"),
                     None => "write a bound like `1000` or `max 1000`, and a usual count like \
@@ -257,7 +259,7 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
                         arg.name.as_ref().map(|n| n.span).unwrap_or(arg.span),
                         format!("`{class_name}` has no argument `{other}`"),
                     )
-                    .with_label("expected `max` or `typical`")
+                    .with_label("expected `max`, `typical` or `embed`")
                     .with_help(help)
                     .with_fix_from(close.zip(arg.name.as_ref()).map(|(c, n)| (n.span, c))),
                 );
@@ -269,10 +271,10 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
             continue;
         };
         if let Some((_, first)) = slot {
-            let which = if arg.name.as_ref().is_some_and(|n| n.name == "typical") {
-                "typical count"
-            } else {
-                "bound"
+            let which = match arg.name.as_ref().map(|n| n.name.as_str()) {
+                Some("typical") => "typical count",
+                Some("embed") => "threshold",
+                _ => "bound",
             };
             r.report(
                 Diagnostic::error(
@@ -321,12 +323,83 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
             );
         }
     }
+    if let Some((e, span)) = embed {
+        outlier_threshold(r, class_name, e, span, bound, typical, settings);
+    }
     class_bounds(r, expr, class, bound, typical, settings);
     Cardinality {
         class,
         bound: bound.map(|(b, _)| b),
         typical: typical.map(|(t, _)| t),
+        embed: embed.map(|(e, _)| e),
+        optional: optional_end(r, expr, class),
         span: expr.span,
+    }
+}
+
+/// `one?` is an end that may have none; other classes already include none (`few`, `many` and
+/// `squillions` count from zero), so their `?` is an error.
+fn optional_end(r: &mut Resolver<'_>, expr: &CardinalityExpr, class: CardinalityClass) -> bool {
+    if !expr.optional {
+        return false;
+    }
+    if class == CardinalityClass::One {
+        return true;
+    }
+    r.report(
+        Diagnostic::error(
+            codes::INVALID_CARDINALITY,
+            expr.span,
+            format!(
+                "`{}?`: only `one` can be optional; `{}` already counts from none",
+                expr.class.name, expr.class.name
+            ),
+        )
+        .with_label("not `one`")
+        .with_help(format!("write `{}` without `?`", expr.class.name)),
+    );
+    false
+}
+
+/// Checks an outlier threshold (`embed N`): it belongs to the outlier pattern, so it needs a
+/// typical count no larger than itself, and a bound (or none) larger than itself.
+fn outlier_threshold(
+    r: &mut Resolver<'_>,
+    class_name: &str,
+    embed: u64,
+    span: Span,
+    bound: Option<(u64, Span)>,
+    typical: Option<(u64, Span)>,
+    settings: &Settings,
+) {
+    let problem = match (typical, bound) {
+        (None, _) => Some((
+            "`embed` is the outlier pattern's threshold, but no typical count is given".to_owned(),
+            format!("give the usual count too: `{class_name}(..., typical N, embed {embed})`"),
+        )),
+        (Some((t, _)), _) if t > embed => Some((
+            format!("the threshold {embed} is below the typical count {t}: the usual parent would overflow"),
+            format!("embed at least the typical count: `embed {t}` or more"),
+        )),
+        (_, Some((b, _))) if b <= embed => Some((
+            format!("the threshold {embed} is not below the bound {b}: no parent ever overflows"),
+            "drop `embed` (the children are simply embedded), or raise the bound".to_owned(),
+        )),
+        _ if embed > settings.id_array_max => Some((
+            format!(
+                "the threshold {embed} embeds more than `id_array_max` ({}) children",
+                settings.id_array_max
+            ),
+            "keep the embedded part to a few hundred (rule 3)".to_owned(),
+        )),
+        _ => None,
+    };
+    if let Some((message, help)) = problem {
+        r.report(
+            Diagnostic::error(codes::INVALID_CARDINALITY, span, message)
+                .with_label("outlier threshold")
+                .with_help(help),
+        );
     }
 }
 
@@ -389,6 +462,8 @@ fn class_bounds(
     }
     if let (None, Some((t, span))) = (bound, typical) {
         let cap = Cardinality {
+            embed: None,
+            optional: false,
             class,
             bound: None,
             typical: None,

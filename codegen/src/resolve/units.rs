@@ -354,6 +354,7 @@ mod tests {
             diagnostics: Vec::new(),
             untyped: Default::default(),
             doc_max_size: crate::model::Settings::default().doc_max_size,
+            single_ends: Default::default(),
         }
     }
 

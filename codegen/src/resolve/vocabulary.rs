@@ -48,9 +48,9 @@ pub fn cardinalities() -> Vec<&'static str> {
     relations::CLASSES.iter().map(|c| c.as_str()).collect()
 }
 
-/// Named arguments of a cardinality: `many(20000, typical 50)`.
+/// Named arguments of a cardinality: `many(20000, typical 50, embed 100)`.
 pub fn cardinality_arguments() -> &'static [&'static str] {
-    &["max", "typical"]
+    &["max", "typical", "embed"]
 }
 
 /// The kinds of `growth`.

@@ -388,8 +388,11 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     SummaryFn::Total => quote!(computed(sum = #field, of = #of)),
                     SummaryFn::Max => quote!(computed(max = #field, of = #of)),
                     SummaryFn::Min => quote!(computed(min = #field, of = #of)),
+                    // Never stored: an accessor divides the total by the count.
+                    SummaryFn::Avg => continue,
                 }
             }
+            ComputedFn::Average { .. } => continue,
         };
         out.field(&x.path, attr);
     }

@@ -296,7 +296,9 @@ impl<'a> Generator<'a> {
         let impls = if self.types_only {
             TokenStream::new()
         } else {
-            values_impl(c, &name)
+            let mut impls = values_impl(c, &name);
+            impls.extend(values::averages(self.plan, c, &name));
+            impls
         };
         let queries = if self.settings.derive_document && !self.types_only {
             queries::methods(self.plan, &c.name, &name)

@@ -63,6 +63,65 @@ fn raw_string(text: &str) -> Option<Literal> {
     format!("r{hashes}\"{text}\"{hashes}").parse().ok()
 }
 
+/// `impl T { fn <end>_avg(&self) -> Option<f64> }`: every `avg(f)` summary of the documents of
+/// `c`, read as the stored total divided by the stored count (`None` when there are no children).
+pub(super) fn averages(
+    plan: &crate::plan::Plan,
+    c: &Collection,
+    name: &proc_macro2::Ident,
+) -> TokenStream {
+    use crate::plan::ComputedFn;
+    let mut methods = Vec::new();
+    for d in &plan.relationships {
+        for x in d.computed.iter().filter(|x| x.collection == c.name) {
+            let ComputedFn::Average {
+                total_path,
+                count_path,
+            } = &x.function
+            else {
+                continue;
+            };
+            let (Some(total), Some(count)) = (c.field(total_path), c.field(count_path)) else {
+                continue;
+            };
+            let method = super::names::field_ident(&x.path);
+            let total_is_float = total.bson_type == "double";
+            let total = super::names::field_ident(&total.code_name);
+            // Casting an f64 to f64 is a clippy warning in generated code.
+            let total = if total_is_float {
+                quote!(self.#total)
+            } else {
+                quote!(self.#total as f64)
+            };
+            let count = super::names::field_ident(&count.code_name);
+            let doc = format!(
+                " The average of `{}` over the {} ({}): `{total_path}` / `{count_path}`, both kept on write; `None` when there are none.",
+                x.field.as_deref().unwrap_or_default(),
+                crate::prose::plural(&d.child),
+                d.id
+            );
+            methods.push(quote! {
+                #[doc = #doc]
+                pub fn #method(&self) -> ::core::option::Option<f64> {
+                    if self.#count == 0 {
+                        ::core::option::Option::None
+                    } else {
+                        ::core::option::Option::Some(#total / self.#count as f64)
+                    }
+                }
+            });
+        }
+    }
+    if methods.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        impl #name {
+            #(#methods)*
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,7 +156,7 @@ impl Effort {
 /// seed 002: `db.customers.updateOne({_id: i.customer}, ...)`: the customer's name is its key.
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 138944 bytes on average, 279944 bytes at worst.
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: never updated: they are immutable)
+/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
     Debug,
@@ -205,7 +205,7 @@ impl Customer {
 /// date: Date("2019-11-06"), items: [...], total: 105, status: "delivered"}`.
 /// Collection `invoices`. One document per Invoice.
 /// Estimated size: about 3117 bytes on average, 109067 bytes at worst.
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: never updated: they are immutable)
+/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
     Debug,
@@ -852,6 +852,16 @@ impl SensorReadingsBucket {
     pub fn validator_document() -> ::squillion::__private::bson::Document {
         ::squillion::__private::bson::doc! {
             "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
+impl SensorReadingsBucket {
+    /// The average of `value` over the Readings (Sensor.readings): `total` / `count`, both kept on write; `None` when there are none.
+    pub fn avg(&self) -> ::core::option::Option<f64> {
+        if self.count == 0 {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(self.total / self.count as f64)
         }
     }
 }

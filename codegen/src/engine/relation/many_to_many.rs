@@ -31,14 +31,15 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             Navigate::Entity(e) => *e == end.entity,
             _ => true,
         };
-        if typical <= s.embed_array_max && max.is_none_or(|m| m > s.embed_array_max) && navigated {
+        let cap = end.cardinality.outlier_cap(s);
+        if typical <= cap && max.is_none_or(|m| m > cap) && navigated {
             let other = if side == Side::Left { r } else { l };
             let reason = Reason::OutlierIds {
                 holder: end.entity.clone(),
                 other: other.entity.clone(),
                 typical,
                 max,
-                cap: s.embed_array_max,
+                cap,
             };
             let rej = vec![
                 rejected(
@@ -67,7 +68,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 facts,
                 rej,
             );
-            ch.outlier_cap = Some(s.embed_array_max);
+            ch.outlier_cap = Some(cap);
             return ch;
         }
     }

@@ -131,6 +131,9 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
         },
     });
     let f = &v.rel.facts;
+    if f.fixed {
+        facts.push(Fact::Fixed { child: c.clone() });
+    }
     if f.append_heavy || f.unbounded {
         facts.push(Fact::Growth {
             child: c.clone(),
@@ -228,6 +231,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let mut facts = vec![Fact::OneEach {
         owner: owner.clone(),
         other: other.clone(),
+        optional: rel.left.cardinality.optional,
     }];
     if let Some(why) = ctx.read_alone(other) {
         facts.push(Fact::ReadAlone {

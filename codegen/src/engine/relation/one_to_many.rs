@@ -92,8 +92,9 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     // Outlier: the usual parent has few children, rare ones have many.
     if let Some(typical) = v.n_typical {
-        if !v.child_alone && typical <= s.embed_array_max && over_embed && !growing {
-            let cap = s.embed_array_max;
+        let cap = v.parent.cardinality.outlier_cap(s);
+        let overflows = max.is_none_or(|n| n > cap);
+        if !v.child_alone && typical <= cap && overflows && !growing {
             let reason = Reason::Outlier {
                 parent: p.clone(),
                 child: c.clone(),
@@ -132,6 +133,41 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             ch.outlier_cap = Some(cap);
             return ch;
         }
+    }
+
+    // Static children (loaded once, never added): rule 3's concern is growth, so they embed up
+    // to what an id array would hold; the document-size warnings still apply.
+    let fixed = ctx.is_static(rel) && max.is_some_and(|n| n <= s.id_array_max);
+    if !v.child_alone && over_embed && fixed && !growing {
+        let rej = vec![
+            rejected(
+                Layout::ParentRefs,
+                &[RuleId::Rule1],
+                Against::ReferencesBuyNothing { child: c.clone() },
+            ),
+            rejected(
+                Layout::ChildRef,
+                &[RuleId::Rule1],
+                Against::ChildCollection {
+                    parent: p.clone(),
+                    child: c.clone(),
+                },
+            ),
+        ];
+        let reason = Reason::EmbedStatic {
+            parent: p,
+            child: c,
+            max,
+            limit: s.embed_array_max,
+        };
+        return choice(
+            Layout::Embed,
+            parent_side,
+            vec![RuleId::Rule1, RuleId::Rule3],
+            reason,
+            facts,
+            rej,
+        );
     }
 
     // Embed: few children, never read on their own.

@@ -291,6 +291,13 @@ fn patterns(d: &Decision) -> Vec<String> {
                 Some(f) => format!("the {} of `{f}`", summary.as_str()),
                 None => format!("the {}", summary.as_str()),
             },
+            ComputedFn::Average {
+                total_path,
+                count_path,
+            } => format!(
+                "the average of `{}` (`{total_path}` / `{count_path}`, divided on read)",
+                c.field.as_deref().unwrap_or_default()
+            ),
             ComputedFn::TopN {
                 n,
                 sort_by,
