@@ -114,6 +114,8 @@ fn aggregate(f: SummaryFn, field: Option<&str>, items: &[Bson], like: &Bson) -> 
         }
         SummaryFn::Max => values.into_iter().max_by(compare),
         SummaryFn::Min => values.into_iter().min_by(compare),
+        // Never stored: an average is read as the stored total over the stored count.
+        SummaryFn::Avg => None,
     }
 }
 
