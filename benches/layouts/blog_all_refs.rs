@@ -55,6 +55,7 @@ impl BlogPost {
 }
 /// Collection `comments`. One document per Comment.
 /// Estimated size: about 142 bytes on average, 2142 bytes at worst.
+///
 /// Layout of `BlogPost.comments`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
 /// Rules: rule 4.
 #[derive(
@@ -93,6 +94,7 @@ impl Comment {
     /// The collection's name.
     pub const COLLECTION: &'static str = "comments";
     /// The indexes of `comments` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `blog_entry_id_1_created_on_1`: child_ref (BlogPost.comments): a BlogPost's Comments through `blog_entry_id`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

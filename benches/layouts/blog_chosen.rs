@@ -54,8 +54,10 @@ impl BlogPost {
     }
 }
 /// Buckets of up to 50 Comments of one BlogPost (BlogPost.comments; one bucket is one page).
+///
 /// Collection `blog_post_comments`. Buckets of Comment (BlogPost.comments).
 /// Estimated size: about 2615 bytes on average, 105165 bytes at worst.
+///
 /// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, rule 6.
 #[derive(
@@ -90,7 +92,9 @@ impl BlogPostCommentsBucket {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_post_comments";
     /// The indexes of `blog_post_comments` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `blog_entry_id_1_count_1`: bucket (BlogPost.comments): the append upsert finds the open bucket by {blog_entry_id, count < 50}
+    ///
     /// - `blog_entry_id_1__id_1`: bucket (BlogPost.comments): page k of a parent (buckets in creation order)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

@@ -6,6 +6,7 @@
 
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 1152 bytes on average, unbounded at worst.
+///
 /// Layout of `BlogPost.comments`: embed (forced). forced to embed by the schema (the engine would choose bucket)
 /// Rules: rule 1.
 #[derive(

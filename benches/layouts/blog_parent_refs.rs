@@ -6,6 +6,7 @@
 
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 292 bytes on average, unbounded at worst.
+///
 /// Layout of `BlogPost.comments`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose bucket)
 /// Rules: rule 4.
 #[derive(

@@ -49,6 +49,7 @@ impl Sensor {
 }
 /// Collection `readings`. One document per Reading.
 /// Estimated size: about 57 bytes on average, 57 bytes at worst.
+///
 /// Layout of `Sensor.readings`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
 /// Rules: rule 4.
 #[derive(
@@ -84,6 +85,7 @@ impl Reading {
     /// The collection's name.
     pub const COLLECTION: &'static str = "readings";
     /// The indexes of `readings` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `sensor_1_ts_1`: child_ref (Sensor.readings): a Sensor's Readings through `sensor`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

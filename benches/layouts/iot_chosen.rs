@@ -48,8 +48,10 @@ impl Sensor {
     }
 }
 /// Buckets of up to 200 Readings of one Sensor (Sensor.readings; a time series with summaries).
+///
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
+///
 /// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 #[derive(
@@ -98,7 +100,9 @@ impl SensorReadingsBucket {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensor_readings";
     /// The indexes of `sensor_readings` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `sensor_1_count_1`: bucket (Sensor.readings): the append upsert finds the open bucket by {sensor, count < 200}
+    ///
     /// - `sensor_1_start_1`: bucket (Sensor.readings): reads by time range
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

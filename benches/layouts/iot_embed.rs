@@ -6,6 +6,7 @@
 
 /// Collection `sensors`. One document per Sensor.
 /// Estimated size: about 401 bytes on average, unbounded at worst.
+///
 /// Layout of `Sensor.readings`: embed (forced). forced to embed by the schema (the engine would choose bucket)
 /// Rules: rule 1, computed pattern.
 #[derive(

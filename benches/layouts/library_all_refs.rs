@@ -6,6 +6,7 @@
 
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1248 bytes on average, 8320 bytes at worst.
+///
 /// Layout of `Author.books`: child_ref (forced). the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
 /// Rules: rule 6, rule 4.
 #[derive(
@@ -50,7 +51,9 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `author_1`: child_ref (Author.books): an Author's Books through `author`; query `books_by_author`, 50/s (equality, then sort, then range)
+    ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -143,7 +146,9 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `first_name_1`: query `authors_by_first_name`, 200/s (equality, then sort, then range)
+    ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

@@ -6,6 +6,7 @@
 
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1338 bytes on average, 10410 bytes at worst.
+///
 /// Layout of `Author.books`: child_ref. the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 #[derive(
@@ -54,8 +55,11 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `author.id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
+    ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    ///
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -166,6 +170,7 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

@@ -44,6 +44,7 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -86,6 +87,7 @@ impl BookRepo {
 }
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 182405 bytes on average, 2488405 bytes at worst.
+///
 /// Layout of `Author.books`: embed (forced). forced to embed by the schema (the engine would choose child_ref)
 /// Rules: rule 1.
 #[derive(
@@ -124,7 +126,9 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `first_name_1`: query `books_by_author_first_name` joins through Author.books: first step
+    ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

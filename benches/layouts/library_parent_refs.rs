@@ -52,8 +52,11 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    ///
     /// - `author.id_1`: query `books_by_author`, 50/s (equality, then sort, then range)
+    ///
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -134,6 +137,7 @@ impl BookRepo {
 }
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 2555 bytes on average, 7105 bytes at worst.
+///
 /// Layout of `Author.books`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 4, rule 5, extended reference.
 #[derive(
@@ -169,6 +173,7 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

@@ -29,6 +29,9 @@ pub const NOT_AN_ENTITY: &str = "E0205";
 pub const INVALID_COLLECTION_NAME: &str = "E0206";
 /// An entity or value type is named like a BSON type.
 pub const RESERVED_TYPE_NAME: &str = "E0207";
+/// Two declarations that are one type in the generated Rust (`UserAccount`, `user_account`;
+/// `BookRepo` beside `Book`).
+pub const RUST_TYPE_CLASH: &str = "E0208";
 
 // ---------------------------------------------------------------------------------------------
 // Fields, types, attributes, numbers and units
@@ -76,6 +79,10 @@ pub const VALUE_NESTING_TOO_DEEP: &str = "E0320";
 /// A document with more than [`crate::model::MAX_DOCUMENT_FIELDS`] fields once value types are
 /// expanded.
 pub const DOCUMENT_TOO_WIDE: &str = "E0321";
+/// Two fields of one generated struct with one Rust name (`id` beside the `_id` field).
+pub const RUST_FIELD_CLASH: &str = "E0322";
+/// Two layouts writing repository methods of one name.
+pub const RUST_METHOD_CLASH: &str = "E0323";
 
 // ---------------------------------------------------------------------------------------------
 // Relations
@@ -128,6 +135,8 @@ pub const PATH_INTO_SCALAR: &str = "E0503";
 pub const REPEATED_CLAUSE: &str = "E0504";
 /// A query filters or sorts on a `@payload` field (which is never indexed).
 pub const QUERY_ON_PAYLOAD: &str = "E0505";
+/// A query named like another method of its repository (`find`, `new`, a layout's method).
+pub const QUERY_METHOD_CLASH: &str = "E0506";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -166,6 +175,7 @@ pub const ALL: &[(&str, &str)] = &[
         RESERVED_TYPE_NAME,
         "entity or value type named like a BSON type",
     ),
+    (RUST_TYPE_CLASH, "two declarations with one Rust type name"),
     (UNKNOWN_TYPE, "unknown field type"),
     (ENTITY_AS_FIELD_TYPE, "an entity used as a field type"),
     (INVALID_COUNTERS, "invalid counters shape"),
@@ -202,6 +212,8 @@ pub const ALL: &[(&str, &str)] = &[
         DOCUMENT_TOO_WIDE,
         "too many fields once value types are expanded",
     ),
+    (RUST_FIELD_CLASH, "two fields with one Rust name"),
+    (RUST_METHOD_CLASH, "two layouts write one repository method"),
     (RELATION_END_CLASH, "relation end name already in use"),
     (DUPLICATE_RELATION, "relationship declared twice"),
     (UNKNOWN_CARDINALITY, "unknown cardinality class"),
@@ -242,6 +254,7 @@ pub const ALL: &[(&str, &str)] = &[
     (PATH_INTO_SCALAR, "query path continues past a scalar"),
     (REPEATED_CLAUSE, "query clause written twice"),
     (QUERY_ON_PAYLOAD, "query on a `@payload` field"),
+    (QUERY_METHOD_CLASH, "query named like a repository method"),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),
     (INVALID_SETTING_VALUE, "wrong kind of setting value"),

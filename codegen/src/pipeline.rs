@@ -38,14 +38,18 @@ pub struct Valid {
     pub plan_warnings: Vec<Diagnostic>,
 }
 
-/// Parses, validates and plans: every error `plan` or `generate` could meet, found without writing
-/// anything. On failure returns every diagnostic (errors first, in source order).
+/// Parses, validates and plans: every error `plan` or `generate` could meet (the plan's errors, and
+/// names the generated Rust would define twice), found without writing anything. On failure
+/// returns every diagnostic (errors first, in source order).
 pub fn check(source: &SourceFile) -> Result<Valid, Vec<Diagnostic>> {
     let checked = crate::load(source)?;
     let plan = engine::plan(&checked.model, source);
     let plan_warnings = plan_diagnostics(&plan);
-    if plan_warnings.iter().any(Diagnostic::is_error) {
-        let mut all = plan_warnings;
+    // Names the generated code would define twice: it would not compile.
+    let clashes = rust::clashes::diagnostics(&plan, &checked.model);
+    if !clashes.is_empty() || plan_warnings.iter().any(Diagnostic::is_error) {
+        let mut all = clashes;
+        all.extend(plan_warnings);
         all.extend(checked.warnings);
         all.sort_by_key(|d| (!d.is_error(), d.span.start));
         return Err(all);

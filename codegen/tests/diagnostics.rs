@@ -144,6 +144,12 @@ fn cases() -> Vec<Case> {
             (1, 8),
             "`date` is a BSON type and cannot name an entity",
         ),
+        case(
+            "E0208",
+            "entity UserAccount { a: string }\nentity user_account @collection(\"ua\") { b: string }",
+            (2, 8),
+            "the generated Rust type `UserAccount` would be both the type of entity `UserAccount` and the type of entity `user_account`",
+        ),
         // Fields, types, attributes, units.
         case(
             "E0301",
@@ -270,6 +276,18 @@ fn cases() -> Vec<Case> {
             &nested_values(14, 2),
             (1, 8),
             "the documents of entity `A` would hold 32,767 fields once its value types are expanded",
+        ),
+        case(
+            "E0322",
+            "entity Book { id: string  title: string }",
+            (1, 15),
+            "the field that holds the document's `_id` and field `id` would both be the Rust field `id` of `Book`",
+        ),
+        case(
+            "E0323",
+            "entity A { n: string }\nentity B { n: string }\nentity C { n: string }\nrelation A.x: many(100) <-> B.a: one { standalone B }\nrelation A.x_projected: many(100) <-> C.a: one { standalone C }",
+            (5, 10),
+            "`ARepo` would have two methods `load_x_projected`: a method of the `parent_refs` layout of `x` and a method of the `parent_refs` layout of `x_projected`",
         ),
         // Relations.
         case(
@@ -447,6 +465,12 @@ fn cases() -> Vec<Case> {
             (2, 34),
             "a query cannot use `body`: it is a `@payload` field",
         ),
+        case(
+            "E0506",
+            "entity Book { title: string }\nquery find on Book { where title == ? }",
+            (2, 7),
+            "query `find` would be the method `find` of `BookRepo`, which is already a method every repository has",
+        ),
         // Settings.
         case(
             "E0601",
@@ -494,7 +518,7 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Everything `load` reports for `text`: the errors, or the warnings of a valid file.
+/// Everything `squillion check` reports for `text`: the errors, or the warnings of a valid file.
 fn diagnostics(text: &str) -> (SourceFile, Vec<Diagnostic>) {
     diagnostics_of_bytes(text.as_bytes().to_vec())
 }
@@ -505,8 +529,8 @@ fn diagnostics_of_bytes(bytes: Vec<u8>) -> (SourceFile, Vec<Diagnostic>) {
         Ok(source) => source,
         Err(e) => return (e.source, vec![e.diagnostic]),
     };
-    let diagnostics = match squillion_codegen::load(&source) {
-        Ok(checked) => checked.warnings,
+    let diagnostics = match squillion_codegen::pipeline::check(&source) {
+        Ok(valid) => valid.checked.warnings,
         Err(diagnostics) => diagnostics,
     };
     (source, diagnostics)

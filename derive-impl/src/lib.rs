@@ -14,6 +14,7 @@ mod attr;
 mod case;
 mod ctxt;
 mod expand;
+pub mod names;
 mod types;
 
 use proc_macro2::TokenStream;

@@ -19,5 +19,5 @@ pub use diagnostic::{Diagnostic, Fix, LocatedDiagnostic, NotText, Severity, Sour
 pub use format::format;
 pub use keywords::keywords;
 pub use parser::{parse, MAX_NESTING, MAX_SOURCE_BYTES};
-pub use render::is_invisible;
+pub use render::{escape_invisible, is_invisible};
 pub use span::{LineIndex, Position, Span};

@@ -67,18 +67,41 @@ pub(crate) fn printable(text: &str) -> String {
 }
 
 /// Whether `c` would act on a terminal or hide text instead of being seen: control characters
-/// (but tab), the bidirectional controls rustc's `text_direction_codepoint_in_literal` names,
-/// zero-width marks and the Unicode line and paragraph separators.
+/// (but tab and line feed), the bidirectional controls rustc's
+/// `text_direction_codepoint_in_literal` names, zero-width and other invisible format characters
+/// (clippy's `invisible_characters`: the soft hyphen, the word joiner), the Unicode line and
+/// paragraph separators, and tag characters.
 pub fn is_invisible(c: char) -> bool {
     (c.is_control() && c != '\t' && c != '\n')
         || matches!(
             c,
-            '\u{061C}'
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
                 | '\u{200B}'..='\u{200F}'
                 | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{2069}'
+                | '\u{2060}'..='\u{206F}'
                 | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
         )
+}
+
+/// `text` with every invisible character ([`is_invisible`]) written out as `\u{202e}`: how the
+/// outputs that quote the file (generated code, the review) show them.
+pub fn escape_invisible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_invisible) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_invisible(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A visible stand-in for an invisible character, of the same UTF-8 length (so byte offsets

@@ -13,6 +13,7 @@
 //! - `relations`: relation ends and cardinalities; `facts`: what a relation's body states;
 //!   `children`: the facts about how its children are read;
 //! - `queries`: queries and their field paths;
+//! - `rust_names`: declarations that would be one type in the generated Rust;
 //! - `settings`: the `settings` block;
 //! - `vocabulary`: the words all of these know, for tools that offer them.
 
@@ -24,6 +25,7 @@ mod fields;
 mod names;
 mod queries;
 mod relations;
+mod rust_names;
 mod settings;
 mod shapes;
 mod types;
@@ -100,6 +102,7 @@ pub fn resolve(schema: &Schema) -> Result<Checked, Vec<Diagnostic>> {
     });
     model.queries = queries::resolve_all(&mut r, &model, query_decls);
     shapes::check(&mut r, &model);
+    rust_names::check(&mut r, &model);
 
     let mut diagnostics = r.diagnostics;
     diagnostics.sort_by_key(|d| (!d.is_error(), d.span.start, d.span.end));

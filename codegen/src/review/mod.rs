@@ -124,9 +124,16 @@ const TEXT: (&str, &str) = (
 
 /// Renders the review of `plan` in `format`.
 pub fn render(plan: &Plan, format: Format) -> Result<Rendered, ReviewError> {
-    let svg = diagram::svg(plan)?;
+    let svg = squillion_grammar::escape_invisible(&diagram::svg(plan)?).into_owned();
     let svg_name = format!("{}.erd.svg", view::file_stem(&plan.source));
-    let review = view::Review::new(plan, &svg, &svg_name);
+    let review = visible(
+        serde_json::to_value(view::Review::new(plan, &svg, &svg_name)).map_err(|e| {
+            ReviewError::Template {
+                template: "review data",
+                detail: e.to_string(),
+            }
+        })?,
+    );
     let (template, color) = match format {
         Format::Markdown => (MARKDOWN, false),
         Format::Html => (HTML, false),
@@ -158,6 +165,20 @@ pub fn render(plan: &Plan, format: Format) -> Result<Rendered, ReviewError> {
         _ => Vec::new(),
     };
     Ok(Rendered { main, files })
+}
+
+/// Every string of the review's data with its invisible characters (control characters, bidi
+/// overrides, zero-width marks: they come from the schema's names and comments) written out as
+/// `\u{202e}`, so no format shows text that reads differently from what it is, and no terminal
+/// obeys an escape sequence from a schema.
+fn visible(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as V;
+    match value {
+        V::String(s) => V::String(squillion_grammar::escape_invisible(&s).into_owned()),
+        V::Array(items) => V::Array(items.into_iter().map(visible).collect()),
+        V::Object(map) => V::Object(map.into_iter().map(|(k, v)| (k, visible(v))).collect()),
+        other => other,
+    }
 }
 
 fn environment(color: bool) -> Result<Environment<'static>, ReviewError> {

@@ -6,6 +6,9 @@ use minijinja::{Environment, Value};
 /// Registers every filter; `color` turns the terminal `style` filter on.
 pub fn register_filters(env: &mut Environment<'static>, color: bool) {
     env.add_filter("md", md);
+    env.add_filter("code", code);
+    env.add_filter("fenced", fenced);
+    env.add_filter("url", url);
     env.add_filter("html_inline", html_inline);
     env.add_filter("pad", pad);
     env.add_filter("wrap", wrap);
@@ -68,6 +71,50 @@ pub fn md(s: String) -> String {
         }
     }
     out
+}
+
+/// A Markdown code span holding `s` exactly, whatever it holds: delimited by more backticks than
+/// `s` has in a row, padded when it starts or ends with a backtick, `|` escaped (GitHub's tables
+/// require it even in code), one line.
+pub fn code(s: String) -> String {
+    let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    if s.is_empty() {
+        return "` `".to_owned();
+    }
+    let fence = "`".repeat(longest_run(&s, '`') + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// A Markdown fenced code block in `language` holding `body` exactly: the fence is longer than
+/// any run of backticks in it, so no line of the body can close it.
+pub fn fenced(body: String, language: String) -> String {
+    let fence = "`".repeat((longest_run(&body, '`') + 1).max(3));
+    format!(
+        "{fence}{language}\n{}\n{fence}",
+        body.trim_end_matches('\n')
+    )
+}
+
+/// `s` as a relative URL: every byte but letters, digits and `-._~` percent-encoded.
+pub fn url(s: String) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    s.split(|x| x != c).map(str::len).max().unwrap_or(0)
 }
 
 fn escape_html(s: &str) -> String {
@@ -198,6 +245,18 @@ mod tests {
             md("a <b> | `count < N | x` *c*".to_owned()),
             "a &lt;b&gt; \\| `count < N \\| x` \\*c\\*"
         );
+    }
+
+    #[test]
+    fn code_spans_and_fences_hold_any_text() {
+        assert_eq!(code("a`b".to_owned()), "``a`b``");
+        assert_eq!(code("`x`".to_owned()), "`` `x` ``");
+        assert_eq!(code("a|b\nc".to_owned()), "`a\\|b c`");
+        assert_eq!(
+            fenced("```\nx\n".to_owned(), "js".to_owned()),
+            "````js\n```\nx\n````"
+        );
+        assert_eq!(url("a b/ü.svg".to_owned()), "a%20b%2F%C3%BC.svg");
     }
 
     #[test]

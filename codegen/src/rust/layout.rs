@@ -51,7 +51,7 @@ pub(super) struct PlanIndex<'a> {
 }
 
 impl<'a> PlanIndex<'a> {
-    pub(super) fn new(plan: &'a Plan) -> Self {
+    pub(super) fn new(plan: &'a Plan, types: &super::names::TypeNames) -> Self {
         let mut touching: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
         let mut copying: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
         for (i, d) in plan.relationships.iter().enumerate() {
@@ -80,7 +80,11 @@ impl<'a> PlanIndex<'a> {
         let mut documents = BTreeMap::new();
         let mut collections = BTreeMap::new();
         for c in &plan.collections {
-            let ty = || type_ident(&super::collection_type_name(c));
+            let ty = || {
+                types
+                    .collection(&c.name)
+                    .unwrap_or_else(|| type_ident(&super::collection_type_name(c)))
+            };
             if c.role == CollectionRole::Entity {
                 documents.entry(c.entity.as_str()).or_insert_with(ty);
             }

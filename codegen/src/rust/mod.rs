@@ -3,10 +3,13 @@
 //! and `$jsonSchema` validator as Rust values. Built with `quote`, formatted with `prettyplease`;
 //! identical plans give identical bytes.
 
+pub mod clashes;
 mod layout;
-mod names;
+pub(crate) mod names;
 mod queries;
+mod text;
 mod values;
+pub mod verify;
 
 use std::collections::BTreeMap;
 
@@ -51,10 +54,12 @@ pub fn generate_types(plan: &Plan, settings: &RustSettings) -> String {
 
 fn emit(plan: &Plan, settings: &RustSettings, types_only: bool) -> String {
     // Only the file's name: generated code must not depend on where the schema was checked out.
-    let source = std::path::Path::new(&plan.source)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| plan.source.clone());
+    let source = text::comment(
+        &std::path::Path::new(&plan.source)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| plan.source.clone()),
+    );
     // Each item is parsed and formatted on its own: prettyplease separates items by hard breaks,
     // so the result is the same as formatting the whole file, without one file-sized token
     // stream and syntax tree in memory.
@@ -95,22 +100,16 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
             }
         }
     }
+    let types = names::TypeNames::new(plan);
     let mut gen = Generator {
         plan,
         settings,
-        types: BTreeMap::new(),
         items: Vec::new(),
         by_collection,
-        layouts: layout::PlanIndex::new(plan),
+        layouts: layout::PlanIndex::new(plan, &types),
+        types,
         types_only,
     };
-    // Every collection struct's name is taken before any embedded type is named: an entity
-    // embedded in one place and stored in its own collection elsewhere gets two types, and the
-    // embedded one must not take the collection struct's name.
-    for c in &plan.collections {
-        gen.types
-            .insert(collection_type_name(c), COLLECTION_STRUCT.to_owned());
-    }
     let mut out = Vec::with_capacity(plan.collections.len());
     for c in &plan.collections {
         out.push(gen.collection(c));
@@ -119,14 +118,11 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
     out
 }
 
-/// The signature recorded for a collection struct's name (no embedded shape is written so).
-const COLLECTION_STRUCT: &str = "collection";
-
 struct Generator<'a> {
     plan: &'a Plan,
     settings: &'a RustSettings,
-    /// Embedded type names and the shape signature they were generated with.
-    types: BTreeMap<String, String>,
+    /// The module's type names.
+    types: names::TypeNames,
     /// Embedded type definitions, in the order they were first met.
     items: Vec<TokenStream>,
     /// Decisions placing something in each collection.
@@ -146,11 +142,18 @@ fn serde_path() -> TokenStream {
     quote!(::squillion::__private::serde)
 }
 
+/// Doc attributes for `lines`, made safe for rustc and rustdoc (see [`text`]).
 fn docs(lines: &[String]) -> TokenStream {
-    let lines = lines
-        .iter()
-        .flat_map(|l| l.lines())
-        .map(|l| format!(" {l}"));
+    doc_attrs(text::doc_lines(lines))
+}
+
+/// Doc attributes for the schema's doc comment `user`, then squillion's lines `made`.
+fn docs_of(user: &[String], made: &[String]) -> TokenStream {
+    doc_attrs(text::joined(user, made))
+}
+
+fn doc_attrs(lines: Vec<String>) -> TokenStream {
+    let lines = lines.into_iter().map(|l| format!(" {l}"));
     quote!(#(#[doc = #lines])*)
 }
 
@@ -176,9 +179,12 @@ fn signature(fields: &[PlanField]) -> String {
 
 impl<'a> Generator<'a> {
     fn collection(&mut self, c: &Collection) -> TokenStream {
-        let name = type_ident(&collection_type_name(c));
-        let mut lines: Vec<String> = c.docs.clone();
-        if !lines.is_empty() {
+        let name = self
+            .types
+            .collection(&c.name)
+            .unwrap_or_else(|| type_ident(&collection_type_name(c)));
+        let mut lines: Vec<String> = Vec::new();
+        if !c.docs.is_empty() {
             lines.push(String::new());
         }
         lines.push(format!("Collection `{}`. {}", c.name, role_words(c)));
@@ -213,7 +219,7 @@ impl<'a> Generator<'a> {
             lines.push(String::new());
             lines.push(format!("Pattern {}: {}.", p.name, p.detail));
         }
-        let doc = docs(&lines);
+        let doc = docs_of(&c.docs, &lines);
         let (common, variants): (Vec<&PlanField>, Vec<&PlanField>) = c
             .fields
             .iter()
@@ -258,18 +264,18 @@ impl<'a> Generator<'a> {
                         self.field_in(&f, &owner, false, &[])
                     })
                     .collect();
-                let variant_doc = format!(" The `{tag}` variant, with its own fields.");
+                let variant_doc = docs(&[format!("The `{tag}` variant, with its own fields.")]);
                 arms.push(quote! {
-                    #[doc = #variant_doc]
+                    #variant_doc
                     #[serde(rename = #tag)]
                     #ident { #(#own)* }
                 });
             }
             let tag = v.discriminator.clone();
             let serde = serde_path();
-            let doc = format!(" The variants stored in `{}`, told apart by `{tag}` (single-collection inheritance).", c.name);
+            let doc = docs(&[format!("The variants stored in `{}`, told apart by `{tag}` (single-collection inheritance).", c.name)]);
             extra = quote! {
-                #[doc = #doc]
+                #doc
                 #[derive(Debug, Clone, PartialEq, #serde::Serialize, #serde::Deserialize)]
                 #[serde(crate = "::squillion::__private::serde", tag = #tag)]
                 pub enum #enum_name { #(#arms,)* }
@@ -343,10 +349,10 @@ impl<'a> Generator<'a> {
     ) -> TokenStream {
         let ident = field_ident(&f.code_name);
         let ty = self.rust_type(f, owner);
-        let mut lines = f.docs.clone();
+        let mut lines = Vec::new();
         if let Some(source) = &f.source {
             if f.kind == crate::plan::FieldKind::Denormalized
-                && !lines.iter().any(|l| l.contains(source.as_str()))
+                && !f.docs.iter().any(|l| l.contains(source.as_str()))
             {
                 lines.push(format!("Copy of {source}."));
             }
@@ -354,10 +360,10 @@ impl<'a> Generator<'a> {
         if f.flags.sensitive {
             lines.push("Sensitive: never shown in samples or logs.".to_owned());
         }
-        if lines.is_empty() {
+        if lines.is_empty() && f.docs.is_empty() {
             lines.push(default_doc(f));
         }
-        let doc = docs(&lines);
+        let doc = docs_of(&f.docs, &lines);
         let unraw = ident.to_string().trim_start_matches("r#").to_owned();
         let rename = if unraw != f.name {
             let name = &f.name;
@@ -431,24 +437,11 @@ impl<'a> Generator<'a> {
             return type_ident(&base);
         }
         let sig = signature(&f.children);
-        let mut candidate = type_ident(&base).to_string();
-        if self.types.get(&candidate).map(String::as_str) == Some(COLLECTION_STRUCT) {
-            candidate = format!("{candidate}Embedded");
+        let declared = f.kind == crate::plan::FieldKind::Embedded && f.type_name.is_some();
+        let (ident, new) = self.types.embedded(&base, &sig, declared);
+        if !new {
+            return ident;
         }
-        let first = candidate.clone();
-        let mut n = 1;
-        loop {
-            match self.types.get(&candidate) {
-                Some(existing) if *existing == sig => return type_ident(&candidate),
-                Some(_) => {
-                    n += 1;
-                    candidate = format!("{first}{n}");
-                }
-                None => break,
-            }
-        }
-        self.types.insert(candidate.clone(), sig);
-        let ident = type_ident(&candidate);
         let owner_name = ident.to_string();
         let fields: Vec<TokenStream> = f
             .children
@@ -457,12 +450,12 @@ impl<'a> Generator<'a> {
             .collect();
         let body = braced(fields.into_iter().collect());
         let serde = serde_path();
-        let doc = match (&f.relation, f.kind) {
-            (Some(rel), _) => format!(" Embedded in `{}` ({rel}).", f.path),
-            (None, _) => format!(" Embedded document at `{}`.", f.path),
-        };
+        let doc = docs(&[match (&f.relation, f.kind) {
+            (Some(rel), _) => format!("Embedded in `{}` ({rel}).", f.path),
+            (None, _) => format!("Embedded document at `{}`.", f.path),
+        }]);
         self.items.push(quote! {
-            #[doc = #doc]
+            #doc
             #[derive(Debug, Clone, PartialEq, #serde::Serialize, #serde::Deserialize)]
             #[serde(crate = "::squillion::__private::serde")]
             pub struct #ident #body
@@ -482,11 +475,11 @@ fn values_impl(c: &Collection, name: &proc_macro2::Ident) -> TokenStream {
     )];
     index_lines.extend(values::index_docs(c));
     let index_doc = docs(&index_lines);
-    let validator_doc = format!(" The `$jsonSchema` validator of `{}`.", c.name);
-    let validator_document_doc = format!(
-        " The validator document of `{}`, `{{$jsonSchema: ...}}`, for `collMod` and `create`.",
+    let validator_doc = docs(&[format!("The `$jsonSchema` validator of `{}`.", c.name)]);
+    let validator_document_doc = docs(&[format!(
+        "The validator document of `{}`, `{{$jsonSchema: ...}}`, for `collMod` and `create`.",
         c.name
-    );
+    )]);
     quote! {
         impl #name {
             /// The collection's name.
@@ -497,12 +490,12 @@ fn values_impl(c: &Collection, name: &proc_macro2::Ident) -> TokenStream {
                 #indexes
             }
 
-            #[doc = #validator_doc]
+            #validator_doc
             pub fn json_schema() -> ::squillion::__private::bson::Document {
                 #validator
             }
 
-            #[doc = #validator_document_doc]
+            #validator_document_doc
             pub fn validator_document() -> ::squillion::__private::bson::Document {
                 ::squillion::__private::bson::doc! { "$jsonSchema": Self::json_schema() }
             }

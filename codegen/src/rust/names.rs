@@ -1,6 +1,11 @@
-//! Rust identifiers for plan names: escaped in one place.
+//! Rust identifiers for plan names: escaped in one place, and the module's type names given
+//! without a clash.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Ident, Span};
+
+use crate::plan::{CollectionRole, FieldKind, Plan, PlanField};
 
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
@@ -35,10 +40,124 @@ pub(crate) fn type_ident(name: &str) -> Ident {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, 'T');
     }
-    if KEYWORDS.contains(&s.as_str()) || s == "Self" {
-        s.push('_');
+    // PascalCase leaves one keyword: `Self`. `Self_` would make the derive's `Self_Repo`, which
+    // is not UpperCamelCase.
+    if KEYWORDS.contains(&s.as_str()) {
+        s.push_str("Type");
     }
     Ident::new(&s, Span::call_site())
+}
+
+/// The type names of one generated module. Every collection's document type, its `<Name>Repo`
+/// (the derive's) and `<Name>Variant` are fixed first; then every embedded type gets its name,
+/// or, when that name is taken by another shape, the name with a number (`Address2`). The
+/// names the schema declares (entities and value types) go to them: a type squillion makes up
+/// (`BookRef`, `TagsAttribute`, a bucket) never takes one, so an entity named `BookRef` keeps
+/// its name and the references to `Book` become `BookRef2`; an entity embedded in one place and
+/// stored in its own collection elsewhere is `<Name>Embedded` where it is embedded. The resolver reports clashes between
+/// declared names themselves (E0208).
+pub(super) struct TypeNames {
+    /// Names given, with the shape signature of the embedded type (`None` for a collection's
+    /// types).
+    taken: BTreeMap<String, Option<String>>,
+    /// Names of entities and value types.
+    declared: BTreeSet<String>,
+    /// The document type of each collection.
+    collections: BTreeMap<String, Ident>,
+}
+
+impl TypeNames {
+    pub(super) fn new(plan: &Plan) -> Self {
+        let mut declared = BTreeSet::new();
+        fn embedded(fields: &[PlanField], out: &mut BTreeSet<String>) {
+            for f in fields {
+                if let (FieldKind::Embedded, Some(name)) = (f.kind, &f.type_name) {
+                    out.insert(type_ident(name).to_string());
+                }
+                embedded(&f.children, out);
+            }
+        }
+        for c in &plan.collections {
+            declared.insert(type_ident(&c.entity).to_string());
+            embedded(&c.fields, &mut declared);
+        }
+        let mut names = TypeNames {
+            taken: BTreeMap::new(),
+            declared,
+            collections: BTreeMap::new(),
+        };
+        // Entities' own collections first: their types carry the names the schema gave them.
+        let (own, made): (Vec<_>, Vec<_>) = plan
+            .collections
+            .iter()
+            .partition(|c| c.role == CollectionRole::Entity);
+        for c in own.into_iter().chain(made) {
+            let user = c.role == CollectionRole::Entity;
+            let base = type_ident(&super::collection_type_name(c)).to_string();
+            let name = names.fresh(&base, |names, n| {
+                let repo = format!("{n}Repo");
+                !names.taken.contains_key(n)
+                    && !names.taken.contains_key(&repo)
+                    && (user || !names.declared.contains(n) && !names.declared.contains(&repo))
+            });
+            for reserved in [format!("{name}Repo"), format!("{name}Variant")] {
+                names.taken.insert(reserved, None);
+            }
+            names.taken.insert(name.clone(), None);
+            names
+                .collections
+                .insert(c.name.clone(), Ident::new(&name, Span::call_site()));
+        }
+        names
+    }
+
+    /// The document type of collection `name`.
+    pub(super) fn collection(&self, name: &str) -> Option<Ident> {
+        self.collections.get(name).cloned()
+    }
+
+    /// The name of an embedded type called `base` with shape `signature`, and whether it is new
+    /// (to be defined). `declared`: the type is an entity's or a value type's, named by the
+    /// schema.
+    pub(super) fn embedded(
+        &mut self,
+        base: &str,
+        signature: &str,
+        declared: bool,
+    ) -> (Ident, bool) {
+        let mut base = type_ident(base).to_string();
+        // An entity embedded in one place and stored in its own collection elsewhere has two
+        // types: the embedded one is `<Name>Embedded`.
+        if self.collections.values().any(|c| *c == base) {
+            base.push_str("Embedded");
+        }
+        let mut existing = None;
+        let name = self.fresh(&base, |names, n| match names.taken.get(n) {
+            Some(Some(sig)) if sig == signature => {
+                existing = Some(n.to_owned());
+                true
+            }
+            Some(_) => false,
+            None => declared || !names.declared.contains(n),
+        });
+        let ident = Ident::new(&name, Span::call_site());
+        if existing.is_some() {
+            return (ident, false);
+        }
+        self.taken.insert(name, Some(signature.to_owned()));
+        (ident, true)
+    }
+
+    /// `base`, or `base2`, `base3`, ...: the first that `free` accepts.
+    fn fresh(&self, base: &str, mut free: impl FnMut(&Self, &str) -> bool) -> String {
+        if free(self, base) {
+            return base.to_owned();
+        }
+        (2..)
+            .map(|n| format!("{base}{n}"))
+            .find(|n| free(self, n))
+            .unwrap_or_else(|| base.to_owned())
+    }
 }
 
 /// `snake_case`, keeping only ASCII letters, digits and `_`.
@@ -97,6 +216,6 @@ mod tests {
         assert_eq!(field_ident("2fa").to_string(), "_2fa");
         assert_eq!(field_ident("a-b").to_string(), "a_b");
         assert_eq!(type_ident("log_messages").to_string(), "LogMessages");
-        assert_eq!(type_ident("Self").to_string(), "Self_");
+        assert_eq!(type_ident("Self").to_string(), "SelfType");
     }
 }

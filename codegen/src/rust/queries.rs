@@ -125,12 +125,12 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
     } else {
         quote!(::std::option::Option::None)
     };
-    let mut lines: Vec<String> = q.docs.iter().map(|l| format!(" {l}")).collect();
-    if !lines.is_empty() {
+    let mut lines: Vec<String> = Vec::new();
+    if !q.docs.is_empty() {
         lines.push(String::new());
     }
     lines.push(format!(
-        " Query `{}` on `{}`{}.",
+        "Query `{}` on `{}`{}.",
         q.name,
         q.collection,
         match &q.index {
@@ -141,11 +141,12 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
     ));
     if ignore_case {
         lines.push(
-            " Compares case-insensitively, with the index's collation (strength 2).".to_owned(),
+            "Compares case-insensitively, with the index's collation (strength 2).".to_owned(),
         );
     }
+    let doc = super::docs_of(&q.docs, &lines);
     quote! {
-        #(#[doc = #lines])*
+        #doc
         pub async fn #name(&self, #(#params),*) -> ::squillion::Result<::std::vec::Vec<#ty>> {
             let filter = ::squillion::__private::bson::doc! { #(#clauses),* };
             ::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await

@@ -47,8 +47,20 @@ pub(super) fn validator(c: &Collection) -> TokenStream {
 }
 
 /// Compact JSON as a raw string literal (`r#"..."#`, with as many `#` as the text needs).
+/// Characters rustc refuses in a literal (direction-changing ones) or that would hide text are
+/// written as JSON escapes (`\u202e`): they can only stand inside JSON strings.
 fn json_literal(v: &Value) -> Literal {
-    let text = v.to_string();
+    let mut text = String::new();
+    for c in v.to_string().chars() {
+        if squillion_grammar::is_invisible(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                text.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            text.push(c);
+        }
+    }
     raw_string(&text).unwrap_or_else(|| Literal::string(&text))
 }
 
@@ -132,5 +144,7 @@ mod tests {
         assert_eq!(l.to_string(), r####"r###"{"a":"say \"#hi\"##"}"###"####);
         let l = json_literal(&serde_json::json!({"b": 1}));
         assert_eq!(l.to_string(), r##"r#"{"b":1}"#"##);
+        let l = json_literal(&serde_json::json!({"c": "a\u{202E}b"}));
+        assert_eq!(l.to_string(), r##"r#"{"c":"a\u202eb"}"#"##);
     }
 }

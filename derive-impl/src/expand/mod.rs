@@ -18,18 +18,7 @@ pub(crate) fn rt() -> TokenStream {
 
 /// The method name `prefix_field` (raw identifiers lose their `r#`).
 pub(crate) fn method(prefix: &str, f: &Field<'_>, suffix: &str) -> Ident {
-    let name = f.ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    let mut s = String::new();
-    if !prefix.is_empty() {
-        s.push_str(prefix);
-        s.push('_');
-    }
-    s.push_str(name);
-    if !suffix.is_empty() {
-        s.push('_');
-        s.push_str(suffix);
-    }
+    let s = crate::names::field_method(prefix, &f.ident.to_string(), suffix);
     format_ident!("{}", s, span = f.ident.span())
 }
 

@@ -5,8 +5,10 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// seed 003: `{name: "Peter Wilkinson", age: 27}`.
+///
 /// Collection `users`. One document per User.
 /// Estimated size: about 113 bytes on average, 3152 bytes at worst.
+///
 /// Layout of `User.address`: embed. one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
 /// Rules: rule 1.
 #[derive(
@@ -60,6 +62,7 @@ impl User {
 }
 /// seed 003: `{title: "An awesome blog", url: "http://awesomeblog.com",
 /// text: "This is an awesome blog we have just started"}`.
+///
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 127 bytes on average, 3127 bytes at worst.
 #[derive(
@@ -110,10 +113,13 @@ impl BlogPost {
     }
 }
 /// seed 003: `{_id: 1, title: "A tale of two people", categories: [1], authors: [1, 2]}`.
+///
 /// Collection `books`. One document per Book.
 /// Estimated size: about 119 bytes on average, 1179 bytes at worst.
+///
 /// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
+///
 /// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
 #[derive(
@@ -152,7 +158,9 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `categories_1`: one_way (Book.categories): the other direction, through the multikey index on `categories`
+    ///
     /// - `title_1`: query `book_by_title`, 100/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -196,8 +204,10 @@ impl BookRepo {
     }
 }
 /// seed 003: `{_id: 1, name: "Peter Standford", books: [1, 2]}`.
+///
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 99 bytes on average, 1144 bytes at worst.
+///
 /// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
 #[derive(
@@ -229,6 +239,7 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -272,6 +283,7 @@ impl AuthorRepo {
     }
 }
 /// seed 003: `{_id: 1, name: "drama"}`.
+///
 /// Collection `categories`. One document per Category.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
 #[derive(
@@ -300,6 +312,7 @@ impl Category {
     /// The collection's name.
     pub const COLLECTION: &'static str = "categories";
     /// The indexes of `categories` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `name_1`: query `category_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -343,8 +356,10 @@ impl CategoryRepo {
     }
 }
 /// Buckets of up to 50 Comments of one BlogPost (BlogPost.comments; one bucket is one page).
+///
 /// Collection `blog_post_comments`. Buckets of Comment (BlogPost.comments).
 /// Estimated size: about 2615 bytes on average, 105165 bytes at worst.
+///
 /// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, rule 6.
 #[derive(
@@ -379,7 +394,9 @@ impl BlogPostCommentsBucket {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_post_comments";
     /// The indexes of `blog_post_comments` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `blog_entry_id_1_count_1`: bucket (BlogPost.comments): the append upsert finds the open bucket by {blog_entry_id, count < 50}
+    ///
     /// - `blog_entry_id_1__id_1`: bucket (BlogPost.comments): page k of a parent (buckets in creation order)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

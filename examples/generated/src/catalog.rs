@@ -6,8 +6,10 @@
 
 /// seed 001: `book = {author: "hergé", date: new Date(), text: "destination moon",
 /// tags: ["comic", "adventure"]}`, saved with `db.books.save(book)`.
+///
 /// Collection `books`. One document per Book.
 /// Estimated size: about 11064 bytes on average, 444094 bytes at worst.
+///
 /// Layout of `Book.comments`: embed. up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)
 /// Rules: rule 1, computed pattern.
 #[derive(
@@ -52,9 +54,13 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `author_1`: field `author` is declared @index; query `books_by_author`, 50/s (equality, then sort, then range)
+    ///
     /// - `tags_1`: field `tags` is declared @index; query `books_by_tag`, 50/s (equality, then sort, then range)
+    ///
     /// - `comments.author_1`: field `comments.author` is declared @index; query `books_commented_by`, 5/s (equality, then sort, then range)
+    ///
     /// - `comments.votes_1`: field `comments.votes` is declared @index; query `books_with_popular_comments`, 1/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -160,6 +166,7 @@ impl BookRepo {
 }
 /// seed 001, "rich documents": one order document holds its line items, its address and its
 /// payment. At most 100 line items is a guess.
+///
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 4073 bytes on average, 209973 bytes at worst.
 #[derive(
@@ -214,8 +221,10 @@ impl Order {
 /// seed 001, "single table inheritance - mongodb": one `shapes` collection,
 /// `{_id: "1", type: "circle", area: 3.14, radius: 1}`, `{_id: "2", type: "square", area: 4, d: 2}`,
 /// `{_id: "3", type: "rect", area: 10, length: 5, width: 2}`.
+///
 /// Collection `shapes`. One document per Shape.
 /// Estimated size: about 113 bytes on average, 1129 bytes at worst.
+///
 /// Pattern polymorphic: variants share the collection, told apart by `type`; fields of one variant get sparse indexes.
 #[derive(
     Debug,
@@ -246,6 +255,7 @@ impl Shape {
     /// The collection's name.
     pub const COLLECTION: &'static str = "shapes";
     /// The indexes of `shapes` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `radius_1`: variant field `radius` is declared @index; query `shapes_with_radius`, 1/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -323,8 +333,10 @@ impl ShapeRepo {
 }
 /// seed 001: `{_id: ObjectId("4c4ca23933fb5941681b912e"), name: "destination moon",
 /// category_ids: [...]}`.
+///
 /// Collection `products`. One document per Product.
 /// Estimated size: about 151 bytes on average, 1226 bytes at worst.
+///
 /// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
 #[derive(
@@ -359,6 +371,7 @@ impl Product {
     /// The collection's name.
     pub const COLLECTION: &'static str = "products";
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `category_ids_1`: one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`; query `products_in_category`, 100/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -403,6 +416,7 @@ impl ProductRepo {
     }
 }
 /// seed 001: `{_id: ObjectId("4c4ca25433fb5941681b912f"), name: "adventure"}`.
+///
 /// Collection `categories`. One document per Category.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
 #[derive(
@@ -453,8 +467,10 @@ impl Category {
 /// "array of ancestors": `{_id: "c", ancestors: ["a", "b"], parent: "b"}`, which finds all
 /// descendants of b (`{ancestors: 'b'}`), its direct children (`{parent: 'b'}`) and all ancestors
 /// of f (`{_id: {$in: ancestors}}`). Nodes are keyed by name (`_id: "a"`).
+///
 /// Collection `tree2`. One document per Node.
 /// Estimated size: about 397 bytes on average, 208782 bytes at worst.
+///
 /// Pattern tree: parent + ancestors array, both indexed: children, descendants and ancestors are single queries.
 #[derive(
     Debug,
@@ -487,7 +503,9 @@ impl Node {
     /// The collection's name.
     pub const COLLECTION: &'static str = "tree2";
     /// The indexes of `tree2` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `parent_1`: tree: children of a node
+    ///
     /// - `ancestors_1`: tree: descendants of a node (multikey on ancestors)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -514,8 +532,10 @@ impl Node {
 /// claimed with `db.jobs.findAndModify({query: {inprogress: false}, sort: {priority: -1},
 /// update: {$set: {inprogress: true, started: new Date()}}})`. The queue pattern adds the
 /// in-progress flag and the start time.
+///
 /// Collection `jobs`. One document per Job.
 /// Estimated size: about 101 bytes on average, 1105 bytes at worst.
+///
 /// Pattern queue: claim with find-and-modify on in_progress, sorted by priority descending, indexed: each job is handed out once.
 #[derive(
     Debug,
@@ -554,6 +574,7 @@ impl Job {
     /// The collection's name.
     pub const COLLECTION: &'static str = "jobs";
     /// The indexes of `jobs` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `in_progress_1_priority_-1__id_1`: queue: claim the next job (find-and-modify on in_progress, highest priority first, oldest first among equals)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

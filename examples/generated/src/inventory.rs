@@ -6,10 +6,13 @@
 
 /// A person. seed 004: `{name: 'Kate Monster', ssn: '123-456-7890', addresses: [...]}`
 /// (`db.person.findOne()`).
+///
 /// Collection `person`. One document per Person.
 /// Estimated size: about 44574 bytes on average, 122139 bytes at worst.
+///
 /// Layout of `Person.addresses`: embed. up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few)
 /// Rules: rule 1.
+///
 /// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
 /// Rules: rule 2, two-way referencing, rule 6.
 #[derive(
@@ -69,8 +72,10 @@ impl Person {
 }
 /// A product. seed 004: `{name: 'left-handed smoke shifter', manufacturer: 'Acme Corp',
 /// catalog_number: 1234, parts: [...]}`.
+///
 /// Collection `products`. One document per Product.
 /// Estimated size: about 30522 bytes on average, 1063022 bytes at worst.
+///
 /// Layout of `Product.parts`: parent_refs. Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Part.name, Product.catalog_number, Product.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, rule 4, rule 5, extended reference.
 #[derive(
@@ -107,6 +112,7 @@ impl Product {
     /// The collection's name.
     pub const COLLECTION: &'static str = "products";
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `catalog_number_1`: field `catalog_number` is declared @unique; query `product_by_catalog_number`, 50/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -151,6 +157,7 @@ impl ProductRepo {
     }
 }
 /// A part. seed 004: `{partno: '123-aff-456', name: '#4 grommet', qty: 94, cost: 0.94, price: 3.99}`.
+///
 /// Collection `parts`. One document per Part.
 /// Estimated size: about 233 bytes on average, 3233 bytes at worst.
 #[derive(
@@ -190,6 +197,7 @@ impl Part {
     /// The collection's name.
     pub const COLLECTION: &'static str = "parts";
     /// The indexes of `parts` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `partno_1`: query `part_by_partno`, 5/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -235,6 +243,7 @@ impl PartRepo {
 }
 /// A monitored host. seed 004: `{_id: ObjectID('AAAB'), name: 'goofy.example.com',
 /// ipaddr: '127.66.66.66'}`.
+///
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 30998 bytes on average, 1063998 bytes at worst.
 #[derive(
@@ -272,6 +281,7 @@ impl Host {
     /// The collection's name.
     pub const COLLECTION: &'static str = "hosts";
     /// The indexes of `hosts` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `ipaddr_1`: query `host_by_ipaddr`, 500/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -317,8 +327,10 @@ impl HostRepo {
 }
 /// One log message. seed 004: `{time: ISODate("2014-03-28T09:42:41.382Z"),
 /// message: 'cpu is on fire!', host: ObjectID('AAAB')}`, in `db.logmsg`.
+///
 /// Collection `logmsg`. One document per LogMessage.
 /// Estimated size: about 173 bytes on average, 3173 bytes at worst.
+///
 /// Layout of `Host.logmsgs`: child_ref. a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions). Copies of Host.ipaddr, Host.name travel with the references (rule 5: read far more often than updated). The Host also keeps its latest 1,000 LogMessages (subset pattern)
 /// Rules: rule 3, rule 4, rule 5, extended reference, subset pattern.
 #[derive(
@@ -351,6 +363,7 @@ impl LogMessage {
     /// The collection's name.
     pub const COLLECTION: &'static str = "logmsg";
     /// The indexes of `logmsg` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `host.id_1_time_-1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -374,8 +387,10 @@ impl LogMessage {
 }
 /// A task. seed 004: `{description: "Write lesson plan", due_date: ISODate("2014-04-01"),
 /// owner: ObjectID("AAF1")}`.
+///
 /// Collection `tasks`. One document per Task.
 /// Estimated size: about 101 bytes on average, 1101 bytes at worst.
+///
 /// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
 /// Rules: rule 2, two-way referencing, rule 6.
 #[derive(

@@ -8,8 +8,10 @@
 /// author: 1, available: true, isbn: "9781857150193", pages: 176, publisher: {...},
 /// summary: "Set in the post-Great War...", subjects: ["Love stories", "1920s", "Jazz Age"],
 /// notes: [...], language: "English"}`.
+///
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1633 bytes on average, 22865 bytes at worst.
+///
 /// Layout of `Author.books`: child_ref. the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 #[derive(
@@ -63,8 +65,11 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `author.id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
+    ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    ///
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -155,6 +160,7 @@ impl BookRepo {
     }
 }
 /// seed 000: `{_id: 1, first_name: "F. Scott", last_name: "Fitzgerald"}`.
+///
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 103 bytes on average, 2103 bytes at worst.
 #[derive(
@@ -187,6 +193,7 @@ impl Author {
     /// The collection's name.
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -233,6 +240,7 @@ impl AuthorRepo {
 }
 /// seed 000, "Take Advantage of Immutable Data": "Username is the natural key and is immutable" -
 /// `user = {"_id": string, "password": string}`, e.g. `_id: "craig.wilson@10gen.com"`.
+///
 /// Collection `users`. One document per User.
 /// Estimated size: about 78 bytes on average, 2078 bytes at worst.
 #[derive(
@@ -301,16 +309,22 @@ impl UserRepo {
     }
 }
 /// Buckets of up to 10 Notes of one Book (Book.notes; one bucket is one page).
+///
 /// Collection `book_notes`. Buckets of Note (Book.notes).
 /// Estimated size: about 3071 bytes on average, unbounded at worst.
+///
 /// Layout of `Book.notes`: bucket. Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
+///
 /// Layout of `User.notes`: child_ref. a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
+///
 /// Layout of `Note.comments`: embed. up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)
 /// Rules: rule 1.
+///
 /// Layout of `Comment.replies`: embed. up to 200 Comments per Comment, only read through their Comment, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)
 /// Rules: rule 1.
+///
 /// Layout of `User.comments`: child_ref. a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
 #[derive(
@@ -350,9 +364,13 @@ impl BookNotesBucket {
     /// The collection's name.
     pub const COLLECTION: &'static str = "book_notes";
     /// The indexes of `book_notes` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `book_1_count_1`: bucket (Book.notes): the append upsert finds the open bucket by {book, count < 10}
+    ///
     /// - `book_1__id_1`: bucket (Book.notes): page k of a parent (buckets in creation order)
+    ///
     /// - `notes.user_1`: child_ref (User.notes): a User's Notes through `notes.user`
+    ///
     /// - `notes.comments.user_1`: child_ref (User.comments): a User's Comments through `notes.comments.user`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,

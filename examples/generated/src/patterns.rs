@@ -5,6 +5,7 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// A sensor. seed 002 refers to sensors by number (`sensor: 5`), so the number is the key.
+///
 /// Collection `sensors`. One document per Sensor.
 /// Estimated size: about 14 bytes on average, 14 bytes at worst.
 #[derive(
@@ -50,6 +51,7 @@ impl Sensor {
 }
 /// A section of a route. seed 002: `db.best_times.updateOne({_id: effort.section}, ...)` - the
 /// section's name is its key, and its document holds the best times.
+///
 /// Collection `best_times`. One document per Section.
 /// Estimated size: about 617 bytes on average, 22187 bytes at worst.
 #[derive(
@@ -97,8 +99,10 @@ impl Section {
     }
 }
 /// One recorded effort. seed 002: `{athlete: "john", time: 920, section: "LDN bridge to eye"}`.
+///
 /// Collection `efforts`. One document per Effort.
 /// Estimated size: about 108 bytes on average, 2108 bytes at worst.
+///
 /// Layout of `Section.efforts`: child_ref. a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4, computed pattern.
 #[derive(
@@ -132,6 +136,7 @@ impl Effort {
     /// The collection's name.
     pub const COLLECTION: &'static str = "efforts";
     /// The indexes of `efforts` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `section_1`: child_ref (Section.efforts): a Section's Efforts through `section`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -154,8 +159,10 @@ impl Effort {
     }
 }
 /// seed 002: `db.customers.updateOne({_id: i.customer}, ...)`: the customer's name is its key.
+///
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 138944 bytes on average, 279944 bytes at worst.
+///
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
@@ -203,8 +210,10 @@ impl Customer {
 }
 /// seed 002: `{_id: new ObjectId(), customer: "john page", address: "15 Jackton View",
 /// date: Date("2019-11-06"), items: [...], total: 105, status: "delivered"}`.
+///
 /// Collection `invoices`. One document per Invoice.
 /// Estimated size: about 3117 bytes on average, 109067 bytes at worst.
+///
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 #[derive(
@@ -263,8 +272,10 @@ impl Invoice {
     }
 }
 /// A movie.
+///
 /// Collection `movies`. One document per Movie.
 /// Estimated size: about 4024 bytes on average, 416975 bytes at worst.
+///
 /// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
 /// Rules: rule 1, outlier pattern, rule 3.
 #[derive(
@@ -324,9 +335,12 @@ impl Movie {
 /// now that will automatically become the latest version at some future date" - "better to simply
 /// make use of a valid from/valid to date combo." The pattern adds the processing fields
 /// (document id, version, valid_from, valid_to).
+///
 /// Collection `versions`. One document per VersionedDocument.
 /// Estimated size: about 144 bytes on average, 1144 bytes at worst.
+///
 /// Pattern document_versioning: every version in this collection with valid_from/valid_to; the current one is the latest valid_from before now.
+///
 /// Pattern payload: payload fields are stored and returned, never indexed.
 #[derive(
     Debug,
@@ -366,6 +380,7 @@ impl VersionedDocument {
     /// The collection's name.
     pub const COLLECTION: &'static str = "versions";
     /// The indexes of `versions` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `document_id_1_valid_to_1_valid_from_-1`: document versioning: the version current at a time (valid_to first: fewer future entries, seed 002)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -391,8 +406,10 @@ impl VersionedDocument {
 /// day". The seed measures one array of 1,440 against 24 x 60 nested arrays: "a mean access time of
 /// 24/2 + 60/2 (42) compared to ... 1440/2 (720)". `db.events.replaceOne({_id: "test"},
 /// {a: newarray})`.
+///
 /// Collection `events`. One document per EventHistogram.
 /// Estimated size: about 17293 bytes on average, 18293 bytes at worst.
+///
 /// Pattern histogram: preallocated counters as nested arrays (24 x 60, not 1,440).
 #[derive(
     Debug,
@@ -444,8 +461,10 @@ impl EventHistogram {
 /// attributes. Not all values may be present in a given record. Any new record might have a new
 /// field name not seen before." - `{sku: "iphonexblack64", attrs: [{k: "colour", v: "black"},
 /// {k: "ram", v: 64}, ...]}`, `db.product.createIndex({"attrs.k": 1, "attrs.v": 1})`.
+///
 /// Collection `product`. One document per Product.
 /// Estimated size: about 788 bytes on average, 415758 bytes at worst.
+///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
 #[derive(
     Debug,
@@ -476,6 +495,7 @@ impl Product {
     /// The collection's name.
     pub const COLLECTION: &'static str = "product";
     /// The indexes of `product` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `attrs.k_1_attrs.v_1`: attribute pattern: any attribute by name and value
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -500,6 +520,7 @@ impl Product {
 /// seed 002, "Comparing Schemas - Redesign to be smaller": `results: {john: {score: 25},
 /// fred: {score: 20}, sarah: {score: 50}}` is 86 bytes against 128 for an array of
 /// `{player, score}` - "In this case, 30% smaller documents." The player's name is the key.
+///
 /// Collection `games`. One document per Game.
 /// Estimated size: about 286 bytes on average, 8236 bytes at worst.
 #[derive(
@@ -549,8 +570,10 @@ impl Game {
 /// "Extract the processing data (fields needed for queries like create date, etc.). Store
 /// processing fields in documents. Put the XML itself in a Binary (compressed) - it's a payload
 /// field."
+///
 /// Collection `business_objects`. One document per BusinessObject.
 /// Estimated size: about 51293 bytes on average, 52293 bytes at worst.
+///
 /// Pattern payload: payload fields are stored and returned, never indexed.
 #[derive(
     Debug,
@@ -583,6 +606,7 @@ impl BusinessObject {
     /// The collection's name.
     pub const COLLECTION: &'static str = "business_objects";
     /// The indexes of `business_objects` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `object_id_1_create_date_-1`: query `latest_business_object`, 20/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -634,10 +658,13 @@ impl BusinessObjectRepo {
 /// follows: ArrayOfString (people followed) [Indexed]}`. "Evolutionary Dynamic Schema: Include a
 /// schema version number with the data as a field. Retain the ability to read previous schemas in
 /// application."
+///
 /// Collection `users`. One document per User.
 /// Estimated size: about 33984 bytes on average, 2069984 bytes at worst.
+///
 /// Layout of `User.follows`: one_way. User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
+///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
 #[derive(
     Debug,
@@ -672,6 +699,7 @@ impl User {
     /// The collection's name.
     pub const COLLECTION: &'static str = "users";
     /// The indexes of `users` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `follows_1`: one_way (User.follows): the other direction, through the multikey index on `follows`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -695,10 +723,13 @@ impl User {
 }
 /// seed 002: `social.posts {_id: ObjectId(), schemaVersion: Int, postedBy: String, date: Date,
 /// text: String}`.
+///
 /// Collection `posts`. One document per Post.
 /// Estimated size: about 130 bytes on average, 2130 bytes at worst.
+///
 /// Layout of `User.posts`: child_ref. a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
+///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
 #[derive(
     Debug,
@@ -735,6 +766,7 @@ impl Post {
     /// The collection's name.
     pub const COLLECTION: &'static str = "posts";
     /// The indexes of `posts` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range); child_ref (User.posts): a User's Posts through `postedBy`
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -783,8 +815,10 @@ impl PostRepo {
     }
 }
 /// Buckets of up to 200 Readings of one Sensor (Sensor.readings; a time series with summaries).
+///
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
+///
 /// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 #[derive(
@@ -833,7 +867,9 @@ impl SensorReadingsBucket {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensor_readings";
     /// The indexes of `sensor_readings` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `sensor_1_count_1`: bucket (Sensor.readings): the append upsert finds the open bucket by {sensor, count < 200}
+    ///
     /// - `sensor_1_start_1`: bucket (Sensor.readings): reads by time range
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
@@ -866,6 +902,7 @@ impl SensorReadingsBucket {
     }
 }
 /// Overflow of Movie.cast: the CastMembers beyond the first 200 of the rare Movies that have more (seed 002 outlier pattern).
+///
 /// Collection `movies_cast_overflow`. Overflow documents of the outlier relationship Movie.cast.
 /// Estimated size: about 7954 bytes on average, 415954 bytes at worst.
 #[derive(
@@ -898,6 +935,7 @@ impl MoviesCastOverflow {
     /// The collection's name.
     pub const COLLECTION: &'static str = "movies_cast_overflow";
     /// The indexes of `movies_cast_overflow` the Plan declares, each with the query or rule it serves.
+    ///
     /// - `owner_1_count_1`: outlier (Movie.cast): overflow documents of a flagged Movie
     pub fn index_models() -> ::std::vec::Vec<
         ::squillion::__private::mongodb::IndexModel,
