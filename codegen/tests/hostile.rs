@@ -97,6 +97,67 @@ fn generated_code_defines_every_name_once() {
     }
 }
 
+/// The clashes `check` finds on the Plan are exactly the duplicate definitions of the code: over
+/// squillion-schemagen's schemas (every layout family), the examples, the hostile corpus and
+/// schemas that clash on purpose, the Plan has a clash if and only if the generated module (with
+/// every derive expanded) defines a name twice.
+#[test]
+fn clashes_on_the_plan_are_the_duplicates_of_the_code() {
+    let mut texts: Vec<(String, String)> =
+        squillion_schemagen::batch(14, 120, squillion_schemagen::Config::default())
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, schema))| {
+                (
+                    format!("schemagen {i}"),
+                    squillion_schemagen::render(&schema),
+                )
+            })
+            .collect();
+    for (name, source) in schemas() {
+        texts.push((name, source.text().to_owned()));
+    }
+    let clashing = [
+        "entity Book { id: string  title: string }",
+        "entity A { userName: string\n user_name: string }",
+        "entity A { tags: [string; 5] }\nquery push_tags on A { where tags == ? }",
+        "entity A { n: string }\nquery byN on A { where n == ? }\nquery by_n on A { where n == ? }",
+        "entity Book { title: string }\nquery find on Book { where title == ? }",
+        "entity A { n: string }\nentity B { n: string }\nentity C { n: string }\n\
+         relation A.x: many(100) <-> B.a: one { standalone B }\n\
+         relation A.x_projected: many(100) <-> C.a: one { standalone C }",
+        "entity S @polymorphic { n: string  variant: string\n variant V { m: string } }",
+        "value V { aB: string  a_b: string }\nentity A { v: V }",
+    ];
+    for (i, text) in clashing.iter().enumerate() {
+        texts.push((format!("clashing {i}"), (*text).to_owned()));
+    }
+    let mut clashes_seen = 0;
+    for (name, text) in texts {
+        let source = SourceFile::new("x.sqn", text);
+        let Ok(checked) = squillion_codegen::load(&source) else {
+            panic!("{name} does not resolve")
+        };
+        let plan = squillion_codegen::engine::plan(&checked.model, &source);
+        let clashes = squillion_codegen::rust::clashes::clashes(&plan);
+        let rust = squillion_codegen::rust::generate(&plan, &GenerateSettings::default());
+        let duplicates = squillion_codegen::rust::verify::duplicate_definitions(&rust)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            clashes.is_empty(),
+            duplicates.is_empty(),
+            "{name}:\n{}\nclashes {clashes:#?}\nduplicates {duplicates:#?}",
+            source.text()
+        );
+        clashes_seen += usize::from(!clashes.is_empty());
+    }
+    assert_eq!(
+        clashes_seen,
+        clashing.len(),
+        "every clashing schema clashes"
+    );
+}
+
 /// The names and documentation a schema gives its collections and fields, as the review shows
 /// them (invisible characters written out).
 fn hostile_strings(plan: &Plan) -> Vec<String> {

@@ -239,6 +239,9 @@ fn repository_methods(
             .filter_map(attr_name)
             .filter(|l| !derived::layout_methods(l).is_empty())
             .collect();
+        // A field copied to several places has one `fan_out` attribute per copy, one `set_`.
+        layouts.sort();
+        layouts.dedup();
         // A bounded array the derive sees without a layout is embedded.
         let bounded = f.array_depth > 0 && f.max_items.is_some();
         if layouts.is_empty() && bounded && !attrs.unbounded.contains(&f.name) {
