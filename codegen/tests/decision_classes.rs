@@ -462,3 +462,52 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// A many-to-many relationship bounded on both sides whose other direction is a declared
+    /// query on one side's own array (`query books_of_author on Book { where authors == ? }`):
+    /// that side holds the ids, indexed for the query, and the other keeps no second array (the
+    /// Parse guide's book authors). Queried from both sides, or from neither, both hold ids.
+    #[test]
+    fn a_query_on_one_sides_array_reads_the_other_direction(
+        (a, b) in pair(),
+        left in prop_oneof![(1u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
+        right in prop_oneof![(1u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
+        queried in prop_oneof![Just("left"), Just("right"), Just("both"), Just("none")],
+        navigate_both in any::<bool>(),
+    ) {
+        let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+        let mut src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+             relation {a}.{af}: {left} <-> {b}.{bf}: {right} {{ {} }}\n",
+            if navigate_both { "navigate both" } else { "" }
+        );
+        if queried == "left" || queried == "both" {
+            src.push_str(&format!("query q_{} on {a} {{ where {af} == ? }}\n", snake(a)));
+        }
+        if queried == "right" || queried == "both" {
+            src.push_str(&format!("query q_{} on {b} {{ where {bf} == ? }}\n", snake(b)));
+        }
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        match queried {
+            "left" | "right" => {
+                let (holder, other, other_end) = if queried == "left" { (a, b, &bf) } else { (b, a, &af) };
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(d.placement.len(), 1, "{}", src);
+                let p = &d.placement[0];
+                prop_assert_eq!(&p.holder, holder, "{}", src);
+                let coll = plan.collection(&p.collection).unwrap();
+                prop_assert!(
+                    coll.indexes.iter().any(|i| i.keys[0].path.starts_with(p.path.as_str())),
+                    "no index on {}.{}\n{}", p.collection, p.path, src
+                );
+                let other_coll = plan.collections.iter().find(|c| c.entity == other && matches!(c.role, CollectionRole::Entity)).unwrap();
+                prop_assert!(other_coll.field(other_end).is_none(), "{} keeps a second array\n{}", other, src);
+            }
+            _ => prop_assert_eq!(d.strategy, Layout::TwoWay, "{}", src),
+        }
+    }
+}

@@ -272,6 +272,15 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
                 }
             }
         }
+        // A many-to-many relationship has no parent to be read through: its children, if any,
+        // are read through the partners that list them.
+        if d.kind == squillion_codegen::model::RelationKind::ManyToMany {
+            for f in &d.facts {
+                if f.contains("only read through their") {
+                    out.push(format!("{} (many-to-many): `{f}`", d.id));
+                }
+            }
+        }
         // Self-relations never say an entity is read through itself as if it were another.
         if d.from == d.to {
             for f in &d.facts {

@@ -260,6 +260,13 @@ pub(crate) enum Reason {
     },
     /// Many-to-many read from one side only.
     ReadFromOneSide { entity: String, max: Max },
+    /// Many-to-many whose other direction is a query on the holder's array (`where tags == ?`).
+    OtherWayByQuery {
+        holder: String,
+        holder_max: Max,
+        other: String,
+        query: String,
+    },
     /// Many-to-many, both sides small.
     BothSmall {
         left: String,
@@ -407,6 +414,12 @@ pub(crate) enum Against {
     },
     /// The other direction is not read.
     OtherDirectionUnread,
+    /// The other direction is answered by a query on the holder's array.
+    OtherWayQueried {
+        holder: String,
+        other: String,
+        query: String,
+    },
     /// A one-way array needs a multikey index to read back.
     NeedsMultikey,
     /// A join table for small lists.

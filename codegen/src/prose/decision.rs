@@ -346,6 +346,13 @@ pub(crate) fn reason(r: &Reason) -> String {
             "the relationship is only read from {entity}, so only {entity} holds the ids ({} per {entity})",
             ids(*max)
         ),
+        Reason::OtherWayByQuery { holder, holder_max, other, query } => format!(
+            "each {holder} holds its {other} ids ({} per {holder}); the application finds the {} of {} by a query on that array (query `{query}`), answered by its multikey index, so no second array is kept in {} (rules 4 and 6)",
+            up_to(*holder_max, other),
+            plural(holder),
+            a(other),
+            plural(other)
+        ),
         Reason::BothSmall { left, left_max, right, right_max } => format!(
             "both sides are small ({} per {left}, {} per {right}), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)",
             up_to(*left_max, right),
@@ -512,6 +519,12 @@ pub(crate) fn against(x: &Against) -> String {
         Against::LinkForUsual { end, other, typical } => format!(
             "a link document per pair costs a join for the usual {end} of {}",
             n_of(*typical, other)
+        ),
+        Against::OtherWayQueried { holder, other, query } => format!(
+            "query `{query}` already finds the {} of {} through the {holder}'s array: a second array in {} would only cost writes and could drift out of step",
+            plural(holder),
+            a(other),
+            plural(other)
         ),
         Against::OtherDirectionUnread => "the other direction is not read: a second id array would only cost writes".to_owned(),
         Against::NeedsMultikey => "reading the other direction would need a multikey index on the id array".to_owned(),

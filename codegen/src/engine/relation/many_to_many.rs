@@ -99,6 +99,33 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                     rej,
                 );
             }
+            if let Some((side, query)) = other_way_by_query(ctx, rel) {
+                let holder = rel.end(side);
+                let other = if side == Side::Left { r } else { l };
+                let reason = Reason::OtherWayByQuery {
+                    holder: holder.entity.clone(),
+                    holder_max: holder.cardinality.max(s),
+                    other: other.entity.clone(),
+                    query: query.clone(),
+                };
+                let rej = vec![rejected(
+                    Layout::TwoWay,
+                    &[RuleId::Rule6],
+                    Against::OtherWayQueried {
+                        holder: holder.entity.clone(),
+                        other: other.entity.clone(),
+                        query,
+                    },
+                )];
+                return choice(
+                    Layout::OneWay,
+                    side,
+                    vec![RuleId::OneWayEmbedding, RuleId::Rule6],
+                    reason,
+                    facts,
+                    rej,
+                );
+            }
             let reason = Reason::BothSmall {
                 left: l.entity.clone(),
                 left_max: l_max,
@@ -189,6 +216,31 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 rej,
             )
         }
+    }
+}
+
+/// The side whose own array a declared query filters on (`query books_of_author on Book {
+/// where authors == ? }`), when exactly one side's is: that query, with the array's multikey
+/// index, reads the other direction, so only that side needs to hold ids.
+fn other_way_by_query(ctx: &Ctx<'_>, rel: &Relation) -> Option<(Side, String)> {
+    let queried = |end: &RelationEnd| {
+        ctx.queries_on(&end.entity)
+            .iter()
+            .find(|q| {
+                q.conditions.iter().any(|c| {
+                    c.path.segments == [end.field.clone()]
+                        && c.path.through.as_ref().is_none_or(|t| t.relation == rel.id)
+                })
+            })
+            .map(|q| q.name.clone())
+    };
+    if rel.left.entity == rel.right.entity {
+        return None;
+    }
+    match (queried(&rel.left), queried(&rel.right)) {
+        (Some(q), None) => Some((Side::Left, q)),
+        (None, Some(q)) => Some((Side::Right, q)),
+        _ => None,
     }
 }
 
