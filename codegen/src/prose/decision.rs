@@ -241,8 +241,9 @@ pub(crate) fn reason(r: &Reason) -> String {
             "one {other} per {owner}, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"
         ),
         Reason::Pages { parent, child, size } => format!(
-            "{} are only read through their {parent}, {} at a time, so they are grouped in buckets of {}: one read returns a page (seed 003 comment pages; seed 000 bookNotes)",
+            "{} are {}, {} at a time, so they are grouped in buckets of {}: one read returns a page (seed 003 comment pages; seed 000 bookNotes)",
             plural(child),
+            read_through(parent, child),
             thousands(*size),
             thousands(*size)
         ),
@@ -267,13 +268,15 @@ pub(crate) fn reason(r: &Reason) -> String {
             thousands(*cap)
         ),
         Reason::EmbedStatic { parent, child, max, limit } => format!(
-            "{} per {parent}, only read through their {parent} and never added once loaded (static), so they are embedded as an array even beyond the {} a growing array should hold: rule 3's concern is arrays that grow, and this one does not (rule 1; the document-size limits still apply)",
+            "{} per {parent}, {} and never added once loaded (static), so they are embedded as an array even beyond the {} a growing array should hold: rule 3's concern is arrays that grow, and this one does not (rule 1; the document-size limits still apply)",
             up_to(*max, child),
+            read_through(parent, child),
             thousands(*limit)
         ),
         Reason::EmbedFew { parent, child, max } => format!(
-            "{} per {parent}, only read through their {parent}, so they are embedded as an array: one read returns the {parent} with its {} (rule 1; seed 004 one-to-few)",
+            "{} per {parent}, {}, so they are embedded as an array: one read returns the {parent} with its {} (rule 1; seed 004 one-to-few)",
             up_to(*max, child),
+            read_through(parent, child),
             plural(child)
         ),
         Reason::TooManyForIds { parent, child, max } => format!(
@@ -797,4 +800,15 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
         .filter(|o| !o.is_empty())
         .collect();
     d.obligations = obligations;
+}
+
+/// How children reach the reader: "only read through their Author"; a tree of an entity's own
+/// kind is not read through "its" node as if it were another entity, but nested in the one that
+/// holds it.
+fn read_through(parent: &str, child: &str) -> String {
+    if parent == child {
+        format!("nested in the {parent} that holds them and never read on their own")
+    } else {
+        format!("only read through their {parent}")
+    }
 }
