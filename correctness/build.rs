@@ -60,14 +60,14 @@ fn main() {
             pub const PLAN_JSON: &str = #plan;
             /// `ensure_indexes()` of every collection's repository, in the Plan's order.
             pub async fn ensure_indexes(
-                db: &::squillion::__private::mongodb::Database,
+                db: &::squillion::mongodb::Database,
             ) -> ::squillion::Result<()> {
                 #( #repos::new(db).ensure_indexes().await?; )*
                 Ok(())
             }
             /// `ensure_validator()` of every collection's repository, in the Plan's order.
             pub async fn ensure_validators(
-                db: &::squillion::__private::mongodb::Database,
+                db: &::squillion::mongodb::Database,
             ) -> ::squillion::Result<()> {
                 #( #repos::new(db).ensure_validator().await?; )*
                 Ok(())
@@ -119,7 +119,7 @@ fn main() {
         /// `ensure_validators(db)` of module `module` (`None`: no such module).
         pub async fn ensure_validators(
             module: &str,
-            db: &::squillion::__private::mongodb::Database,
+            db: &::squillion::mongodb::Database,
         ) -> ::core::option::Option<::squillion::Result<()>> {
             match module {
                 #( #names => ::core::option::Option::Some(#idents::ensure_validators(db).await), )*
@@ -129,7 +129,7 @@ fn main() {
         /// `ensure_indexes(db)` of module `module` (`None`: no such module).
         pub async fn ensure_indexes(
             module: &str,
-            db: &::squillion::__private::mongodb::Database,
+            db: &::squillion::mongodb::Database,
         ) -> ::core::option::Option<::squillion::Result<()>> {
             match module {
                 #( #names => ::core::option::Option::Some(#idents::ensure_indexes(db).await), )*

@@ -8,12 +8,22 @@
 //!
 //! - **The CLI**: `squillion check|plan|review|generate FILE`, and `indexes`/`audit` against a
 //!   live database (crate `squillion-cli`).
-//! - **build.rs** (feature `build`): [`build::Builder`] writes `$OUT_DIR/<schema>.rs`, which the
-//!   crate brings in with `include!`:
+//! - **build.rs**: the `squillion-build` crate (a build dependency only, so the parser, the
+//!   engine and the emitters never enter the application's own build, as with `prost` and
+//!   `prost-build`) writes `$OUT_DIR/<stem>.rs` for each schema `<stem>.sqn`, which the crate
+//!   brings in with `include!`:
+//!
+//!   ```toml
+//!   [dependencies]
+//!   squillion = "0.1"
+//!
+//!   [build-dependencies]
+//!   squillion-build = "0.1"
+//!   ```
 //!
 //!   ```text
-//!   // build.rs
-//!   squillion::build::Builder::new().schema("schema/library.sqn").compile()?;
+//!   // build.rs: schema/library.sqn becomes $OUT_DIR/library.rs
+//!   squillion_build::Builder::new().schema("schema/library.sqn").compile()?;
 //!   // src/lib.rs
 //!   include!(concat!(env!("OUT_DIR"), "/library.rs"));
 //!   ```
@@ -22,6 +32,9 @@
 //!   hand-written structs writes a typed repository, `<Name>Repo`, whose operations keep each
 //!   layout correct against MongoDB (bounded arrays, buckets, subsets, queues, trees, ...). The
 //!   attribute language is described in `docs/derive.md`.
+//!
+//! The driver and BSON are re-exported as [`mongodb`] and [`bson`], so an application needs no
+//! dependency of its own on them (and no matching versions).
 //!
 //! ```no_run
 //! use squillion::BoundedVec;
@@ -36,14 +49,17 @@
 //! struct Book {
 //!     #[serde(rename = "_id")]
 //!     #[squillion(id)]
-//!     id: bson::oid::ObjectId,
+//!     id: squillion::bson::oid::ObjectId,
 //!     #[squillion(index)]
 //!     title: String,
 //!     #[squillion(embed(max = 200))]
 //!     notes: BoundedVec<Note, 200>,
 //! }
 //!
-//! async fn add_note(db: &mongodb::Database, id: bson::oid::ObjectId) -> squillion::Result<()> {
+//! async fn add_note(
+//!     db: &squillion::mongodb::Database,
+//!     id: squillion::bson::oid::ObjectId,
+//! ) -> squillion::Result<()> {
 //!     let books = BookRepo::new(db);
 //!     books.ensure_indexes().await?;
 //!     // Error::BoundExceeded when 200 notes are there: the update itself carries the guard.
@@ -51,22 +67,25 @@
 //! }
 //! ```
 //!
-//! [`grammar`] and [`codegen`] are the parser and the engine as libraries (parse, validate, plan,
-//! emit).
+//! The parser and the engine are libraries of their own (`squillion-grammar`, `squillion-codegen`).
 #![deny(missing_docs)]
 
 #[doc(hidden)]
 #[path = "runtime/mod.rs"]
 pub mod __private;
 mod bounded;
-#[cfg(feature = "build")]
-pub mod build;
 mod document;
 mod error;
 mod page;
 
-pub use squillion_codegen as codegen;
-pub use squillion_grammar as grammar;
+/// BSON, the version the driver and the generated code use.
+pub use ::bson;
+/// The official MongoDB driver, the version the generated repositories use.
+pub use ::mongodb;
+/// `squillion-build`, for build scripts written before it was a crate of its own: prefer
+/// `squillion-build` in `[build-dependencies]`.
+#[cfg(feature = "build")]
+pub use ::squillion_build as build;
 
 pub use __private::bucket::BucketAppend;
 pub use __private::indexes::{IndexReport, ValidatorReport};

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use squillion::codegen::pipeline::{compile, GenerateSettings};
-use squillion::grammar::SourceFile;
+use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_grammar::SourceFile;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/layouts")

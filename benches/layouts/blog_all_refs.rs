@@ -23,7 +23,7 @@
 pub struct BlogPost {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `url` (BSON `string`).
@@ -35,20 +35,18 @@ impl BlogPost {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_posts";
     /// The indexes of `blog_posts` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `blog_posts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","url","text"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"url":{"bsonType":"string"},"text":{"bsonType":"string"}},"title":"blog_posts documents"}"#,
         )
     }
     /// The validator document of `blog_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -79,16 +77,16 @@ impl BlogPost {
 pub struct Comment {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `created_on` (BSON `date`).
-    pub created_on: ::squillion::__private::bson::DateTime,
+    pub created_on: ::squillion::bson::DateTime,
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
     /// child_ref (BlogPost.comments): forced to child_ref by the schema (the engine would choose bucket)
     #[squillion(child_ref(to = BlogPost))]
-    pub blog_entry_id: ::squillion::__private::bson::oid::ObjectId,
+    pub blog_entry_id: ::squillion::bson::oid::ObjectId,
 }
 impl Comment {
     /// The collection's name.
@@ -96,22 +94,20 @@ impl Comment {
     /// The indexes of `comments` the Plan declares, each with the query or rule it serves.
     ///
     /// - `blog_entry_id_1_created_on_1`: child_ref (BlogPost.comments): a BlogPost's Comments through `blog_entry_id`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"blog_entry_id":1,"created_on":1},"name":"blog_entry_id_1_created_on_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `comments`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","created_on","comment","blog_entry_id"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"},"blog_entry_id":{"bsonType":"objectId","description":"child_ref (BlogPost.comments): forced to child_ref by the schema (the engine would choose bucket)"}},"title":"comments documents"}"#,
         )
     }
     /// The validator document of `comments`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }

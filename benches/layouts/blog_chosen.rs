@@ -23,7 +23,7 @@
 pub struct BlogPost {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `url` (BSON `string`).
@@ -35,20 +35,18 @@ impl BlogPost {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_posts";
     /// The indexes of `blog_posts` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `blog_posts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","url","text"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"url":{"bsonType":"string"},"text":{"bsonType":"string"}},"title":"blog_posts documents"}"#,
         )
     }
     /// The validator document of `blog_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -79,9 +77,9 @@ impl BlogPost {
 pub struct BlogPostCommentsBucket {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `blog_entry_id`: a reference (id).
-    pub blog_entry_id: ::squillion::__private::bson::oid::ObjectId,
+    pub blog_entry_id: ::squillion::bson::oid::ObjectId,
     /// bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
     #[squillion(bucket(size = 50, key = blog_entry_id, count = count))]
     pub comments: ::squillion::BoundedVec<Comment, 50>,
@@ -96,22 +94,20 @@ impl BlogPostCommentsBucket {
     /// - `blog_entry_id_1_count_1`: bucket (BlogPost.comments): the append upsert finds the open bucket by {blog_entry_id, count < 50}
     ///
     /// - `blog_entry_id_1__id_1`: bucket (BlogPost.comments): page k of a parent (buckets in creation order)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"blog_entry_id":1,"count":1},"name":"blog_entry_id_1_count_1"},{"key":{"blog_entry_id":1,"_id":1},"name":"blog_entry_id_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `blog_post_comments`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","blog_entry_id","comments","count"],"properties":{"_id":{"bsonType":"objectId"},"blog_entry_id":{"bsonType":"objectId"},"comments":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string"},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Comments in this bucket; appends are guarded by `count < 50`"}},"title":"blog_post_comments documents"}"#,
         )
     }
     /// The validator document of `blog_post_comments`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -129,7 +125,7 @@ pub struct Comment {
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `created_on` (BSON `date`).
-    pub created_on: ::squillion::__private::bson::DateTime,
+    pub created_on: ::squillion::bson::DateTime,
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
 }

@@ -26,7 +26,7 @@
 pub struct BlogPost {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `url` (BSON `string`).
@@ -40,20 +40,18 @@ impl BlogPost {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_posts";
     /// The indexes of `blog_posts` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `blog_posts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","url","text","comments"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"url":{"bsonType":"string"},"text":{"bsonType":"string"},"comments":{"bsonType":"array","items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string"},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"embed (BlogPost.comments): forced to embed by the schema (the engine would choose bucket)"}},"title":"blog_posts documents"}"#,
         )
     }
     /// The validator document of `blog_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -71,7 +69,7 @@ pub struct Comment {
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `created_on` (BSON `date`).
-    pub created_on: ::squillion::__private::bson::DateTime,
+    pub created_on: ::squillion::bson::DateTime,
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
 }

@@ -29,20 +29,18 @@ impl Sensor {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensors";
     /// The indexes of `sensors` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `sensors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -70,10 +68,10 @@ impl Sensor {
 pub struct Reading {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `ts` (BSON `date`).
     #[serde(rename = "ts")]
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `v` (BSON `double`).
     #[serde(rename = "v")]
     pub value: f64,
@@ -87,22 +85,20 @@ impl Reading {
     /// The indexes of `readings` the Plan declares, each with the query or rule it serves.
     ///
     /// - `sensor_1_ts_1`: child_ref (Sensor.readings): a Sensor's Readings through `sensor`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"sensor":1,"ts":1},"name":"sensor_1_ts_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `readings`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","ts","v","sensor"],"properties":{"_id":{"bsonType":"objectId"},"ts":{"bsonType":"date"},"v":{"bsonType":"double"},"sensor":{"bsonType":"int","description":"child_ref (Sensor.readings): forced to child_ref by the schema (the engine would choose bucket)"}},"title":"readings documents"}"#,
         )
     }
     /// The validator document of `readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }

@@ -29,20 +29,18 @@ impl Sensor {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensors";
     /// The indexes of `sensors` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `sensors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -73,7 +71,7 @@ impl Sensor {
 pub struct SensorReadingsBucket {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `sensor`: a reference (id).
     pub sensor: i32,
     /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
@@ -85,10 +83,10 @@ pub struct SensorReadingsBucket {
     pub count: i32,
     /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
-    pub start: ::squillion::__private::bson::DateTime,
+    pub start: ::squillion::bson::DateTime,
     /// largest time of the Readings in this bucket
     #[squillion(computed(max = "time"))]
-    pub end: ::squillion::__private::bson::DateTime,
+    pub end: ::squillion::bson::DateTime,
     /// total of value over this bucket (computed on write)
     #[squillion(computed(sum = "value", of = readings))]
     pub total: f64,
@@ -104,22 +102,20 @@ impl SensorReadingsBucket {
     /// - `sensor_1_count_1`: bucket (Sensor.readings): the append upsert finds the open bucket by {sensor, count < 50}
     ///
     /// - `sensor_1_start_1`: bucket (Sensor.readings): reads by time range
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"sensor":1,"count":1},"name":"sensor_1_count_1"},{"key":{"sensor":1,"start":1},"name":"sensor_1_start_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `sensor_readings`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Readings in this bucket; appends are guarded by `count < 50`"},"start":{"bsonType":"date","description":"smallest time of the Readings in this bucket"},"end":{"bsonType":"date","description":"largest time of the Readings in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -136,7 +132,7 @@ impl SensorReadingsBucket {
 pub struct Reading {
     /// `ts` (BSON `date`).
     #[serde(rename = "ts")]
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `v` (BSON `double`).
     #[serde(rename = "v")]
     pub value: f64,

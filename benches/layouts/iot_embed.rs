@@ -44,20 +44,18 @@ impl Sensor {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensors";
     /// The indexes of `sensors` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `sensors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","readings","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings":{"bsonType":"array","items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count of the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total of the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max of the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -74,7 +72,7 @@ impl Sensor {
 pub struct Reading {
     /// `ts` (BSON `date`).
     #[serde(rename = "ts")]
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `v` (BSON `double`).
     #[serde(rename = "v")]
     pub value: f64,

@@ -28,7 +28,7 @@
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `isbn` (BSON `string`).
@@ -45,7 +45,7 @@ pub struct Book {
     pub language: ::std::string::String,
     /// child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
     #[squillion(child_ref(to = Author))]
-    pub author: ::squillion::__private::bson::oid::ObjectId,
+    pub author: ::squillion::bson::oid::ObjectId,
 }
 impl Book {
     /// The collection's name.
@@ -55,22 +55,20 @@ impl Book {
     /// - `author_1`: child_ref (Author.books): an Author's Books through `author`; query `books_by_author`, 50/s (equality, then sort, then range)
     ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"author":1},"name":"author_1"},{"key":{"title":1},"name":"title_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","isbn","slug","available","pages","summary","language","author"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string"},"language":{"bsonType":"string"},"author":{"bsonType":"objectId","description":"child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -81,7 +79,7 @@ impl BookRepo {
         &self,
         title: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "title" : title
         };
         ::squillion::__private::query::run(
@@ -96,9 +94,9 @@ impl BookRepo {
     /// Query `books_by_author` on `books`, served by the index `author_1`.
     pub async fn books_by_author(
         &self,
-        author: &::squillion::__private::bson::oid::ObjectId,
+        author: &::squillion::bson::oid::ObjectId,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author" : * author
         };
         ::squillion::__private::query::run(
@@ -136,7 +134,7 @@ impl BookRepo {
 pub struct Author {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `first_name` (BSON `string`).
     pub first_name: ::std::string::String,
     /// `last_name` (BSON `string`).
@@ -150,22 +148,20 @@ impl Author {
     /// - `first_name_1`: query `authors_by_first_name`, 200/s (equality, then sort, then range)
     ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"first_name":1},"name":"first_name_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","first_name","last_name"],"properties":{"_id":{"bsonType":"objectId"},"first_name":{"bsonType":"string"},"last_name":{"bsonType":"string"}},"title":"authors documents"}"#,
         )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -177,7 +173,7 @@ impl AuthorRepo {
         &self,
         first_name_prefix: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "first_name" :
             ::squillion::__private::query::prefix_ignore_case(first_name_prefix)
         };
@@ -198,7 +194,7 @@ impl AuthorRepo {
         first_name: &str,
         last_name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "first_name" : first_name, "last_name" : last_name
         };
         ::squillion::__private::query::run(

@@ -24,7 +24,7 @@
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `isbn` (BSON `string`).
@@ -46,22 +46,20 @@ impl Book {
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"title":1},"name":"title_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","isbn","slug","available","pages","summary","language"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string"},"language":{"bsonType":"string"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -72,7 +70,7 @@ impl BookRepo {
         &self,
         title: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "title" : title
         };
         ::squillion::__private::query::run(
@@ -113,7 +111,7 @@ impl BookRepo {
 pub struct Author {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `first_name` (BSON `string`).
     pub first_name: ::std::string::String,
     /// `last_name` (BSON `string`).
@@ -130,22 +128,20 @@ impl Author {
     /// - `first_name_1`: query `books_by_author_first_name` joins through Author.books: first step
     ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"first_name":1},"name":"first_name_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","first_name","last_name","books"],"properties":{"_id":{"bsonType":"objectId"},"first_name":{"bsonType":"string"},"last_name":{"bsonType":"string"},"books":{"bsonType":"array","maxItems":300,"items":{"bsonType":"object","required":["title","isbn","slug","available","pages","summary","language"],"properties":{"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string"},"language":{"bsonType":"string"}}},"description":"embed (Author.books): forced to embed by the schema (the engine would choose child_ref)"}},"title":"authors documents"}"#,
         )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -157,7 +153,7 @@ impl AuthorRepo {
         first_name: &str,
         last_name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "first_name" : first_name, "last_name" : last_name
         };
         ::squillion::__private::query::run(

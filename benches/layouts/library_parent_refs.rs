@@ -30,7 +30,7 @@
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `isbn` (BSON `string`).
@@ -58,22 +58,20 @@ impl Book {
     /// - `author.id_1`: query `books_by_author`, 50/s (equality, then sort, then range)
     ///
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"title":1},"name":"title_1"},{"key":{"author.id":1},"name":"author.id_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","isbn","slug","available","pages","summary","language","author"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string"},"language":{"bsonType":"string"},"author":{"bsonType":"object","required":["id","first_name","last_name"],"properties":{"id":{"bsonType":"objectId"},"first_name":{"bsonType":"string","description":"copy of Author.first_name (rule 5, extended reference): read 1000 times per update"},"last_name":{"bsonType":"string","description":"copy of Author.last_name (rule 5, extended reference): read 1000 times per update"}},"description":"extended reference (Author.books): the Author's id, carried so the copies can be kept in step"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -84,7 +82,7 @@ impl BookRepo {
         &self,
         title: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "title" : title
         };
         ::squillion::__private::query::run(
@@ -99,9 +97,9 @@ impl BookRepo {
     /// Query `books_by_author` on `books`, served by the index `author.id_1`.
     pub async fn books_by_author(
         &self,
-        author: &::squillion::__private::bson::oid::ObjectId,
+        author: &::squillion::bson::oid::ObjectId,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author.id" : * author
         };
         ::squillion::__private::query::run(
@@ -119,7 +117,7 @@ impl BookRepo {
         &self,
         author_first_name_prefix: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author.first_name" :
             ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
         };
@@ -158,7 +156,7 @@ impl BookRepo {
 pub struct Author {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `first_name` (BSON `string`).
     #[squillion(fan_out(to = Book, by = "author.id", copy = "author.first_name"))]
     pub first_name: ::std::string::String,
@@ -167,7 +165,7 @@ pub struct Author {
     pub last_name: ::std::string::String,
     /// parent_refs (Author.books): forced to parent_refs by the schema (the engine would choose child_ref)
     #[squillion(parent_refs(to = Book, max = 300))]
-    pub books: ::squillion::BoundedVec<::squillion::__private::bson::oid::ObjectId, 300>,
+    pub books: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 300>,
 }
 impl Author {
     /// The collection's name.
@@ -175,22 +173,20 @@ impl Author {
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","first_name","last_name","books"],"properties":{"_id":{"bsonType":"objectId"},"first_name":{"bsonType":"string"},"last_name":{"bsonType":"string"},"books":{"bsonType":"array","maxItems":300,"items":{"bsonType":"objectId"},"description":"parent_refs (Author.books): forced to parent_refs by the schema (the engine would choose child_ref)"}},"title":"authors documents"}"#,
         )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -202,7 +198,7 @@ impl AuthorRepo {
         first_name: &str,
         last_name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "first_name" : first_name, "last_name" : last_name
         };
         ::squillion::__private::query::run(
@@ -226,7 +222,7 @@ impl AuthorRepo {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct AuthorRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Author.first_name (rule 5, extended reference): read 1000 times per update
     pub first_name: ::std::string::String,
     /// copy of Author.last_name (rule 5, extended reference): read 1000 times per update

@@ -1,13 +1,11 @@
-//! Generates `$OUT_DIR/library.rs` from the schema: the structs of every collection, with the
-//! layout attributes the derive turns into repositories. Reruns only when the schema changes.
+//! Generates `$OUT_DIR/library.rs` from `../library.sqn` (the output is named after the schema's
+//! file stem): the structs of every collection, with the layout attributes the derive turns into
+//! repositories. Reruns only when the schema changes.
 
-fn main() {
-    if let Err(e) = squillion::build::Builder::new()
+fn main() -> Result<(), squillion_build::BuildError> {
+    // A bad schema fails the build with its diagnostics (file:line:col, message, help).
+    squillion_build::Builder::new()
         .schema("../library.sqn")
-        .compile()
-    {
-        // The diagnostics, rendered with file:line:col, fail the build.
-        eprintln!("{e}");
-        std::process::exit(1);
-    }
+        .compile()?;
+    Ok(())
 }

@@ -57,17 +57,17 @@
 pub struct Note {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// \u{202e} field doc with a fence
     /// ```text
     /// let x = 1;
     /// ```
     pub body: ::std::string::String,
     /// <b>bold</b> | pipe | `tick */
-    pub when: ::squillion::__private::bson::DateTime,
+    pub when: ::squillion::bson::DateTime,
     /// parent_refs (Note.logs): Logs are read on their own and a Note has up to 50 Logs: the Note holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
     #[squillion(parent_refs(to = Log, max = 50))]
-    pub logs: ::squillion::BoundedVec<::squillion::__private::bson::oid::ObjectId, 50>,
+    pub logs: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 50>,
 }
 impl Note {
     /// The collection's name.
@@ -75,22 +75,20 @@ impl Note {
     /// The indexes of `notes` the Plan declares, each with the query or rule it serves.
     ///
     /// - `body_1`: query `notes_by_body` (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"body":1},"name":"body_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `notes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","body","when","logs"],"properties":{"_id":{"bsonType":"objectId"},"body":{"bsonType":"string","description":"\u202e field doc with a fence"},"when":{"bsonType":"date","description":"<b>bold</b> | pipe | `tick */"},"logs":{"bsonType":"array","maxItems":50,"items":{"bsonType":"objectId"},"description":"parent_refs (Note.logs): Logs are read on their own and a Note has up to 50 Logs: the Note holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)"}},"title":"notes documents"}"#,
         )
     }
     /// The validator document of `notes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -106,7 +104,7 @@ impl NoteRepo {
         &self,
         body: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Note>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "body" : body
         };
         ::squillion::__private::query::run(
@@ -138,7 +136,7 @@ impl NoteRepo {
 pub struct Log {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `stamp`: an embedded document.
     pub stamp: Stamp,
     /// `line` (BSON `string`).
@@ -148,20 +146,18 @@ impl Log {
     /// The collection's name.
     pub const COLLECTION: &'static str = "logs";
     /// The indexes of `logs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `logs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","stamp","line"],"properties":{"_id":{"bsonType":"objectId"},"stamp":{"bsonType":"object","required":["by"],"properties":{"by":{"bsonType":"string","description":"\u2067isolated\u2069 */"}}},"line":{"bsonType":"string"}},"title":"logs documents"}"#,
         )
     }
     /// The validator document of `logs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }

@@ -23,7 +23,7 @@
 pub struct Option {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `some` (BSON `string`).
     pub some: ::std::string::String,
 }
@@ -31,20 +31,18 @@ impl Option {
     /// The collection's name.
     pub const COLLECTION: &'static str = "options";
     /// The indexes of `options` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `options`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","some"],"properties":{"_id":{"bsonType":"objectId"},"some":{"bsonType":"string"}},"title":"options documents"}"#,
         )
     }
     /// The validator document of `options`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -68,7 +66,7 @@ impl Option {
 pub struct Some {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `none` (BSON `string`).
     pub none: ::std::string::String,
 }
@@ -76,20 +74,18 @@ impl Some {
     /// The collection's name.
     pub const COLLECTION: &'static str = "somes";
     /// The indexes of `somes` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `somes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","none"],"properties":{"_id":{"bsonType":"objectId"},"none":{"bsonType":"string"}},"title":"somes documents"}"#,
         )
     }
     /// The validator document of `somes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -113,7 +109,7 @@ impl Some {
 pub struct None {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `ok` (BSON `string`).
     pub ok: ::std::string::String,
 }
@@ -121,20 +117,18 @@ impl None {
     /// The collection's name.
     pub const COLLECTION: &'static str = "nones";
     /// The indexes of `nones` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `nones`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","ok"],"properties":{"_id":{"bsonType":"objectId"},"ok":{"bsonType":"string"}},"title":"nones documents"}"#,
         )
     }
     /// The validator document of `nones`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -158,7 +152,7 @@ impl None {
 pub struct Result {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `err` (BSON `string`).
     pub err: ::std::string::String,
 }
@@ -166,20 +160,18 @@ impl Result {
     /// The collection's name.
     pub const COLLECTION: &'static str = "results";
     /// The indexes of `results` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `results`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","err"],"properties":{"_id":{"bsonType":"objectId"},"err":{"bsonType":"string"}},"title":"results documents"}"#,
         )
     }
     /// The validator document of `results`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -203,7 +195,7 @@ impl Result {
 pub struct Ok {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `value` (BSON `string`).
     pub value: ::std::string::String,
 }
@@ -211,20 +203,18 @@ impl Ok {
     /// The collection's name.
     pub const COLLECTION: &'static str = "oks";
     /// The indexes of `oks` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `oks`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","value"],"properties":{"_id":{"bsonType":"objectId"},"value":{"bsonType":"string"}},"title":"oks documents"}"#,
         )
     }
     /// The validator document of `oks`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -248,7 +238,7 @@ impl Ok {
 pub struct Err {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `value` (BSON `string`).
     pub value: ::std::string::String,
 }
@@ -256,20 +246,18 @@ impl Err {
     /// The collection's name.
     pub const COLLECTION: &'static str = "errs";
     /// The indexes of `errs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `errs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","value"],"properties":{"_id":{"bsonType":"objectId"},"value":{"bsonType":"string"}},"title":"errs documents"}"#,
         )
     }
     /// The validator document of `errs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -293,7 +281,7 @@ impl Err {
 pub struct String {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `vec` (BSON `string`).
     pub vec: ::std::string::String,
 }
@@ -301,20 +289,18 @@ impl String {
     /// The collection's name.
     pub const COLLECTION: &'static str = "strings";
     /// The indexes of `strings` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `strings`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","vec"],"properties":{"_id":{"bsonType":"objectId"},"vec":{"bsonType":"string"}},"title":"strings documents"}"#,
         )
     }
     /// The validator document of `strings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -338,7 +324,7 @@ impl String {
 pub struct Vec {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `string` (BSON `string`).
     pub string: ::std::string::String,
 }
@@ -346,20 +332,18 @@ impl Vec {
     /// The collection's name.
     pub const COLLECTION: &'static str = "vecs";
     /// The indexes of `vecs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `vecs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","string"],"properties":{"_id":{"bsonType":"objectId"},"string":{"bsonType":"string"}},"title":"vecs documents"}"#,
         )
     }
     /// The validator document of `vecs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -383,7 +367,7 @@ impl Vec {
 pub struct Box {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `boxed` (BSON `string`).
     pub boxed: ::std::string::String,
 }
@@ -391,20 +375,18 @@ impl Box {
     /// The collection's name.
     pub const COLLECTION: &'static str = "boxes";
     /// The indexes of `boxes` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `boxes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","boxed"],"properties":{"_id":{"bsonType":"objectId"},"boxed":{"bsonType":"string"}},"title":"boxes documents"}"#,
         )
     }
     /// The validator document of `boxes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -428,7 +410,7 @@ impl Box {
 pub struct Default {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `default` (BSON `string`).
     pub default: ::std::string::String,
 }
@@ -436,20 +418,18 @@ impl Default {
     /// The collection's name.
     pub const COLLECTION: &'static str = "defaults";
     /// The indexes of `defaults` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `defaults`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","default"],"properties":{"_id":{"bsonType":"objectId"},"default":{"bsonType":"string"}},"title":"defaults documents"}"#,
         )
     }
     /// The validator document of `defaults`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -473,7 +453,7 @@ impl Default {
 pub struct Clone {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `clone` (BSON `string`).
     pub clone: ::std::string::String,
 }
@@ -481,20 +461,18 @@ impl Clone {
     /// The collection's name.
     pub const COLLECTION: &'static str = "clones";
     /// The indexes of `clones` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `clones`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","clone"],"properties":{"_id":{"bsonType":"objectId"},"clone":{"bsonType":"string"}},"title":"clones documents"}"#,
         )
     }
     /// The validator document of `clones`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -518,7 +496,7 @@ impl Clone {
 pub struct Debug {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `fmt` (BSON `string`).
     pub fmt: ::std::string::String,
 }
@@ -526,20 +504,18 @@ impl Debug {
     /// The collection's name.
     pub const COLLECTION: &'static str = "debugs";
     /// The indexes of `debugs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `debugs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","fmt"],"properties":{"_id":{"bsonType":"objectId"},"fmt":{"bsonType":"string"}},"title":"debugs documents"}"#,
         )
     }
     /// The validator document of `debugs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -563,7 +539,7 @@ impl Debug {
 pub struct Document {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `bson` (BSON `string`).
     pub bson: ::std::string::String,
 }
@@ -571,20 +547,18 @@ impl Document {
     /// The collection's name.
     pub const COLLECTION: &'static str = "documents";
     /// The indexes of `documents` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `documents`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","bson"],"properties":{"_id":{"bsonType":"objectId"},"bson":{"bsonType":"string"}},"title":"documents documents"}"#,
         )
     }
     /// The validator document of `documents`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -608,7 +582,7 @@ impl Document {
 pub struct Page {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `next` (BSON `string`).
     pub next: ::std::string::String,
 }
@@ -616,20 +590,18 @@ impl Page {
     /// The collection's name.
     pub const COLLECTION: &'static str = "pages";
     /// The indexes of `pages` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `pages`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","next"],"properties":{"_id":{"bsonType":"objectId"},"next":{"bsonType":"string"}},"title":"pages documents"}"#,
         )
     }
     /// The validator document of `pages`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -653,7 +625,7 @@ impl Page {
 pub struct PageRequest {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `size` (BSON `int`).
     pub size: i32,
 }
@@ -661,20 +633,18 @@ impl PageRequest {
     /// The collection's name.
     pub const COLLECTION: &'static str = "page_requests";
     /// The indexes of `page_requests` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `page_requests`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","size"],"properties":{"_id":{"bsonType":"objectId"},"size":{"bsonType":"int"}},"title":"page_requests documents"}"#,
         )
     }
     /// The validator document of `page_requests`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -698,7 +668,7 @@ impl PageRequest {
 pub struct Bson {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `doc` (BSON `string`).
     pub doc: ::std::string::String,
 }
@@ -706,20 +676,18 @@ impl Bson {
     /// The collection's name.
     pub const COLLECTION: &'static str = "bsons";
     /// The indexes of `bsons` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `bsons`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","doc"],"properties":{"_id":{"bsonType":"objectId"},"doc":{"bsonType":"string"}},"title":"bsons documents"}"#,
         )
     }
     /// The validator document of `bsons`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -743,7 +711,7 @@ impl Bson {
 pub struct ObjectId {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `oid` (BSON `string`).
     pub oid: ::std::string::String,
 }
@@ -751,20 +719,18 @@ impl ObjectId {
     /// The collection's name.
     pub const COLLECTION: &'static str = "object_ids";
     /// The indexes of `object_ids` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `object_ids`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","oid"],"properties":{"_id":{"bsonType":"objectId"},"oid":{"bsonType":"string"}},"title":"object_ids documents"}"#,
         )
     }
     /// The validator document of `object_ids`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -788,28 +754,26 @@ impl ObjectId {
 pub struct DateTime {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `at` (BSON `date`).
-    pub at: ::squillion::__private::bson::DateTime,
+    pub at: ::squillion::bson::DateTime,
 }
 impl DateTime {
     /// The collection's name.
     pub const COLLECTION: &'static str = "date_times";
     /// The indexes of `date_times` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `date_times`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","at"],"properties":{"_id":{"bsonType":"objectId"},"at":{"bsonType":"date"}},"title":"date_times documents"}"#,
         )
     }
     /// The validator document of `date_times`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -833,7 +797,7 @@ impl DateTime {
 pub struct Collection {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `database` (BSON `string`).
     pub database: ::std::string::String,
 }
@@ -841,20 +805,18 @@ impl Collection {
     /// The collection's name.
     pub const COLLECTION: &'static str = "collections";
     /// The indexes of `collections` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `collections`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","database"],"properties":{"_id":{"bsonType":"objectId"},"database":{"bsonType":"string"}},"title":"collections documents"}"#,
         )
     }
     /// The validator document of `collections`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -878,7 +840,7 @@ impl Collection {
 pub struct Database {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `client` (BSON `string`).
     pub client: ::std::string::String,
 }
@@ -886,20 +848,18 @@ impl Database {
     /// The collection's name.
     pub const COLLECTION: &'static str = "databases";
     /// The indexes of `databases` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `databases`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","client"],"properties":{"_id":{"bsonType":"objectId"},"client":{"bsonType":"string"}},"title":"databases documents"}"#,
         )
     }
     /// The validator document of `databases`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -923,7 +883,7 @@ impl Database {
 pub struct IndexModel {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `keys` (BSON `string`).
     pub keys: ::std::string::String,
 }
@@ -931,20 +891,18 @@ impl IndexModel {
     /// The collection's name.
     pub const COLLECTION: &'static str = "index_models";
     /// The indexes of `index_models` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `index_models`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","keys"],"properties":{"_id":{"bsonType":"objectId"},"keys":{"bsonType":"string"}},"title":"index_models documents"}"#,
         )
     }
     /// The validator document of `index_models`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -968,7 +926,7 @@ impl IndexModel {
 pub struct BoundedVec {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `items` (BSON `string`).
     pub items: ::squillion::BoundedVec<::std::string::String, 3>,
 }
@@ -976,20 +934,18 @@ impl BoundedVec {
     /// The collection's name.
     pub const COLLECTION: &'static str = "bounded_vecs";
     /// The indexes of `bounded_vecs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `bounded_vecs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","items"],"properties":{"_id":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":3,"items":{"bsonType":"string"}}},"title":"bounded_vecs documents"}"#,
         )
     }
     /// The validator document of `bounded_vecs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1013,7 +969,7 @@ impl BoundedVec {
 pub struct SchemaVersion {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `current` (BSON `int`).
     pub current: i32,
 }
@@ -1021,20 +977,18 @@ impl SchemaVersion {
     /// The collection's name.
     pub const COLLECTION: &'static str = "schema_versions";
     /// The indexes of `schema_versions` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `schema_versions`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","current"],"properties":{"_id":{"bsonType":"objectId"},"current":{"bsonType":"int"}},"title":"schema_versions documents"}"#,
         )
     }
     /// The validator document of `schema_versions`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1058,7 +1012,7 @@ impl SchemaVersion {
 pub struct Serialize {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `serializer` (BSON `string`).
     pub serializer: ::std::string::String,
 }
@@ -1066,20 +1020,18 @@ impl Serialize {
     /// The collection's name.
     pub const COLLECTION: &'static str = "serializes";
     /// The indexes of `serializes` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `serializes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","serializer"],"properties":{"_id":{"bsonType":"objectId"},"serializer":{"bsonType":"string"}},"title":"serializes documents"}"#,
         )
     }
     /// The validator document of `serializes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1103,7 +1055,7 @@ impl Serialize {
 pub struct Deserialize {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `deserializer` (BSON `string`).
     pub deserializer: ::std::string::String,
 }
@@ -1111,20 +1063,18 @@ impl Deserialize {
     /// The collection's name.
     pub const COLLECTION: &'static str = "deserializes";
     /// The indexes of `deserializes` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `deserializes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","deserializer"],"properties":{"_id":{"bsonType":"objectId"},"deserializer":{"bsonType":"string"}},"title":"deserializes documents"}"#,
         )
     }
     /// The validator document of `deserializes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1148,7 +1098,7 @@ impl Deserialize {
 pub struct SelfType {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `this` (BSON `string`).
     pub this: ::std::string::String,
 }
@@ -1156,20 +1106,18 @@ impl SelfType {
     /// The collection's name.
     pub const COLLECTION: &'static str = "selfs";
     /// The indexes of `selfs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `selfs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","this"],"properties":{"_id":{"bsonType":"objectId"},"this":{"bsonType":"string"}},"title":"selfs documents"}"#,
         )
     }
     /// The validator document of `selfs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1193,7 +1141,7 @@ impl SelfType {
 pub struct Crate {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `path` (BSON `string`).
     pub path: ::std::string::String,
 }
@@ -1201,20 +1149,18 @@ impl Crate {
     /// The collection's name.
     pub const COLLECTION: &'static str = "crate_s";
     /// The indexes of `crate_s` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `crate_s`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","path"],"properties":{"_id":{"bsonType":"objectId"},"path":{"bsonType":"string"}},"title":"crate_s documents"}"#,
         )
     }
     /// The validator document of `crate_s`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1245,7 +1191,7 @@ impl Crate {
 pub struct Keywords {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `type` (BSON `string`).
     pub r#type: ::std::string::String,
     /// `match` (BSON `string`).
@@ -1317,22 +1263,20 @@ impl Keywords {
     /// - `crate_1_super_1`: query `by_crate` (equality, then sort, then range)
     ///
     /// - `filter_1`: query `filter` (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"type":1},"name":"type_1"},{"key":{"match":1,"fn":1},"name":"match_1_fn_1"},{"key":{"self":1},"name":"self_1"},{"key":{"crate":1,"super":1},"name":"crate_1_super_1"},{"key":{"filter":1},"name":"filter_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `keywords`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","type","match","fn","self","super","crate","async","await","dyn","move","ref","where","loop","yield","try","union","variant","core","collection","index_models","json_schema","validator_document","filter","__private","_","_1"],"properties":{"_id":{"bsonType":"objectId"},"type":{"bsonType":"string"},"match":{"bsonType":"string"},"fn":{"bsonType":"int"},"self":{"bsonType":"string"},"super":{"bsonType":"string"},"crate":{"bsonType":"string"},"async":{"bsonType":"bool"},"await":{"bsonType":"bool"},"dyn":{"bsonType":"string"},"move":{"bsonType":"string"},"ref":{"bsonType":"string"},"where":{"bsonType":"string"},"loop":{"bsonType":"long"},"yield":{"bsonType":"string"},"try":{"bsonType":"string"},"union":{"bsonType":"string"},"variant":{"bsonType":"string"},"core":{"bsonType":"string"},"collection":{"bsonType":"string"},"index_models":{"bsonType":"string"},"json_schema":{"bsonType":"string"},"validator_document":{"bsonType":"string"},"filter":{"bsonType":"string"},"__private":{"bsonType":"string"},"_":{"bsonType":"string"},"_1":{"bsonType":"string"}},"title":"keywords documents"}"#,
         )
     }
     /// The validator document of `keywords`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1343,7 +1287,7 @@ impl KeywordsRepo {
         &self,
         r#type: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Keywords>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "type" : r#type
         };
         ::squillion::__private::query::run(
@@ -1361,7 +1305,7 @@ impl KeywordsRepo {
         r#match: &str,
         fn_above: &i32,
     ) -> ::squillion::Result<::std::vec::Vec<Keywords>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "match" : r#match, "fn" : { "$gt" : * fn_above }
         };
         ::squillion::__private::query::run(
@@ -1378,7 +1322,7 @@ impl KeywordsRepo {
         &self,
         self_: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Keywords>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "self" : self_
         };
         ::squillion::__private::query::run(
@@ -1396,7 +1340,7 @@ impl KeywordsRepo {
         crate_: &str,
         super_not: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Keywords>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "crate" : crate_, "super" : { "$ne" : super_not }
         };
         ::squillion::__private::query::run(
@@ -1413,7 +1357,7 @@ impl KeywordsRepo {
         &self,
         filter: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Keywords>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "filter" : filter
         };
         ::squillion::__private::query::run(
@@ -1448,7 +1392,7 @@ impl KeywordsRepo {
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     #[squillion(fan_out(to = Chapter, by = "book.id", copy = "book.title"))]
     pub title: ::std::string::String,
@@ -1459,20 +1403,18 @@ impl Book {
     /// The collection's name.
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","year"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"year":{"bsonType":"int"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1496,7 +1438,7 @@ impl Book {
 pub struct BookRef {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `isbn` (BSON `string`).
     pub isbn: ::std::string::String,
 }
@@ -1504,20 +1446,18 @@ impl BookRef {
     /// The collection's name.
     pub const COLLECTION: &'static str = "book_refs";
     /// The indexes of `book_refs` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `book_refs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","isbn"],"properties":{"_id":{"bsonType":"objectId"},"isbn":{"bsonType":"string"}},"title":"book_refs documents"}"#,
         )
     }
     /// The validator document of `book_refs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1545,7 +1485,7 @@ impl BookRef {
 pub struct Chapter {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `heading` (BSON `string`).
     pub heading: ::std::string::String,
     /// child_ref (Book.chapters): the application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by author)
@@ -1557,22 +1497,20 @@ impl Chapter {
     /// The indexes of `chapters` the Plan declares, each with the query or rule it serves.
     ///
     /// - `book.id_1_heading_1`: query `chapters_by_book` (equality, then sort, then range); child_ref (Book.chapters): a Book's Chapters through `book.id`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"book.id":1,"heading":1},"name":"book.id_1_heading_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `chapters`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","heading","book"],"properties":{"_id":{"bsonType":"objectId"},"heading":{"bsonType":"string"},"book":{"bsonType":"object","required":["id","title"],"properties":{"id":{"bsonType":"objectId"},"title":{"bsonType":"string","description":"copy of Book.title (rule 5, extended reference): read 100 times per update"}},"description":"child_ref (Book.chapters): the application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by autho..."}},"title":"chapters documents"}"#,
         )
     }
     /// The validator document of `chapters`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1581,16 +1519,16 @@ impl ChapterRepo {
     /// Query `chapters_by_book` on `chapters`, served by the index `book.id_1_heading_1`.
     pub async fn chapters_by_book(
         &self,
-        book: &::squillion::__private::bson::oid::ObjectId,
+        book: &::squillion::bson::oid::ObjectId,
     ) -> ::squillion::Result<::std::vec::Vec<Chapter>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "book.id" : * book
         };
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
                 ::std::option::Option::Some(
-                    ::squillion::__private::bson::doc! {
+                    ::squillion::bson::doc! {
                         "heading" : 1
                     },
                 ),
@@ -1622,7 +1560,7 @@ impl ChapterRepo {
 pub struct Product {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `attrs`: maintained by the repository for the collection's pattern.
@@ -1636,22 +1574,20 @@ impl Product {
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
     /// - `attrs.k_1_attrs.v_1`: attribute pattern: any attribute by name and value
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"attrs.k":1,"attrs.v":1},"name":"attrs.k_1_attrs.v_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","attrs","tags"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"attrs":{"bsonType":"array","items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}},"tags":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["k"],"properties":{"k":{"bsonType":"string"}}}}},"title":"products documents"}"#,
         )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -1667,7 +1603,7 @@ impl Product {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BookRefEmbedded {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Book.title (rule 5, extended reference): read 100 times per update
     pub title: ::std::string::String,
 }

@@ -32,7 +32,7 @@
 pub struct Article {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `ti`t|l<e>" \ "## \u{202e}` (BSON `string`).
     #[serde(rename = "ti`t|l<e>\" \\ \"## \u{202e}")]
     pub title: ::std::string::String,
@@ -48,10 +48,7 @@ pub struct Article {
     pub slug: ::std::string::String,
     /// parent_refs (Article.comments): Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
     #[squillion(parent_refs(to = Comment, max = 1000))]
-    pub comments: ::squillion::BoundedVec<
-        ::squillion::__private::bson::oid::ObjectId,
-        1000,
-    >,
+    pub comments: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 1000>,
 }
 impl Article {
     /// The collection's name.
@@ -61,22 +58,20 @@ impl Article {
     /// - `{{ score }}_1`: field `{{ score }}` is declared @index; query `article_by_score` (equality, then sort, then range)
     ///
     /// - `</code><script>x</script>_1`: field `</code><script>x</script>` is declared @unique; query `article_by_slug` (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"{{ score }}":1},"name":"{{ score }}_1"},{"key":{"</code><script>x</script>":1},"name":"</code><script>x</script>_1","unique":true}]"#,
         )
     }
     /// The `$jsonSchema` validator of `art`i|c<l>e"s\ "# \u{202e} q`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r###"{"bsonType":"object","required":["_id","ti`t|l<e>\" \\ \"## \u202e","line\nbreak\tand tab","{{ score }}","</code><script>x</script>","comments"],"properties":{"_id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string"},"line\nbreak\tand tab":{"bsonType":"string"},"{{ score }}":{"bsonType":"int"},"</code><script>x</script>":{"bsonType":"string"},"comments":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"objectId"},"description":"parent_refs (Article.comments): Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-..."}},"title":"art`i|c<l>e\"s\\ \"# \u202e q documents"}"###,
         )
     }
     /// The validator document of `art`i|c<l>e"s\ "# \u{202e} q`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -87,7 +82,7 @@ impl ArticleRepo {
         &self,
         score: &i32,
     ) -> ::squillion::Result<::std::vec::Vec<Article>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "{{ score }}" : * score
         };
         ::squillion::__private::query::run(
@@ -104,7 +99,7 @@ impl ArticleRepo {
         &self,
         slug: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Article>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "</code><script>x</script>" : slug
         };
         ::squillion::__private::query::run(
@@ -138,7 +133,7 @@ impl ArticleRepo {
 pub struct Shape {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `nu{202e}me` (BSON `string`).
     #[serde(rename = "nu{202e}me")]
     pub name: ::std::string::String,
@@ -150,20 +145,18 @@ impl Shape {
     /// The collection's name.
     pub const COLLECTION: &'static str = "shapes";
     /// The indexes of `shapes` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `shapes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","k`i|n<d>\"","nu{202e}me"],"properties":{"_id":{"bsonType":"objectId"},"k`i|n<d>\"":{"bsonType":"string","enum":["Circle","Square"]},"nu{202e}me":{"bsonType":"string"},"r*/a#[d]":{"bsonType":["double","null"]},"side":{"bsonType":["double","null"]}},"title":"shapes documents"}"#,
         )
     }
     /// The validator document of `shapes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -211,7 +204,7 @@ pub enum ShapeVariant {
 pub struct Comment {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `t\u{2069}ext` (BSON `string`).
     #[serde(rename = "t\u{2069}ext")]
     pub text: ::std::string::String,
@@ -222,20 +215,18 @@ impl Comment {
     /// The collection's name.
     pub const COLLECTION: &'static str = "comment\u{2066}s";
     /// The indexes of `comment\u{2066}s` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `comment\u{2066}s`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r###"{"bsonType":"object","required":["_id","t\u2069ext","article"],"properties":{"_id":{"bsonType":"objectId"},"t\u2069ext":{"bsonType":"string"},"article":{"bsonType":"object","required":["id","ti`t|l<e>\" \\ \"## \u202e"],"properties":{"id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string","description":"copy of Article.title (rule 5, extended reference): read 50 times per update"}},"description":"extended reference (Article.comments): the Article's id, carried so the copies can be kept in step"}},"title":"comment\u2066s documents"}"###,
         )
     }
     /// The validator document of `comment\u{2066}s`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -251,7 +242,7 @@ impl Comment {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct ArticleRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Article.title (rule 5, extended reference): read 50 times per update
     #[serde(rename = "ti`t|l<e>\" \\ \"## \u{202e}")]
     pub title: ::std::string::String,

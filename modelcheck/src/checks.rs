@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use bson::{Bson, Document};
-use squillion::codegen::plan::{
+use squillion_codegen::plan::{
     Collection, CollectionRole, ComputedFn, Layout, Plan, Shape, SummaryFn,
 };
 
@@ -161,7 +161,7 @@ fn each_holder(value: &mut Bson, segments: &[&str], f: &mut dyn FnMut(&mut Docum
 }
 
 /// `(copy collection, copy path, source collection, source field name)` of every copy.
-fn copies(plan: &Plan) -> Vec<(String, String, String, squillion::codegen::plan::PlanField)> {
+fn copies(plan: &Plan) -> Vec<(String, String, String, squillion_codegen::plan::PlanField)> {
     let mut out = Vec::new();
     for d in &plan.relationships {
         for x in &d.denormalized {
@@ -346,8 +346,8 @@ fn is_outlier(plan: &Plan, c: &Collection, path: &str) -> bool {
 fn subset(
     plan: &Plan,
     stored: &Reference,
-    d: &squillion::codegen::plan::Decision,
-    sub: &squillion::codegen::plan::SubsetPlan,
+    d: &squillion_codegen::plan::Decision,
+    sub: &squillion_codegen::plan::SubsetPlan,
     found: &mut Vec<String>,
 ) {
     let Some(child) = plan
@@ -417,7 +417,7 @@ fn ref_id(v: &Bson) -> Bson {
     }
 }
 
-fn two_way(stored: &Reference, d: &squillion::codegen::plan::Decision, found: &mut Vec<String>) {
+fn two_way(stored: &Reference, d: &squillion_codegen::plan::Decision, found: &mut Vec<String>) {
     let [a, b] = match d.placement.as_slice() {
         [a, b] => [a, b],
         _ => return,

@@ -4,7 +4,7 @@
 
 use bson::{Bson, Document};
 use serde::{Deserialize, Serialize};
-use squillion::codegen::plan::{
+use squillion_codegen::plan::{
     Collection, CollectionRole, ComputedFn, FieldKind, Layout, Plan, PlanField, Shape, SummaryFn,
 };
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use bson::{Bson, Document};
 use futures::TryStreamExt;
 use mongodb::{Client, Database};
-use squillion::codegen::plan::{CollectionRole, Plan};
+use squillion_codegen::plan::{CollectionRole, Plan};
 
 use crate::checks;
 use crate::driver::{Driver, Schema as Entry};
@@ -54,9 +54,9 @@ pub struct Stats {
 
 /// The Plan of a schema's text.
 pub fn plan_of(name: &str, sqn: &str) -> Result<Plan, String> {
-    let source = squillion::grammar::SourceFile::new(format!("{name}.sqn"), sqn.to_owned());
-    let checked = squillion::codegen::load(&source).map_err(|d| format!("{d:?}"))?;
-    Ok(squillion::codegen::engine::plan(&checked.model, &source))
+    let source = squillion_grammar::SourceFile::new(format!("{name}.sqn"), sqn.to_owned());
+    let checked = squillion_codegen::load(&source).map_err(|d| format!("{d:?}"))?;
+    Ok(squillion_codegen::engine::plan(&checked.model, &source))
 }
 
 async fn call(

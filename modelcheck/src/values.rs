@@ -3,7 +3,7 @@
 //! dates recur (unique indexes meet duplicates, queries match several documents).
 
 use bson::{doc, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document};
-use squillion::codegen::plan::{Collection, FieldKind, PlanField};
+use squillion_codegen::plan::{Collection, FieldKind, PlanField};
 
 /// A small, seeded generator (SplitMix64).
 #[derive(Debug, Clone)]

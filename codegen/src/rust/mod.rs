@@ -486,18 +486,18 @@ fn values_impl(c: &Collection, name: &proc_macro2::Ident) -> TokenStream {
             pub const COLLECTION: &'static str = #collection_name;
 
             #index_doc
-            pub fn index_models() -> ::std::vec::Vec<::squillion::__private::mongodb::IndexModel> {
+            pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
                 #indexes
             }
 
             #validator_doc
-            pub fn json_schema() -> ::squillion::__private::bson::Document {
+            pub fn json_schema() -> ::squillion::bson::Document {
                 #validator
             }
 
             #validator_document_doc
-            pub fn validator_document() -> ::squillion::__private::bson::Document {
-                ::squillion::__private::bson::doc! { "$jsonSchema": Self::json_schema() }
+            pub fn validator_document() -> ::squillion::bson::Document {
+                ::squillion::bson::doc! { "$jsonSchema": Self::json_schema() }
             }
         }
     }
@@ -532,17 +532,17 @@ fn scalar_type(bson: &str) -> TokenStream {
     match bson {
         "double" => quote!(f64),
         "string" => quote!(::std::string::String),
-        "binData" => quote!(::squillion::__private::bson::Binary),
-        "objectId" => quote!(::squillion::__private::bson::oid::ObjectId),
+        "binData" => quote!(::squillion::bson::Binary),
+        "objectId" => quote!(::squillion::bson::oid::ObjectId),
         "bool" => quote!(bool),
-        "date" => quote!(::squillion::__private::bson::DateTime),
-        "null" => quote!(::squillion::__private::bson::Bson),
-        "regex" => quote!(::squillion::__private::bson::Regex),
+        "date" => quote!(::squillion::bson::DateTime),
+        "null" => quote!(::squillion::bson::Bson),
+        "regex" => quote!(::squillion::bson::Regex),
         "int" => quote!(i32),
-        "timestamp" => quote!(::squillion::__private::bson::Timestamp),
+        "timestamp" => quote!(::squillion::bson::Timestamp),
         "long" => quote!(i64),
-        "decimal" => quote!(::squillion::__private::bson::Decimal128),
-        _ => quote!(::squillion::__private::bson::Bson),
+        "decimal" => quote!(::squillion::bson::Decimal128),
+        _ => quote!(::squillion::bson::Bson),
     }
 }
 

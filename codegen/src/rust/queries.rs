@@ -104,7 +104,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
             quote!(#path: #dir)
         });
         quote!(::std::option::Option::Some(
-            ::squillion::__private::bson::doc! { #(#keys),* }
+            ::squillion::bson::doc! { #(#keys),* }
         ))
     };
     let limit = match q.limit {
@@ -148,7 +148,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
     quote! {
         #doc
         pub async fn #name(&self, #(#params),*) -> ::squillion::Result<::std::vec::Vec<#ty>> {
-            let filter = ::squillion::__private::bson::doc! { #(#clauses),* };
+            let filter = ::squillion::bson::doc! { #(#clauses),* };
             ::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await
         }
     }

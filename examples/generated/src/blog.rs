@@ -28,7 +28,7 @@
 pub struct User {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `age` (BSON `int`).
@@ -42,20 +42,18 @@ impl User {
     /// The collection's name.
     pub const COLLECTION: &'static str = "users";
     /// The indexes of `users` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `users`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","age"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"age":{"bsonType":"int"},"address":{"bsonType":["object","null"],"required":["street","city"],"properties":{"street":{"bsonType":"string"},"city":{"bsonType":"string"}},"description":"embed (User.address): one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"}},"title":"users documents"}"#,
         )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -82,7 +80,7 @@ impl User {
 pub struct BlogPost {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `url` (BSON `string`).
@@ -94,20 +92,18 @@ impl BlogPost {
     /// The collection's name.
     pub const COLLECTION: &'static str = "blog_posts";
     /// The indexes of `blog_posts` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `blog_posts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","url","text"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"url":{"bsonType":"string"},"text":{"bsonType":"string"}},"title":"blog_posts documents"}"#,
         )
     }
     /// The validator document of `blog_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -141,18 +137,15 @@ impl BlogPost {
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(two_way(to = Author, max = 3, inverse = "books", inverse_max = 5))]
-    pub authors: ::squillion::BoundedVec<::squillion::__private::bson::oid::ObjectId, 3>,
+    pub authors: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
     /// one_way (Book.categories): Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
     #[squillion(parent_refs(to = Category, max = 3))]
-    pub categories: ::squillion::BoundedVec<
-        ::squillion::__private::bson::oid::ObjectId,
-        3,
-    >,
+    pub categories: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
 }
 impl Book {
     /// The collection's name.
@@ -162,22 +155,20 @@ impl Book {
     /// - `categories_1`: one_way (Book.categories): the other direction, through the multikey index on `categories`
     ///
     /// - `title_1`: query `book_by_title`, 100/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"categories":1},"name":"categories_1"},{"key":{"title":1},"name":"title_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","authors","categories"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"authors":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"},"categories":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"one_way (Book.categories): Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to rea..."}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -190,7 +181,7 @@ impl BookRepo {
         &self,
         title: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "title" : title
         };
         ::squillion::__private::query::run(
@@ -228,12 +219,12 @@ impl BookRepo {
 pub struct Author {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(two_way(to = Book, max = 5, inverse = "authors", inverse_max = 3))]
-    pub books: ::squillion::BoundedVec<::squillion::__private::bson::oid::ObjectId, 5>,
+    pub books: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 5>,
 }
 impl Author {
     /// The collection's name.
@@ -241,22 +232,20 @@ impl Author {
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
     /// - `name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"name":1},"name":"name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","books"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"books":{"bsonType":"array","maxItems":5,"items":{"bsonType":"objectId"},"description":"two_way (Book.authors): both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"authors documents"}"#,
         )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -269,7 +258,7 @@ impl AuthorRepo {
         &self,
         name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "name" : name
         };
         ::squillion::__private::query::run(
@@ -304,7 +293,7 @@ impl AuthorRepo {
 pub struct Category {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
 }
@@ -314,22 +303,20 @@ impl Category {
     /// The indexes of `categories` the Plan declares, each with the query or rule it serves.
     ///
     /// - `name_1`: query `category_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"name":1},"name":"name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `categories`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"}},"title":"categories documents"}"#,
         )
     }
     /// The validator document of `categories`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -342,7 +329,7 @@ impl CategoryRepo {
         &self,
         name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Category>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "name" : name
         };
         ::squillion::__private::query::run(
@@ -381,9 +368,9 @@ impl CategoryRepo {
 pub struct BlogPostCommentsBucket {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `blog_entry_id`: a reference (id).
-    pub blog_entry_id: ::squillion::__private::bson::oid::ObjectId,
+    pub blog_entry_id: ::squillion::bson::oid::ObjectId,
     /// bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
     #[squillion(bucket(size = 50, key = blog_entry_id, count = count))]
     pub comments: ::squillion::BoundedVec<Comment, 50>,
@@ -398,22 +385,20 @@ impl BlogPostCommentsBucket {
     /// - `blog_entry_id_1_count_1`: bucket (BlogPost.comments): the append upsert finds the open bucket by {blog_entry_id, count < 50}
     ///
     /// - `blog_entry_id_1__id_1`: bucket (BlogPost.comments): page k of a parent (buckets in creation order)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"blog_entry_id":1,"count":1},"name":"blog_entry_id_1_count_1"},{"key":{"blog_entry_id":1,"_id":1},"name":"blog_entry_id_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `blog_post_comments`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","blog_entry_id","comments","count"],"properties":{"_id":{"bsonType":"objectId"},"blog_entry_id":{"bsonType":"objectId"},"comments":{"bsonType":"array","maxItems":50,"items":{"bsonType":"object","required":["name","created_on","comment"],"properties":{"name":{"bsonType":"string","description":"The commenter's name."},"created_on":{"bsonType":"date"},"comment":{"bsonType":"string"}}},"description":"bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Comments in this bucket; appends are guarded by `count < 50`"}},"title":"blog_post_comments documents"}"#,
         )
     }
     /// The validator document of `blog_post_comments`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -446,7 +431,7 @@ pub struct Comment {
     /// The commenter's name.
     pub name: ::std::string::String,
     /// `created_on` (BSON `date`).
-    pub created_on: ::squillion::__private::bson::DateTime,
+    pub created_on: ::squillion::bson::DateTime,
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
 }

@@ -33,11 +33,11 @@
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// seed 001: "secondary index on 'author'" - `db.books.ensureIndex({author: 1})`.
     pub author: ::std::string::String,
     /// `date` (BSON `date`).
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// `text` (BSON `string`).
     pub text: ::std::string::String,
     /// seed 001: "multi-key indexes" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a
@@ -62,22 +62,20 @@ impl Book {
     /// - `comments.author_1`: field `comments.author` is declared @index; query `books_commented_by`, 5/s (equality, then sort, then range)
     ///
     /// - `comments.votes_1`: field `comments.votes` is declared @index; query `books_with_popular_comments`, 1/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"author":1},"name":"author_1"},{"key":{"tags":1},"name":"tags_1"},{"key":{"comments.author":1},"name":"comments.author_1"},{"key":{"comments.votes":1},"name":"comments.votes_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","author","date","text","tags","comments","comments_count"],"properties":{"_id":{"bsonType":"objectId"},"author":{"bsonType":"string","description":"seed 001: \"secondary index on 'author'\" - `db.books.ensureIndex({author: 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":20,"items":{"bsonType":"string"},"description":"seed 001: \"multi-key indexes\" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["author","date","text","votes"],"properties":{"author":{"bsonType":"string","description":"seed 001: `db.books.ensureIndex({\"comments.author\": 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"votes":{"bsonType":"int","description":"seed 001: `db.books.ensureIndex({comments.votes: 1})`."}}},"description":"embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)"},"comments_count":{"bsonType":"int","description":"computed (Book.comments): count of the Book's Comments, maintained on write"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -91,7 +89,7 @@ impl BookRepo {
         &self,
         author: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author" : author
         };
         ::squillion::__private::query::run(
@@ -111,7 +109,7 @@ impl BookRepo {
         &self,
         tags: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "tags" : tags
         };
         ::squillion::__private::query::run(
@@ -131,7 +129,7 @@ impl BookRepo {
         &self,
         comments_author: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "comments.author" : comments_author
         };
         ::squillion::__private::query::run(
@@ -151,7 +149,7 @@ impl BookRepo {
         &self,
         comments_votes_above: &i32,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "comments.votes" : { "$gt" : * comments_votes_above }
         };
         ::squillion::__private::query::run(
@@ -186,7 +184,7 @@ impl BookRepo {
 pub struct Order {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `line_items`: an embedded document.
     pub line_items: ::squillion::BoundedVec<LineItem, 100>,
     /// `address`: an embedded document.
@@ -200,20 +198,18 @@ impl Order {
     /// The collection's name.
     pub const COLLECTION: &'static str = "orders";
     /// The indexes of `orders` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `orders`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","line_items","address","payment","subtotal"],"properties":{"_id":{"bsonType":"objectId"},"line_items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["sku","name"],"properties":{"sku":{"bsonType":"string"},"name":{"bsonType":"string"}}}},"address":{"bsonType":"object","required":["name","street","zip"],"properties":{"name":{"bsonType":"string"},"street":{"bsonType":"string"},"zip":{"bsonType":"int"}}},"payment":{"bsonType":"object","required":["cc","exp"],"properties":{"cc":{"bsonType":"int","description":"Card digits: never printed in samples."},"exp":{"bsonType":"date"}}},"subtotal":{"bsonType":"int"}},"title":"orders documents"}"#,
         )
     }
     /// The validator document of `orders`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -244,7 +240,7 @@ impl Order {
 pub struct Shape {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `area` (BSON `double`).
     pub area: f64,
     /// The variant and its own fields.
@@ -257,22 +253,20 @@ impl Shape {
     /// The indexes of `shapes` the Plan declares, each with the query or rule it serves.
     ///
     /// - `radius_1`: variant field `radius` is declared @index; query `shapes_with_radius`, 1/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"radius":1},"name":"radius_1","sparse":true}]"#,
         )
     }
     /// The `$jsonSchema` validator of `shapes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","type","area"],"properties":{"_id":{"bsonType":"objectId"},"type":{"bsonType":"string","enum":["circle","square","rect"]},"area":{"bsonType":"double"},"radius":{"bsonType":["double","null"],"description":"seed 001: \"create sparse index\" - `db.shapes.ensureIndex({radius: 1}, {sparse: true})`:"},"d":{"bsonType":["double","null"],"description":"The side."},"length":{"bsonType":["double","null"]},"width":{"bsonType":["double","null"]}},"title":"shapes documents"}"#,
         )
     }
     /// The validator document of `shapes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -318,7 +312,7 @@ impl ShapeRepo {
         &self,
         radius_above: &f64,
     ) -> ::squillion::Result<::std::vec::Vec<Shape>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "radius" : { "$gt" : * radius_above }
         };
         ::squillion::__private::query::run(
@@ -357,15 +351,12 @@ impl ShapeRepo {
 pub struct Product {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
     #[squillion(parent_refs(to = Category, max = 10))]
-    pub category_ids: ::squillion::BoundedVec<
-        ::squillion::__private::bson::oid::ObjectId,
-        10,
-    >,
+    pub category_ids: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 10>,
 }
 impl Product {
     /// The collection's name.
@@ -373,22 +364,20 @@ impl Product {
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
     /// - `category_ids_1`: one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`; query `products_in_category`, 100/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"category_ids":1},"name":"category_ids_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","category_ids"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"category_ids":{"bsonType":"array","maxItems":10,"items":{"bsonType":"objectId"},"description":"one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the..."}},"title":"products documents"}"#,
         )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -400,9 +389,9 @@ impl ProductRepo {
     /// Query `products_in_category` on `products`, served by the index `category_ids_1`.
     pub async fn products_in_category(
         &self,
-        category_ids: &::squillion::__private::bson::oid::ObjectId,
+        category_ids: &::squillion::bson::oid::ObjectId,
     ) -> ::squillion::Result<::std::vec::Vec<Product>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "category_ids" : * category_ids
         };
         ::squillion::__private::query::run(
@@ -436,7 +425,7 @@ impl ProductRepo {
 pub struct Category {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
 }
@@ -444,20 +433,18 @@ impl Category {
     /// The collection's name.
     pub const COLLECTION: &'static str = "categories";
     /// The indexes of `categories` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `categories`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"}},"title":"categories documents"}"#,
         )
     }
     /// The validator document of `categories`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -507,22 +494,20 @@ impl Node {
     /// - `parent_1`: tree: children of a node
     ///
     /// - `ancestors_1`: tree: descendants of a node (multikey on ancestors)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"parent":1},"name":"parent_1"},{"key":{"ancestors":1},"name":"ancestors_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `tree2`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","ancestors"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"parent":{"bsonType":["string","null"],"description":"the parent node's id; absent on roots (seed 001 trees)"},"ancestors":{"bsonType":"array","items":{"bsonType":"string"},"description":"ids of every ancestor, root first: descendants are one indexed query (seed 000, seed 001)"}},"title":"tree2 documents"}"#,
         )
     }
     /// The validator document of `tree2`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -559,12 +544,12 @@ impl Node {
 pub struct Job {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// set when a worker claims the job with find-and-modify (seed 001 queue)
     pub in_progress: bool,
     /// when the job was claimed
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub started: ::std::option::Option<::squillion::__private::bson::DateTime>,
+    pub started: ::std::option::Option<::squillion::bson::DateTime>,
     /// Higher runs first.
     pub priority: i32,
     /// `message` (BSON `string`).
@@ -576,22 +561,20 @@ impl Job {
     /// The indexes of `jobs` the Plan declares, each with the query or rule it serves.
     ///
     /// - `in_progress_1_priority_-1__id_1`: queue: claim the next job (find-and-modify on in_progress, highest priority first, oldest first among equals)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"in_progress":1,"priority":-1,"_id":1},"name":"in_progress_1_priority_-1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `jobs`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","in_progress","priority","message"],"properties":{"_id":{"bsonType":"objectId"},"in_progress":{"bsonType":"bool","description":"set when a worker claims the job with find-and-modify (seed 001 queue)"},"started":{"bsonType":["date","null"],"description":"when the job was claimed"},"priority":{"bsonType":"int","description":"Higher runs first."},"message":{"bsonType":"string"}},"title":"jobs documents"}"#,
         )
     }
     /// The validator document of `jobs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -609,7 +592,7 @@ pub struct Comment {
     /// seed 001: `db.books.ensureIndex({"comments.author": 1})`.
     pub author: ::std::string::String,
     /// `date` (BSON `date`).
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// `text` (BSON `string`).
     pub text: ::std::string::String,
     /// seed 001: `db.books.ensureIndex({comments.votes: 1})`.
@@ -661,5 +644,5 @@ pub struct Payment {
     /// Sensitive: never shown in samples or logs.
     pub cc: i32,
     /// `exp` (BSON `date`).
-    pub exp: ::squillion::__private::bson::DateTime,
+    pub exp: ::squillion::bson::DateTime,
 }

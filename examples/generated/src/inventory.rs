@@ -32,7 +32,7 @@
 pub struct Person {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// Personal data: kept out of generated samples (our call; the seed prints it).
@@ -43,29 +43,24 @@ pub struct Person {
     pub addresses: ::squillion::BoundedVec<Address, 10>,
     /// two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
     #[squillion(two_way(to = Task, max = 5000, inverse = "owner"))]
-    pub tasks: ::squillion::BoundedVec<
-        ::squillion::__private::bson::oid::ObjectId,
-        5000,
-    >,
+    pub tasks: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 5000>,
 }
 impl Person {
     /// The collection's name.
     pub const COLLECTION: &'static str = "person";
     /// The indexes of `person` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `person`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","ssn","addresses","tasks"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ssn":{"bsonType":"string","description":"Personal data: kept out of generated samples (our call; the seed prints it)."},"addresses":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["street","city","cc"],"properties":{"street":{"bsonType":"string"},"city":{"bsonType":"string"},"cc":{"bsonType":"string","description":"Country code."}}},"description":"embed (Person.addresses): up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few)"},"tasks":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"objectId"},"description":"two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."}},"title":"person documents"}"#,
         )
     }
     /// The validator document of `person`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -96,7 +91,7 @@ impl Person {
 pub struct Product {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Part, by = "product.id", copy = "product.name"))]
     pub name: ::std::string::String,
@@ -114,22 +109,20 @@ impl Product {
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
     /// - `catalog_number_1`: field `catalog_number` is declared @unique; query `product_by_catalog_number`, 50/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","manufacturer","catalog_number","parts"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"manufacturer":{"bsonType":"string"},"catalog_number":{"bsonType":"int","description":"The seed fetches a product with `findOne({catalog_number: 1234})`: one product per number."},"parts":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Part.name (rule 5, extended reference): read 1000 times per update"}}},"description":"parent_refs (Product.parts): Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)"}},"title":"products documents"}"#,
         )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -143,7 +136,7 @@ impl ProductRepo {
         &self,
         catalog_number: &i32,
     ) -> ::squillion::Result<::std::vec::Vec<Product>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "catalog_number" : * catalog_number
         };
         ::squillion::__private::query::run(
@@ -178,7 +171,7 @@ impl ProductRepo {
 pub struct Part {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `partno` (BSON `string`).
     pub partno: ::std::string::String,
     /// `name` (BSON `string`).
@@ -187,9 +180,9 @@ pub struct Part {
     /// `qty` (BSON `int`).
     pub qty: i32,
     /// The seed stores 0.94 as a double; money is kept exact here.
-    pub cost: ::squillion::__private::bson::Decimal128,
+    pub cost: ::squillion::bson::Decimal128,
     /// `price` (BSON `decimal`).
-    pub price: ::squillion::__private::bson::Decimal128,
+    pub price: ::squillion::bson::Decimal128,
     /// extended reference (Product.parts): the Product's id, carried so the copies can be kept in step
     pub product: ProductRef,
 }
@@ -199,22 +192,20 @@ impl Part {
     /// The indexes of `parts` the Plan declares, each with the query or rule it serves.
     ///
     /// - `partno_1`: query `part_by_partno`, 5/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"partno":1},"name":"partno_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `parts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","partno","name","qty","cost","price","product"],"properties":{"_id":{"bsonType":"objectId"},"partno":{"bsonType":"string"},"name":{"bsonType":"string"},"qty":{"bsonType":"int"},"cost":{"bsonType":"decimal","description":"The seed stores 0.94 as a double; money is kept exact here."},"price":{"bsonType":"decimal"},"product":{"bsonType":"object","required":["id","name","catalog_number"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Product.name (rule 5, extended reference): read 1000 times per update"},"catalog_number":{"bsonType":"int","description":"copy of Product.catalog_number (rule 5, extended reference): read 1000 times per update"}},"description":"extended reference (Product.parts): the Product's id, carried so the copies can be kept in step"}},"title":"parts documents"}"#,
         )
     }
     /// The validator document of `parts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -228,7 +219,7 @@ impl PartRepo {
         &self,
         partno: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Part>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "partno" : partno
         };
         ::squillion::__private::query::run(
@@ -264,7 +255,7 @@ impl PartRepo {
 pub struct Host {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = LogMessage, by = "host.id", copy = "host.name"))]
     pub name: ::std::string::String,
@@ -283,22 +274,20 @@ impl Host {
     /// The indexes of `hosts` the Plan declares, each with the query or rule it serves.
     ///
     /// - `ipaddr_1`: query `host_by_ipaddr`, 500/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"ipaddr":1},"name":"ipaddr_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `hosts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["time","message"],"properties":{"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
         )
     }
     /// The validator document of `hosts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -312,7 +301,7 @@ impl HostRepo {
         &self,
         ipaddr: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Host>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "ipaddr" : ipaddr
         };
         ::squillion::__private::query::run(
@@ -351,9 +340,9 @@ impl HostRepo {
 pub struct LogMessage {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `time` (BSON `date`).
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `message` (BSON `string`).
     pub message: ::std::string::String,
     /// child_ref (Host.logmsgs): a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions)
@@ -365,22 +354,20 @@ impl LogMessage {
     /// The indexes of `logmsg` the Plan declares, each with the query or rule it serves.
     ///
     /// - `host.id_1_time_-1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"host.id":1,"time":-1},"name":"host.id_1_time_-1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `logmsg`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","time","message","host"],"properties":{"_id":{"bsonType":"objectId"},"time":{"bsonType":"date"},"message":{"bsonType":"string"},"host":{"bsonType":"object","required":["id","ipaddr","name"],"properties":{"id":{"bsonType":"objectId"},"ipaddr":{"bsonType":"string","description":"copy of Host.ipaddr (rule 5, extended reference): read 10000 times per update"},"name":{"bsonType":"string","description":"copy of Host.name (rule 5, extended reference): read 10000 times per update"}},"description":"child_ref (Host.logmsgs): a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions)"}},"title":"logmsg documents"}"#,
         )
     }
     /// The validator document of `logmsg`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -410,32 +397,30 @@ impl LogMessage {
 pub struct Task {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `description` (BSON `string`).
     pub description: ::std::string::String,
     /// `due_date` (BSON `date`).
-    pub due_date: ::squillion::__private::bson::DateTime,
+    pub due_date: ::squillion::bson::DateTime,
     /// two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
-    pub owner: ::squillion::__private::bson::oid::ObjectId,
+    pub owner: ::squillion::bson::oid::ObjectId,
 }
 impl Task {
     /// The collection's name.
     pub const COLLECTION: &'static str = "tasks";
     /// The indexes of `tasks` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `tasks`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","description","due_date","owner"],"properties":{"_id":{"bsonType":"objectId"},"description":{"bsonType":"string"},"due_date":{"bsonType":"date"},"owner":{"bsonType":"objectId","description":"two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing..."}},"title":"tasks documents"}"#,
         )
     }
     /// The validator document of `tasks`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -468,7 +453,7 @@ pub struct Address {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct PartRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Part.name (rule 5, extended reference): read 1000 times per update
     pub name: ::std::string::String,
 }
@@ -483,7 +468,7 @@ pub struct PartRef {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct ProductRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Product.name (rule 5, extended reference): read 1000 times per update
     pub name: ::std::string::String,
     /// copy of Product.catalog_number (rule 5, extended reference): read 1000 times per update
@@ -500,7 +485,7 @@ pub struct ProductRef {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct LogMessageLogmsgs {
     /// `time` (BSON `date`).
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `message` (BSON `string`).
     pub message: ::std::string::String,
 }
@@ -515,7 +500,7 @@ pub struct LogMessageLogmsgs {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct HostRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Host.ipaddr (rule 5, extended reference): read 10000 times per update
     pub ipaddr: ::std::string::String,
     /// copy of Host.name (rule 5, extended reference): read 10000 times per update

@@ -38,7 +38,7 @@
 pub struct Book {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// `isbn` (BSON `string`).
@@ -71,22 +71,20 @@ impl Book {
     /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
     ///
     /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"author.id":1},"name":"author.id_1"},{"key":{"title":1},"name":"title_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","isbn","slug","publisher","available","pages","summary","subjects","language","author"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"isbn":{"bsonType":"string"},"slug":{"bsonType":"string"},"publisher":{"bsonType":"object","required":["publisher_name","date","publisher_city"],"properties":{"publisher_name":{"bsonType":"string"},"date":{"bsonType":"date","description":"The sketch says `timestamp`, but the sample stores an `ISODate`: a UTC datetime."},"publisher_city":{"bsonType":"string"}}},"available":{"bsonType":"bool"},"pages":{"bsonType":"int"},"summary":{"bsonType":"string","description":"A paragraph of blurb; the average size is a guess."},"subjects":{"bsonType":"array","maxItems":10,"items":{"bsonType":"string"},"description":"seed 000, \"Embedded Arrays\": `book.subjects: [\"Love stories\", \"1920s\", \"Jazz Age\"]`."},"language":{"bsonType":"string"},"author":{"bsonType":"object","required":["id","first_name","last_name"],"properties":{"id":{"bsonType":"objectId"},"first_name":{"bsonType":"string","description":"copy of Author.first_name (rule 5, extended reference): read 1000 times per update"},"last_name":{"bsonType":"string","description":"copy of Author.last_name (rule 5, extended reference): read 1000 times per update"}},"description":"child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -100,7 +98,7 @@ impl BookRepo {
         &self,
         title: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "title" : title
         };
         ::squillion::__private::query::run(
@@ -118,9 +116,9 @@ impl BookRepo {
     /// Query `books_by_author` on `books`, served by the index `author.id_1`.
     pub async fn books_by_author(
         &self,
-        author: &::squillion::__private::bson::oid::ObjectId,
+        author: &::squillion::bson::oid::ObjectId,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author.id" : * author
         };
         ::squillion::__private::query::run(
@@ -143,7 +141,7 @@ impl BookRepo {
         &self,
         author_first_name_prefix: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Book>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "author.first_name" :
             ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
         };
@@ -181,7 +179,7 @@ impl BookRepo {
 pub struct Author {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `first_name` (BSON `string`).
     #[squillion(fan_out(to = Book, by = "author.id", copy = "author.first_name"))]
     pub first_name: ::std::string::String,
@@ -195,22 +193,20 @@ impl Author {
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
     /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","first_name","last_name"],"properties":{"_id":{"bsonType":"objectId"},"first_name":{"bsonType":"string"},"last_name":{"bsonType":"string"}},"title":"authors documents"}"#,
         )
     }
     /// The validator document of `authors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -225,7 +221,7 @@ impl AuthorRepo {
         first_name: &str,
         last_name: &str,
     ) -> ::squillion::Result<::std::vec::Vec<Author>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "first_name" : first_name, "last_name" : last_name
         };
         ::squillion::__private::query::run(
@@ -269,20 +265,18 @@ impl User {
     /// The collection's name.
     pub const COLLECTION: &'static str = "users";
     /// The indexes of `users` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `users`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","password"],"properties":{"_id":{"bsonType":"string","description":"natural key: `username` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"password":{"bsonType":"string","description":"seed 000: `password: \"slsjfk4odk84k209dlkdj90009283d\"`, a hash: never printed in samples."}},"title":"users documents"}"#,
         )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -295,7 +289,7 @@ impl UserRepo {
         &self,
         username: &str,
     ) -> ::squillion::Result<::std::vec::Vec<User>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "_id" : username
         };
         ::squillion::__private::query::run(
@@ -348,9 +342,9 @@ impl UserRepo {
 pub struct BookNotesBucket {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `book`: a reference (id).
-    pub book: ::squillion::__private::bson::oid::ObjectId,
+    pub book: ::squillion::bson::oid::ObjectId,
     /// bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
     #[squillion(bucket(size = 10, key = book, count = count))]
     pub notes: ::squillion::BoundedVec<Note, 10>,
@@ -358,7 +352,7 @@ pub struct BookNotesBucket {
     pub count: i32,
     /// max of date over this bucket (computed on write)
     #[squillion(computed(max = "date", of = notes))]
-    pub max: ::squillion::__private::bson::DateTime,
+    pub max: ::squillion::bson::DateTime,
 }
 impl BookNotesBucket {
     /// The collection's name.
@@ -372,22 +366,20 @@ impl BookNotesBucket {
     /// - `notes.user_1`: child_ref (User.notes): a User's Notes through `notes.user`
     ///
     /// - `notes.comments.user_1`: child_ref (User.comments): a User's Comments through `notes.comments.user`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"book":1,"count":1},"name":"book_1_count_1"},{"key":{"book":1,"_id":1},"name":"book_1__id_1"},{"key":{"notes.user":1},"name":"notes.user_1"},{"key":{"notes.comments.user":1},"name":"notes.comments.user_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `book_notes`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","book","notes","count","max"],"properties":{"_id":{"bsonType":"objectId"},"book":{"bsonType":"objectId"},"notes":{"bsonType":"array","maxItems":10,"items":{"bsonType":"object","required":["note","date","user","comments"],"properties":{"note":{"bsonType":"string"},"date":{"bsonType":"date"},"user":{"bsonType":"string","description":"child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["text","replies","user"],"properties":{"text":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object"},"description":"embed (Comment.replies): up to 200 Comments per Comment, nested in the Comment that holds them and never read on their own, so they are embedded as an array: one read returns the Comment with its Comm..."},"user":{"bsonType":"string","description":"child_ref (User.comments): a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)"}}},"description":"embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)"}}},"description":"bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Notes in this bucket; appends are guarded by `count < 10`"},"max":{"bsonType":"date","description":"max of date over this bucket (computed on write)"}},"title":"book_notes documents"}"#,
         )
     }
     /// The validator document of `book_notes`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -406,7 +398,7 @@ pub struct Publisher {
     #[serde(rename = "publisher_name")]
     pub name: ::std::string::String,
     /// The sketch says `timestamp`, but the sample stores an `ISODate`: a UTC datetime.
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// `publisher_city` (BSON `string`).
     #[serde(rename = "publisher_city")]
     pub city: ::std::string::String,
@@ -422,7 +414,7 @@ pub struct Publisher {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct AuthorRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Author.first_name (rule 5, extended reference): read 1000 times per update
     pub first_name: ::std::string::String,
     /// copy of Author.last_name (rule 5, extended reference): read 1000 times per update
@@ -458,7 +450,7 @@ pub struct Note {
     /// `note` (BSON `string`).
     pub note: ::std::string::String,
     /// `date` (BSON `date`).
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// child_ref (User.notes): a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)
     pub user: ::std::string::String,
     /// embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)

@@ -1,13 +1,13 @@
 //! The index models and validators of every golden, read at run time from the JSON text the
 //! generator writes, agree with what the derive declares for the same types.
 
-use squillion::__private::bson::Bson;
+use squillion::bson::Bson;
 use squillion::Document;
 use squillion_examples_generated::{blog, catalog, inventory, library, patterns};
 
 fn check<T: Document>(
-    index_models: Vec<squillion::__private::mongodb::IndexModel>,
-    json_schema: squillion::__private::bson::Document,
+    index_models: Vec<squillion::mongodb::IndexModel>,
+    json_schema: squillion::bson::Document,
 ) {
     let what = T::COLLECTION;
     // Every index model is one the derive declares (which may add its patterns' own indexes),
@@ -66,7 +66,7 @@ fn check<T: Document>(
     );
     assert_eq!(
         T::validator().ok().flatten(),
-        Some(squillion::__private::bson::doc! { "$jsonSchema": json_schema }),
+        Some(squillion::bson::doc! { "$jsonSchema": json_schema }),
         "{what}: validator"
     );
 }

@@ -13,8 +13,8 @@ pub mod schema {
 }
 
 use schema::{AuthorRepo, BookNotesBucketRepo, Note};
-use squillion::__private::bson::oid::ObjectId;
-use squillion::__private::mongodb::Database;
+use squillion::bson::oid::ObjectId;
+use squillion::mongodb::Database;
 
 /// Creates the indexes and validators the Plan declares (idempotent).
 pub async fn set_up(db: &Database) -> squillion::Result<()> {

@@ -4,19 +4,19 @@
 //! date kept by the same write; the validator refuses a bucket over its bound.
 
 use futures::TryStreamExt;
-use squillion::__private::bson::{self, doc, oid::ObjectId, DateTime, Document};
+use squillion::bson::{self, doc, oid::ObjectId, DateTime, Document};
 use squillion::BoundedVec;
 use squillion_example_library::schema::{
     Author, AuthorRef, Book, BookNotesBucket, BookNotesBucketRepo, BookRepo, Note, Publisher,
 };
 use squillion_testkit::TestDb;
 
-fn plan() -> squillion::codegen::plan::Plan {
+fn plan() -> squillion_codegen::plan::Plan {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../library.sqn");
     let text = std::fs::read_to_string(path).unwrap();
-    let source = squillion::grammar::SourceFile::new("library.sqn", text);
-    let checked = squillion::codegen::load(&source).unwrap();
-    squillion::codegen::engine::plan(&checked.model, &source)
+    let source = squillion_grammar::SourceFile::new("library.sqn", text);
+    let checked = squillion_codegen::load(&source).unwrap();
+    squillion_codegen::engine::plan(&checked.model, &source)
 }
 
 fn book(title: &str, author: &Author) -> Book {
@@ -196,7 +196,7 @@ async fn notes_fill_buckets_of_ten_with_their_count_and_latest_date() {
 }
 
 /// The index a find used, from the server's `explain`, or `None` if it reports no index scan.
-async fn index_used(db: &squillion::__private::mongodb::Database, find: Document) -> String {
+async fn index_used(db: &squillion::mongodb::Database, find: Document) -> String {
     let reply = db
         .run_command(doc! { "explain": find, "verbosity": "queryPlanner" })
         .await

@@ -2,7 +2,7 @@
 #![deny(warnings)]
 
 use serde::{Deserialize, Serialize};
-use squillion::__private::bson::{oid::ObjectId, DateTime};
+use squillion::bson::{oid::ObjectId, DateTime};
 use squillion::BoundedVec;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -94,8 +94,8 @@ pub struct Bucket {
     pub last: DateTime,
 }
 
-fn custom_validator() -> squillion::__private::bson::Document {
-    squillion::__private::bson::doc! { "name": { "$type": "string" } }
+fn custom_validator() -> squillion::bson::Document {
+    squillion::bson::doc! { "name": { "$type": "string" } }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]

@@ -1,30 +1,49 @@
-//! Generating code from `build.rs` (feature `build`).
+//! squillion for `build.rs`: generates the Rust of `.sqn` schemas at build time.
+//!
+//! A build dependency only, as `prost-build` is to `prost`: the parser, the decision engine and
+//! the emitters run in the build script, and the application itself depends on `squillion` (the
+//! runtime and the derive) alone.
+//!
+//! ```toml
+//! [dependencies]
+//! squillion = "0.1"
+//!
+//! [build-dependencies]
+//! squillion-build = "0.1"
+//! ```
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     squillion::build::Builder::new().schema("schema/library.sqn").compile()?;
+//! fn main() -> Result<(), squillion_build::BuildError> {
+//!     squillion_build::Builder::new().schema("schema/library.sqn").compile()?;
 //!     Ok(())
 //! }
 //! ```
 //!
 //! ```ignore
-//! // src/lib.rs
+//! // src/lib.rs: schema/library.sqn was written to $OUT_DIR/library.rs
 //! include!(concat!(env!("OUT_DIR"), "/library.rs"));
 //! ```
 //!
-//! The builder writes `$OUT_DIR/<schema file stem>.rs`, prints `cargo:rerun-if-changed` for every
-//! schema it reads, rewrites a file only when its content changed, and on a bad schema fails with
-//! the rendered diagnostics.
+//! The builder writes `$OUT_DIR/<stem>.rs` for each schema `<stem>.sqn` (`schema/library.sqn`
+//! becomes `$OUT_DIR/library.rs`), prints `cargo:rerun-if-changed` for every schema it reads,
+//! rewrites a file only when its content changed, and on a bad schema fails with the diagnostics
+//! rendered as the CLI prints them (`file:line:col`, the message, the source underlined, a help
+//! line). A `BuildError` returned from `main` prints that text, not an escaped debug string.
+#![deny(missing_docs)]
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use squillion_codegen::pipeline::{compile, display_name, GenerateSettings};
+use squillion_codegen::pipeline::{compile, display_name};
 use squillion_grammar::SourceFile;
 
+pub use squillion_codegen::pipeline::GenerateSettings;
+
 /// Why code generation failed.
-#[derive(Debug)]
+///
+/// Its `Debug` is its `Display` (the rendered diagnostics), so `fn main() -> Result<(),
+/// BuildError>` (or a `Box<dyn Error>` holding one) fails the build with readable diagnostics.
 pub enum BuildError {
     /// A schema could not be read, or the output could not be written.
     Io {
@@ -55,6 +74,12 @@ impl fmt::Display for BuildError {
                 "squillion: OUT_DIR is not set; call this from build.rs or set Builder::out_dir",
             ),
         }
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
