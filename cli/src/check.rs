@@ -54,7 +54,7 @@ pub fn run(args: &CheckArgs) -> Exit {
             Err(Unread::NotText(e)) => {
                 exit = exit.max(Exit::Failed);
                 if args.format == OutputFormat::Text {
-                    eprint!(
+                    err!(
                         "{}",
                         e.source
                             .render(std::slice::from_ref(&e.diagnostic), stderr_color())
@@ -84,7 +84,7 @@ pub fn run(args: &CheckArgs) -> Exit {
                     queries: m.queries.len(),
                 };
                 if args.format == OutputFormat::Text {
-                    println!(
+                    let printed = outln!(
                         "{}: ok ({} entities, {} value types, {} relations, {} queries)",
                         source.name(),
                         summary.entities,
@@ -92,8 +92,11 @@ pub fn run(args: &CheckArgs) -> Exit {
                         summary.relations,
                         summary.queries
                     );
+                    if let Err(failed) = printed {
+                        exit = exit.max(failed);
+                    }
                     if !checked.warnings.is_empty() {
-                        eprint!("{}", source.render(&checked.warnings, stderr_color()));
+                        err!("{}", source.render(&checked.warnings, stderr_color()));
                     }
                 }
                 reports.push(FileReport {
@@ -106,7 +109,7 @@ pub fn run(args: &CheckArgs) -> Exit {
             Err(diags) => {
                 exit = exit.max(Exit::Failed);
                 if args.format == OutputFormat::Text {
-                    eprint!("{}", source.render(&diags, stderr_color()));
+                    err!("{}", source.render(&diags, stderr_color()));
                 }
                 reports.push(FileReport {
                     file: source.name().to_owned(),
@@ -119,7 +122,9 @@ pub fn run(args: &CheckArgs) -> Exit {
     }
     if args.format == OutputFormat::Json {
         let out = serde_json::json!({ "files": reports });
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        if let Err(failed) = outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default()) {
+            exit = exit.max(failed);
+        }
     }
     exit
 }

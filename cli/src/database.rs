@@ -65,7 +65,7 @@ fn design_of(file: &std::path::Path) -> Result<(squillion_codegen::model::Model,
         Exit::Usage
     })?;
     let checked = squillion_codegen::load(&source).map_err(|d| {
-        eprint!("{}", source.render(&d, stderr_color()));
+        err!("{}", source.render(&d, stderr_color()));
         Exit::Usage
     })?;
     let plan = squillion_codegen::engine::plan(&checked.model, &source);
@@ -116,7 +116,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
         .enable_all()
         .build()
         .map_err(|e| {
-            eprintln!("error: cannot start the async runtime: {e}");
+            errln!("error: cannot start the async runtime: {e}");
             Exit::Usage
         })
 }
@@ -136,7 +136,7 @@ where
         match connect(c).await {
             Ok(db) => work(db).await,
             Err(m) => {
-                eprintln!("error: {m}");
+                errln!("error: {m}");
                 Exit::Usage
             }
         }
@@ -158,14 +158,14 @@ pub fn indexes(args: &IndexesArgs) -> Exit {
         let db = match connect(&args.connection).await {
             Ok(db) => db,
             Err(m) => {
-                eprintln!("error: {m}");
+                errln!("error: {m}");
                 return Exit::Usage;
             }
         };
         let drift = match crate::sync::inspect(&db, &plan).await {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("error: {}", describe(&e));
+                errln!("error: {}", describe(&e));
                 return Exit::Usage;
             }
         };
@@ -184,18 +184,25 @@ pub fn indexes(args: &IndexesArgs) -> Exit {
                 "applied": applied.done,
                 "failed": applied.failed,
             });
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            if let Err(exit) = outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default())
+            {
+                return exit;
+            }
         } else {
-            print!("{}", crate::sync::report::text(&drift));
+            if let Err(exit) = out!("{}", crate::sync::report::text(&drift)) {
+                return exit;
+            }
             for a in &applied.done {
-                println!("{a}");
+                if let Err(exit) = outln!("{a}") {
+                    return exit;
+                }
             }
             for f in &applied.failed {
-                eprintln!("error: {f}");
+                errln!("error: {f}");
             }
         }
         if let Some(e) = stopped {
-            eprintln!("error: --apply stopped: {}", describe(&e));
+            errln!("error: --apply stopped: {}", describe(&e));
             return Exit::Usage;
         }
         match (drifting, args.apply) {
@@ -220,7 +227,7 @@ pub fn audit(args: &AuditArgs) -> Exit {
         let db = match connect(&args.connection).await {
             Ok(db) => db,
             Err(m) => {
-                eprintln!("error: {m}");
+                errln!("error: {m}");
                 return Exit::Usage;
             }
         };
@@ -244,18 +251,21 @@ pub fn audit(args: &AuditArgs) -> Exit {
         let report = match crate::audit::audit(&db, &model, &plan, args.sample, &progress).await {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("error: {}", describe(&e));
+                errln!("error: {}", describe(&e));
                 return Exit::Usage;
             }
         };
         bar.finish_and_clear();
-        if args.format == crate::check::OutputFormat::Json {
-            println!(
+        let printed = if args.format == crate::check::OutputFormat::Json {
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
+            )
         } else {
-            print!("{}", crate::audit::report::text(&report));
+            out!("{}", crate::audit::report::text(&report))
+        };
+        if let Err(exit) = printed {
+            return exit;
         }
         if report.findings.is_empty() {
             Exit::Ok

@@ -55,7 +55,7 @@ fn file(path: &Path, check: bool) -> Exit {
     match replace(path, &formatted) {
         Ok(()) => Exit::Ok,
         Err(e) => {
-            eprintln!(
+            errln!(
                 "error: {}: could not write the formatted file: {e}",
                 path.display()
             );
@@ -67,7 +67,7 @@ fn file(path: &Path, check: bool) -> Exit {
 fn stdin(check: bool) -> Exit {
     let mut text = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut text) {
-        eprintln!("error: standard input: {e}");
+        errln!("error: standard input: {e}");
         return Exit::Usage;
     }
     let source = SourceFile::new("<stdin>".to_owned(), text);
@@ -81,16 +81,9 @@ fn stdin(check: bool) -> Exit {
         show_diff(&source, &formatted);
         return Exit::Failed;
     }
-    let mut out = std::io::stdout().lock();
-    match out
-        .write_all(formatted.as_bytes())
-        .and_then(|()| out.flush())
-    {
+    match out!("{formatted}") {
         Ok(()) => Exit::Ok,
-        Err(e) => {
-            eprintln!("error: standard output: {e}");
-            Exit::Usage
-        }
+        Err(exit) => exit,
     }
 }
 
@@ -99,7 +92,7 @@ fn formatted(source: &SourceFile) -> Option<String> {
     match squillion_grammar::format(source.text()) {
         Ok(text) => Some(text),
         Err(diagnostics) => {
-            eprint!("{}", source.render(&diagnostics, stderr_color()));
+            err!("{}", source.render(&diagnostics, stderr_color()));
             None
         }
     }

@@ -36,12 +36,12 @@ pub fn run(args: &GenerateArgs) -> Exit {
     let generated = match compile(&source, &settings) {
         Ok(g) => g,
         Err(diags) => {
-            eprint!("{}", source.render(&diags, stderr_color()));
+            err!("{}", source.render(&diags, stderr_color()));
             return Exit::Failed;
         }
     };
     if !generated.warnings.is_empty() {
-        eprint!("{}", source.render(&generated.warnings, stderr_color()));
+        err!("{}", source.render(&generated.warnings, stderr_color()));
     }
     let stem = args
         .file
@@ -56,15 +56,17 @@ pub fn run(args: &GenerateArgs) -> Exit {
         ));
     }
     if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: {}: {e}", args.out.display());
+        errln!("error: {}: {e}", args.out.display());
         return Exit::Usage;
     }
     for (path, content) in files {
         if let Err(e) = write(&path, &content) {
-            eprintln!("error: {}: {e}", path.display());
+            errln!("error: {}: {e}", path.display());
             return Exit::Usage;
         }
-        println!("wrote {}", path.display());
+        if let Err(exit) = outln!("wrote {}", path.display()) {
+            return exit;
+        }
     }
     Exit::Ok
 }

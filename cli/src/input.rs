@@ -22,11 +22,11 @@ impl Unread {
     pub fn report(self) -> Exit {
         match self {
             Unread::Unreadable(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 Exit::Usage
             }
             Unread::NotText(e) => {
-                eprint!("{}", e.source.render(&[e.diagnostic], stderr_color()));
+                err!("{}", e.source.render(&[e.diagnostic], stderr_color()));
                 Exit::Failed
             }
         }

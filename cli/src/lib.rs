@@ -12,6 +12,9 @@
 //! - `squillion infer --uri URI [--sample N] [-o FILE]`: a draft of the facts of an existing database.
 #![deny(missing_docs)]
 
+#[macro_use]
+mod output;
+
 pub mod audit;
 pub mod check;
 pub mod database;
@@ -96,11 +99,11 @@ where
             match review::run(a, &mut out, &mut err) {
                 Ok(()) => Exit::Ok,
                 Err(e @ review::ReviewFailure::Invalid(_)) => {
-                    eprintln!("{e}");
+                    errln!("{e}");
                     Exit::Failed
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    errln!("error: {e}");
                     Exit::Usage
                 }
             }

@@ -13,7 +13,7 @@ pub fn run(_args: &LspArgs) -> crate::Exit {
     match squillion_lsp::run_stdio() {
         Ok(()) => crate::Exit::Ok,
         Err(e) => {
-            eprintln!("error: the language server stopped: {e}");
+            errln!("error: the language server stopped: {e}");
             crate::Exit::Usage
         }
     }

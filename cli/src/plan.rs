@@ -27,22 +27,25 @@ pub fn run(args: &PlanArgs) -> Exit {
     let checked = match squillion_codegen::load(&source) {
         Ok(c) => c,
         Err(diags) => {
-            eprint!("{}", source.render(&diags, stderr_color()));
+            err!("{}", source.render(&diags, stderr_color()));
             return Exit::Failed;
         }
     };
     let plan = squillion_codegen::engine::plan(&checked.model, &source);
-    if args.json {
-        println!("{}", plan.to_json());
+    let printed = if args.json {
+        outln!("{}", plan.to_json())
     } else if args.explain {
-        print!("{}", squillion_codegen::explain::explain(&plan));
+        out!("{}", squillion_codegen::explain::explain(&plan))
     } else {
-        print!("{}", summary(&plan));
+        out!("{}", summary(&plan))
+    };
+    if let Err(exit) = printed {
+        return exit;
     }
     if plan.has_errors() {
         let errors = squillion_codegen::pipeline::plan_diagnostics(&plan);
         let errors: Vec<_> = errors.into_iter().filter(|d| d.is_error()).collect();
-        eprint!("{}", source.render(&errors, stderr_color()));
+        err!("{}", source.render(&errors, stderr_color()));
         return Exit::Failed;
     }
     Exit::Ok

@@ -121,12 +121,19 @@ pub fn run(
             }
         }
         None => {
-            stdout
+            match stdout
                 .write_all(rendered.main.as_bytes())
-                .map_err(|error| ReviewFailure::Io {
-                    path: PathBuf::from("<stdout>"),
-                    error,
-                })?;
+                .and_then(|()| stdout.flush())
+            {
+                // A reader that stopped early (`| head`) has read enough.
+                Err(error) if !crate::output::is_closed_pipe(&error) => {
+                    return Err(ReviewFailure::Io {
+                        path: PathBuf::from("<stdout>"),
+                        error,
+                    });
+                }
+                _ => {}
+            }
             for side in &rendered.files {
                 let _ = writeln!(
                     stderr,

@@ -295,7 +295,7 @@ pub fn run(args: &InferArgs) -> Exit {
             Ok(o) => o,
             Err(e) => {
                 bar.finish_and_clear();
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 return Exit::Usage;
             }
         };
@@ -304,18 +304,18 @@ pub fn run(args: &InferArgs) -> Exit {
             Some(path) => write_file(path, &outcome.text)
                 .map_err(|e| format!("{}: could not write the draft: {e}", path.display())),
             None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(outcome.text.as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| format!("standard output: {e}"))
+                if let Err(exit) = out!("{}", outcome.text) {
+                    return exit;
+                }
+                Ok(())
             }
         };
         if let Err(m) = written {
-            eprintln!("error: {m}");
+            errln!("error: {m}");
             return Exit::Usage;
         }
         let d = &outcome.draft;
-        eprintln!(
+        errln!(
             "inferred {} entities, {} value types, {} relations and {} queries from {} collections ({} documents sampled){}",
             d.entities.len(),
             d.values.len(),
