@@ -35,6 +35,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use squillion_codegen::files::{write_all, Output};
 use squillion_codegen::pipeline::{compile, display_name};
 use squillion_grammar::SourceFile;
 
@@ -182,36 +183,18 @@ impl Builder {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "schema".to_owned());
-            outputs.push((out_dir.join(format!("{stem}.rs")), generated.rust));
+            outputs.push(Output {
+                path: out_dir.join(format!("{stem}.rs")),
+                content: generated.rust,
+            });
         }
-        let mut written = Vec::new();
-        for (path, content) in outputs {
-            write_if_changed(&path, &content)?;
-            written.push(path);
-        }
+        // All or nothing, each file written only when its content changed (no rebuild cascades);
+        // staged beside the targets, so no file of the user's is touched.
+        let written: Vec<PathBuf> = outputs.iter().map(|o| o.path.clone()).collect();
+        write_all(&outputs).map_err(|e| BuildError::Io {
+            path: e.path,
+            source: e.source,
+        })?;
         Ok(written)
     }
-}
-
-/// Writes `content` to `path` unless the file already holds exactly it (no rebuild cascades).
-fn write_if_changed(path: &Path, content: &str) -> Result<(), BuildError> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
-        return Ok(());
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| BuildError::Io {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    // Write to a temporary file first so a failure never leaves a half-written output.
-    let tmp = path.with_extension("rs.tmp");
-    std::fs::write(&tmp, content).map_err(|source| BuildError::Io {
-        path: tmp.clone(),
-        source,
-    })?;
-    std::fs::rename(&tmp, path).map_err(|source| BuildError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }

@@ -1,8 +1,9 @@
 //! `squillion generate FILE -o DIR [--scripts]`: the Rust module (and mongosh scripts) for teams
 //! who check generated code in. Same code as `squillion::build`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use squillion_codegen::files::{write_all, Output};
 use squillion_codegen::pipeline::{compile, GenerateSettings};
 
 use crate::input::{read_schema, stderr_color};
@@ -48,34 +49,26 @@ pub fn run(args: &GenerateArgs) -> Exit {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "schema".to_owned());
-    let mut files = vec![(args.out.join(format!("{stem}.rs")), generated.rust)];
+    let mut files = vec![Output {
+        path: args.out.join(format!("{stem}.rs")),
+        content: generated.rust,
+    }];
     if args.scripts {
-        files.push((
-            args.out.join(format!("{stem}.mongosh.js")),
-            squillion_codegen::scripts::mongosh(&generated.plan),
-        ));
+        files.push(Output {
+            path: args.out.join(format!("{stem}.mongosh.js")),
+            content: squillion_codegen::scripts::mongosh(&generated.plan),
+        });
     }
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        errln!("error: {}: {e}", args.out.display());
+    // All or nothing: a failure leaves every file as it was.
+    if let Err(e) = write_all(&files) {
+        errln!("error: {e}");
+        errln!("note: nothing was written");
         return Exit::Usage;
     }
-    for (path, content) in files {
-        if let Err(e) = write(&path, &content) {
-            errln!("error: {}: {e}", path.display());
-            return Exit::Usage;
-        }
-        if let Err(exit) = outln!("wrote {}", path.display()) {
+    for file in &files {
+        if let Err(exit) = outln!("wrote {}", file.path.display()) {
             return exit;
         }
     }
     Exit::Ok
-}
-
-fn write(path: &Path, content: &str) -> std::io::Result<()> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
-        return Ok(());
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, content)?;
-    std::fs::rename(&tmp, path)
 }

@@ -7,6 +7,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use squillion_codegen::files::{write_all, Output};
 use squillion_codegen::review::{self, Format};
 use squillion_grammar::SourceFile;
 
@@ -114,11 +115,20 @@ pub fn run(
     let rendered = review::render(&plan, format).map_err(ReviewFailure::Render)?;
     match &args.output {
         Some(out) => {
-            write_file(out, &rendered.main)?;
+            // The document and its side files, all or nothing.
             let dir = out.parent().unwrap_or_else(|| Path::new(""));
-            for side in &rendered.files {
-                write_file(&dir.join(&side.name), &side.content)?;
-            }
+            let mut files = vec![Output {
+                path: out.clone(),
+                content: rendered.main,
+            }];
+            files.extend(rendered.files.iter().map(|side| Output {
+                path: dir.join(&side.name),
+                content: side.content.clone(),
+            }));
+            write_all(&files).map_err(|e| ReviewFailure::Io {
+                path: e.path,
+                error: e.source,
+            })?;
         }
         None => {
             match stdout
@@ -144,17 +154,4 @@ pub fn run(
         }
     }
     Ok(())
-}
-
-fn write_file(path: &Path, content: &str) -> Result<(), ReviewFailure> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|error| ReviewFailure::Io {
-            path: dir.to_path_buf(),
-            error,
-        })?;
-    }
-    std::fs::write(path, content).map_err(|error| ReviewFailure::Io {
-        path: path.to_path_buf(),
-        error,
-    })
 }

@@ -8,6 +8,7 @@
 pub mod codes;
 pub mod engine;
 pub mod explain;
+pub mod files;
 pub mod model;
 pub mod pipeline;
 pub mod plan;
