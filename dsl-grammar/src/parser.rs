@@ -191,7 +191,12 @@ fn syntax_diagnostic(source: &str, offset: usize, error: &pest::error::Error<Rul
             "put `///` comments right before what they describe, or use `//` for a plain comment",
         );
     }
-    if rest.starts_with('"') && !closes_on_line(rest) {
+    // The parser may stop inside the string (at the end of its line, in an attribute's
+    // argument): the error is the string left open, shown where it opens.
+    let open = open_string_before(source, at)
+        .map(|quote| Span::new(quote, at.max(quote + 1)))
+        .or_else(|| (rest.starts_with('"') && !closes_on_line(rest)).then_some(span));
+    if let Some(span) = open {
         return Diagnostic::error(
             codes::UNTERMINATED_STRING,
             span,
@@ -243,6 +248,28 @@ fn stray_doc_comment(source: &str, at: usize) -> Option<Span> {
         return Some(Span::new(start, before.len()));
     }
     None
+}
+
+/// The opening quote of a string literal still open at `at` (scanning `at`'s line from its
+/// start, outside `//` comments).
+fn open_string_before(source: &str, at: usize) -> Option<usize> {
+    let start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let (mut open, mut escaped, mut slash) = (None, false, false);
+    for (i, c) in source[start..at].char_indices() {
+        match (open, c) {
+            (Some(_), '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (Some(_), '"') if !escaped => open = None,
+            (None, '"') => open = Some(start + i),
+            (None, '/') if slash => return None,
+            _ => {}
+        }
+        slash = open.is_none() && c == '/';
+        escaped = false;
+    }
+    open
 }
 
 fn closes_on_line(rest: &str) -> bool {
