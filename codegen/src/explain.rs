@@ -118,6 +118,16 @@ fn decision(out: &mut String, d: &Decision) {
             let _ = writeln!(out, "    - {}: {}", r.strategy, r.why);
         }
     }
+    if let Some(c) = &d.cost {
+        let _ = writeln!(
+            out,
+            "  estimated cost, {}:",
+            crate::prose::cost::workload(&c.workload)
+        );
+        for (name, line) in crate::prose::cost::lines(c) {
+            let _ = writeln!(out, "    - {name}: {line}");
+        }
+    }
     if !d.obligations.is_empty() {
         let _ = writeln!(out, "  costs:");
         for o in &d.obligations {

@@ -2,6 +2,7 @@
 //! the engine's reasons and the printouts. [`decision`] renders the engine's decisions (facts,
 //! reasons, rejected alternatives, obligations) from the data the engine records.
 
+pub mod cost;
 pub(crate) mod decision;
 
 /// `a` or `an` before a word as written (`an Address`, `a string`, `an int32`).

@@ -292,6 +292,14 @@ pub(crate) enum Reason {
     },
     /// `force`.
     Forced { layout: Layout, engine: Layout },
+    /// The rules accept `layout` and the engine's `engine` (chosen for `base`); under the declared
+    /// workload `layout` is estimated at `percent` % of the engine's cost (cost model).
+    Cheaper {
+        layout: Layout,
+        engine: Layout,
+        percent: u64,
+        base: Box<Reason>,
+    },
     /// A tree of its own kind: the base reason, and the roots keep a collection.
     TreeRoots { base: Box<Reason>, child: String },
     /// An entity related to itself one-to-one references its partner.
@@ -317,6 +325,9 @@ pub(crate) enum LinkWhy {
 pub(crate) enum Against {
     /// The engine's own choice, overridden by `force`.
     Overridden { forced: Layout, reason: Box<Reason> },
+    /// Accepted by the rules, but estimated at `percent` % of the chosen layout's cost under the
+    /// declared workload (cost model).
+    Costlier { chosen: Layout, percent: u64 },
     /// A seldom-read large side would load with every read.
     LoadsLargeSide {
         owner: String,

@@ -9,6 +9,7 @@
 pub(crate) mod basis;
 mod collections;
 mod context;
+mod cost;
 mod cycles;
 mod denormalize;
 mod fields;
@@ -109,6 +110,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             bucket: lay.bucket.clone(),
             computed: lay.computed.clone(),
             outlier: lay.outlier.clone(),
+            cost: choice.cost.clone(),
             obligations: Vec::new(),
             warnings: Vec::new(),
         });

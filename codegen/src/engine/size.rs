@@ -185,3 +185,50 @@ mod tests {
         assert_eq!(keys_cost(12), 10 * 2 + 2 * 3);
     }
 }
+
+/// Average BSON size of one document of `entity` on its own (its declared fields, no relations),
+/// with the same defaults as the collections' estimate; the cost model's document sizes.
+pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64 {
+    use crate::model::{BsonType, FieldType};
+    fn value(ty: &FieldType, declared: Option<u64>) -> u64 {
+        match ty {
+            FieldType::Scalar { bson } => match bson {
+                BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
+                BsonType::ObjectId => 12,
+                BsonType::Bool => 1,
+                BsonType::Null => 0,
+                BsonType::Int32 => 4,
+                BsonType::Decimal128 => 16,
+                BsonType::Regex => 34,
+                BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
+                BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
+            },
+            FieldType::Value { .. } => 5 + 3 * (STRING_AVERAGE + 8),
+            FieldType::Array { elem, bound, .. } => {
+                let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
+                5 + n.saturating_mul(value(elem, None) + 3)
+            }
+            FieldType::Map { value: v } => 5 + MAP_AVERAGE.saturating_mul(value(v, None) + 10),
+            FieldType::Counters { dims } => {
+                5 + dims
+                    .iter()
+                    .map(|&d| u64::from(d))
+                    .product::<u64>()
+                    .saturating_mul(12)
+            }
+        }
+    }
+    let Some(e) = ctx.entity(entity) else {
+        return 5;
+    };
+    let fields: u64 = e
+        .fields
+        .iter()
+        .map(|f| {
+            let declared = f.facts.size_bytes.or(f.facts.large_bytes);
+            (2 + f.bson_name.len() as u64).saturating_add(value(&f.ty, declared))
+        })
+        .fold(0u64, u64::saturating_add);
+    // The document's framing and its `_id`.
+    fields.saturating_add(5 + 17)
+}

@@ -114,6 +114,9 @@ pub struct Decision {
     pub computed: Vec<Computed>,
     /// Usual children embedded, rare overflow in extra documents.
     pub outlier: Option<OutlierPlan>,
+    /// Every alternative layout's estimated cost under the declared workload (cost model), the
+    /// chosen one marked.
+    pub cost: Option<CostPlan>,
     /// Obligations the layout creates for writers, as sentences ("updating Author.name ...").
     pub obligations: Vec<String>,
     /// Codes of the plan warnings about this relationship.
@@ -185,6 +188,75 @@ pub struct Placement {
     pub target: String,
     /// Largest number of elements, for arrays.
     pub max_items: Option<u64>,
+}
+
+/// The cost model's view of one relationship: the workload it assumed and every alternative's
+/// estimated cost per unit of that workload.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
+pub struct CostPlan {
+    /// The workload, from the declared rates and facts (defaults where none are declared).
+    pub workload: WorkloadPlan,
+    /// Every alternative costed, the engine's choice first.
+    pub alternatives: Vec<AlternativeCost>,
+}
+
+impl CostPlan {
+    /// The chosen alternative.
+    pub fn chosen(&self) -> Option<&AlternativeCost> {
+        self.alternatives.iter().find(|a| a.chosen)
+    }
+}
+
+/// The workload of one relationship, per unit of time.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
+pub struct WorkloadPlan {
+    /// Reads of a parent's children together (a list, a page, a time range).
+    pub list_reads: f64,
+    /// Children each such read returns.
+    pub children_per_list: f64,
+    /// Reads of one child on its own.
+    pub alone_reads: f64,
+    /// Children added.
+    pub appends: f64,
+    /// Children per parent on average.
+    pub children: f64,
+    /// Average size of a child, in bytes.
+    pub child_bytes: u64,
+    /// Average size of the parent without its children, in bytes.
+    pub parent_bytes: u64,
+    /// Whether a query rate declared in the schema set the reads (otherwise the defaults did).
+    pub declared: bool,
+}
+
+/// One alternative layout and its estimated cost per unit of the workload.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
+pub struct AlternativeCost {
+    /// The layout.
+    pub layout: Layout,
+    /// Children per bucket, for `bucket`.
+    pub bucket_size: Option<u64>,
+    /// The plan's layout.
+    pub chosen: bool,
+    /// The rules leave it open (only these compete on cost).
+    pub acceptable: bool,
+    /// Commands sent to the server.
+    pub round_trips: f64,
+    /// Documents the server returns.
+    pub documents_read: f64,
+    /// Bytes the server returns.
+    pub bytes_read: f64,
+    /// Index entries written.
+    pub index_entries_written: f64,
+    /// Documents written, inserted or rewritten.
+    pub documents_written: f64,
+    /// Existing documents rewritten by the writes.
+    pub documents_rewritten: f64,
+    /// Bytes of existing documents rewritten.
+    pub bytes_rewritten: f64,
+    /// Estimated server time, in microseconds, with the calibrated constants.
+    pub micros: f64,
+    /// `micros` relative to the chosen alternative's.
+    pub relative: f64,
 }
 
 /// An alternative and why it lost.

@@ -391,6 +391,20 @@ pub(crate) fn reason(r: &Reason) -> String {
             layout.as_str(),
             engine.as_str()
         ),
+        Reason::Cheaper {
+            layout,
+            engine,
+            percent,
+            base,
+        } => format!(
+            "the rules accept {} and {}, and under the declared workload {} is estimated at {percent}% of {}'s cost (rule 6); the rules' own case for {}: {}",
+            layout.as_str(),
+            engine.as_str(),
+            layout.as_str(),
+            engine.as_str(),
+            engine.as_str(),
+            reason(base)
+        ),
     }
 }
 
@@ -401,6 +415,10 @@ pub(crate) fn against(x: &Against) -> String {
             "the engine's choice, overridden by `force {}`: {}",
             forced.as_str(),
             reason(r)
+        ),
+        Against::Costlier { chosen, percent } => format!(
+            "the rules accept it, but under the declared workload it is estimated at {percent}% of {}'s cost",
+            chosen.as_str()
         ),
         Against::LoadsLargeSide { owner, other, bytes } => format!(
             "embedding would load {} of seldom-read {other} data into every read of {}",

@@ -140,6 +140,7 @@ fn decision(id: &str, from: &str, to: &str, strategy: Layout) -> Decision {
         bucket: None,
         computed: Vec::new(),
         outlier: None,
+        cost: None,
         obligations: Vec::new(),
         warnings: Vec::new(),
     }

@@ -13,6 +13,7 @@ use crate::plan::RuleId;
 
 use super::basis::{Against, Broken, Fact, Reason, Through};
 use super::context::Ctx;
+use super::cost;
 
 /// An alternative the engine considered and why it lost.
 #[derive(Debug, Clone)]
@@ -37,6 +38,8 @@ pub(crate) struct Choice {
     pub bucket_size: Option<u64>,
     /// Embedded elements kept in the parent before overflowing, for the outlier modifier.
     pub outlier_cap: Option<u64>,
+    /// Every alternative's estimated cost under the declared workload.
+    pub cost: Option<crate::plan::CostPlan>,
 }
 
 /// The facts of one relation, seen from its parent.
@@ -56,10 +59,101 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         RelationKind::OneToMany => one_to_many::decide(ctx, rel),
         RelationKind::ManyToMany => many_to_many::decide(ctx, rel),
     };
+    let w = cost::workload(ctx, rel);
+    let engine = cost::Alternative {
+        layout: choice.strategy,
+        bucket_size: choice.bucket_size,
+    };
+    let mut costed: Vec<_> = cost::alternatives(rel, engine, ctx.settings.bucket_size)
+        .into_iter()
+        .map(|a| {
+            let ok = a == engine || accepted_by_rules(&choice, a.layout);
+            (a, ok, cost::estimate(&w, a))
+        })
+        .collect();
+    // The workload decides only where the schema declares one: without rates the rules' own
+    // order stands, and the costs under the default workload are shown beside it.
+    if rel.facts.force.is_none() && w.declared {
+        choose_by_cost(&mut choice, &costed);
+    }
     if let Some(forced) = rel.facts.force {
         honour_force(&mut choice, forced.layout, forced.size, ctx, rel);
     }
+    let chosen = cost::Alternative {
+        layout: choice.strategy,
+        bucket_size: choice.bucket_size,
+    };
+    if !costed.iter().any(|(a, _, _)| *a == chosen) {
+        costed.insert(0, (chosen, false, cost::estimate(&w, chosen)));
+    }
+    choice.cost = Some(cost::record(&w, &costed, chosen));
     choice
+}
+
+/// Whether the rules leave `layout` open: the engine rejected it only for a preference the
+/// workload can outweigh (a bucket against a document per child, embedding against a second
+/// read), never for a bound, growth, a read on its own or a navigation the layout cannot serve.
+fn accepted_by_rules(choice: &Choice, layout: Layout) -> bool {
+    choice.rejected.iter().any(|r| {
+        r.strategy == Some(layout)
+            && matches!(
+                r.against,
+                Against::DocumentPerChild { .. }
+                    | Against::ChildCollection { .. }
+                    | Against::ReferencesBuyNothing { .. }
+                    | Against::UsualFewInline { .. }
+                    | Against::SecondRead { .. }
+            )
+    })
+}
+
+/// Among the alternatives the rules accept, the cheapest under the workload wins; the engine's
+/// own choice keeps a tie. A different winner becomes the choice, the engine's a rejection.
+fn choose_by_cost(choice: &mut Choice, costed: &[(cost::Alternative, bool, cost::Estimate)]) {
+    let Some((engine, _, engine_cost)) = costed.first().copied() else {
+        return;
+    };
+    let best =
+        costed
+            .iter()
+            .filter(|(_, ok, _)| *ok)
+            .fold((engine, engine_cost), |best, (a, _, e)| {
+                if e.micros() < best.1.micros() {
+                    (*a, *e)
+                } else {
+                    best
+                }
+            });
+    if best.0 == engine || engine_cost.micros() <= 0.0 {
+        return;
+    }
+    let layout = best.0.layout;
+    let percent = (best.1.micros() / engine_cost.micros() * 100.0).round() as u64;
+    let back = (engine_cost.micros() / best.1.micros() * 100.0).round() as u64;
+    choice.rejected.retain(|r| r.strategy != Some(layout));
+    choice.rejected.insert(
+        0,
+        Rejection {
+            strategy: Some(engine.layout),
+            rules: vec![RuleId::Rule6],
+            against: Against::Costlier {
+                chosen: layout,
+                percent: back,
+            },
+        },
+    );
+    choice.reason = Reason::Cheaper {
+        layout,
+        engine: engine.layout,
+        percent,
+        base: Box::new(choice.reason.clone()),
+    };
+    let mut rules = forced_rules(layout);
+    rules.push(RuleId::Rule6);
+    choice.rules = rules;
+    choice.strategy = layout;
+    choice.bucket_size = best.0.bucket_size;
+    choice.outlier_cap = None;
 }
 
 pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
@@ -220,6 +314,7 @@ pub(super) fn choice(
         parent,
         bucket_size: None,
         outlier_cap: None,
+        cost: None,
     }
 }
 

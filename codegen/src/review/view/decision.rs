@@ -44,6 +44,10 @@ pub struct DecisionView {
     pub rules: Vec<RuleView>,
     /// Alternatives considered and why each lost.
     pub rejected: Vec<RejectedView>,
+    /// The cost model's workload, in words (none when the plan has no costs).
+    pub workload: Option<String>,
+    /// Every alternative's estimated cost, the chosen first.
+    pub estimates: Vec<EstimateView>,
     /// Obligations for writers.
     pub obligations: Vec<String>,
     /// Copies and the update that keeps each in step.
@@ -65,6 +69,17 @@ pub struct RuleView {
     pub text: &'static str,
     /// Where it comes from.
     pub source: &'static str,
+}
+
+/// One alternative's estimated cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct EstimateView {
+    /// `bucket(200)`, `child_ref`.
+    pub layout: String,
+    /// The estimate in words.
+    pub estimate: String,
+    /// The plan's layout.
+    pub chosen: bool,
 }
 
 /// A rejected alternative.
@@ -167,6 +182,25 @@ pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
                     .join(", "),
             })
             .collect(),
+        workload: d
+            .cost
+            .as_ref()
+            .map(|c| crate::prose::cost::workload(&c.workload)),
+        estimates: d
+            .cost
+            .as_ref()
+            .map(|c| {
+                crate::prose::cost::lines(c)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (layout, estimate))| EstimateView {
+                        layout,
+                        estimate,
+                        chosen: i == 0 && c.chosen().is_some(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         obligations: d.obligations.clone(),
         fan_outs: d
             .denormalized

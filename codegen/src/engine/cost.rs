@@ -1,0 +1,414 @@
+//! The cost model: what each layout of a relationship costs under its declared workload.
+//!
+//! Data only. For one relation it derives the workload from the facts ([`Workload`]: how often the
+//! children are read together, found by their parent, read alone, and how often one is added),
+//! estimates per alternative layout the round trips, documents and bytes read, index entries
+//! written and documents rewritten per unit of that workload ([`Estimate`]), and turns them into
+//! an estimated server time with constants calibrated once (below). The engine chooses by that
+//! time among the alternatives the rules accept (`choose`); the others are costed and shown.
+//! `crate::prose` words nothing here: the Plan carries the numbers ([`crate::plan::CostPlan`]).
+
+use crate::model::{Layout, Navigate, Relation, RelationKind};
+use crate::plan::{AlternativeCost, CostPlan, WorkloadPlan};
+
+use super::context::Ctx;
+use super::size;
+
+// Calibration, once, from the measurements in docs/benchmarks.md ("Calibration of the cost
+// model"): the repository benchmark (`benches/repo_ops.rs`: get by id, insert, bounded push,
+// bucket append) and the layout benchmark's IoT run (`benches/layouts.rs`: 200 and 3,600
+// readings read by `find`, one embedded document of 4,000 readings rewritten per append), all
+// against the test server, in microseconds.
+
+/// One command sent and answered (get by id: 2,607/s).
+pub(crate) const ROUND_TRIP_US: f64 = 380.0;
+/// Each document the server returns (3,600 small readings in 40 ms, 2 round trips).
+pub(crate) const DOCUMENT_READ_US: f64 = 10.0;
+/// Each KiB the server returns (one 120 KiB sensor document read in 7.9 ms).
+pub(crate) const KIB_READ_US: f64 = 50.0;
+/// A new document inserted (insert: 2,530/s, with its `_id` index entry).
+pub(crate) const DOCUMENT_INSERTED_US: f64 = 40.0;
+/// An existing document updated in place (bucket append: 943/s against insert's 2,530/s).
+pub(crate) const DOCUMENT_REWRITTEN_US: f64 = 300.0;
+/// Each KiB of a document rewritten (an append to a 120 KiB embedded array: 13.4 ms).
+pub(crate) const KIB_REWRITTEN_US: f64 = 100.0;
+/// Each index entry written (a child_ref append with two index entries: 610 µs).
+pub(crate) const INDEX_ENTRY_US: f64 = 60.0;
+
+/// Documents the driver receives in its first batch; more take a `getMore` round trip.
+const FIRST_BATCH: f64 = 101.0;
+
+// The workload where the schema states none, documented in docs/language.md.
+
+/// Reads of a relationship per unit of workload when no query rate is declared.
+pub(crate) const DEFAULT_READS: f64 = 1.0;
+/// Children added per read when they are `append_heavy` (sensors report constantly).
+pub(crate) const APPEND_HEAVY_WRITES_PER_READ: f64 = 10.0;
+/// Children added per read otherwise (the rules of thumb assume read-mostly data).
+pub(crate) const WRITES_PER_READ: f64 = 0.1;
+/// Children one `time_range` read covers when nothing says more: a thousand readings (about
+/// 17 minutes of one reading a second).
+pub(crate) const RANGE_CHILDREN: f64 = 1000.0;
+/// Children per parent on average for an unbounded relationship without `typical`.
+pub(crate) const UNBOUNDED_CHILDREN: f64 = 1000.0;
+
+/// The workload of one relationship, per unit of time, derived from its facts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Workload {
+    /// Reads of a parent's children together (the parent listing them, a page, a time range).
+    pub list_reads: f64,
+    /// Children one such read returns.
+    pub children_per_list: f64,
+    /// Reads of one child on its own.
+    pub alone_reads: f64,
+    /// Children added.
+    pub appends: f64,
+    /// Children per parent on average.
+    pub children: f64,
+    /// Average size of a child, and of the parent without its children, in bytes.
+    pub child_bytes: f64,
+    pub parent_bytes: f64,
+    /// Whether a read's children are a page of consecutive children (one bucket when the bucket
+    /// holds a page) rather than a time range that rarely aligns with a bucket.
+    pub aligned: bool,
+    /// Whether a list read reads the parent too (not for a page or a time range: those find
+    /// the children by the parent's id).
+    pub with_parent: bool,
+    /// Whether any rate came from the schema (a query `rate` or a `ratio`).
+    pub declared: bool,
+}
+
+/// What one alternative costs per unit of workload.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Estimate {
+    pub round_trips: f64,
+    pub documents_read: f64,
+    pub bytes_read: f64,
+    pub index_entries_written: f64,
+    pub documents_inserted: f64,
+    pub documents_rewritten: f64,
+    pub bytes_rewritten: f64,
+}
+
+impl Estimate {
+    /// Estimated server time, in microseconds.
+    pub fn micros(&self) -> f64 {
+        self.round_trips * ROUND_TRIP_US
+            + self.documents_read * DOCUMENT_READ_US
+            + self.bytes_read / 1024.0 * KIB_READ_US
+            + self.documents_inserted * DOCUMENT_INSERTED_US
+            + self.documents_rewritten * DOCUMENT_REWRITTEN_US
+            + self.bytes_rewritten / 1024.0 * KIB_REWRITTEN_US
+            + self.index_entries_written * INDEX_ENTRY_US
+    }
+
+    /// `self + other * times`.
+    fn add(&mut self, other: Estimate, times: f64) {
+        self.round_trips += other.round_trips * times;
+        self.documents_read += other.documents_read * times;
+        self.bytes_read += other.bytes_read * times;
+        self.index_entries_written += other.index_entries_written * times;
+        self.documents_inserted += other.documents_inserted * times;
+        self.documents_rewritten += other.documents_rewritten * times;
+        self.bytes_rewritten += other.bytes_rewritten * times;
+    }
+}
+
+/// One alternative: a layout (and a bucket's size).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Alternative {
+    pub layout: Layout,
+    pub bucket_size: Option<u64>,
+}
+
+/// The workload of `rel` from its facts and the queries that read through it.
+pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
+    let s = ctx.settings;
+    let parent = rel.parent();
+    let child = rel.child();
+    let f = &rel.facts;
+    let max = parent.cardinality.max(s).map(|n| n as f64);
+    let children = match (parent.cardinality.typical, max) {
+        (Some(t), _) => t as f64,
+        (None, Some(m)) if rel.kind == RelationKind::OneToOne => m.min(1.0),
+        (None, Some(m)) => (m / 2.0).max(1.0),
+        (None, None) => UNBOUNDED_CHILDREN,
+    };
+    let through = ctx.queries_through(&rel.id);
+    let by_parent: f64 = through.iter().filter_map(|q| q.rate_per_second).sum();
+    let alone: f64 = ctx
+        .queries_on(&child.entity)
+        .iter()
+        .filter(|q| !through.iter().any(|t| t.name == q.name))
+        .filter_map(|q| q.rate_per_second)
+        .sum();
+    let declared = by_parent > 0.0 || alone > 0.0;
+    let mut list_reads = if by_parent > 0.0 {
+        by_parent
+    } else {
+        DEFAULT_READS
+    };
+    if f.navigate == Navigate::Entity(child.entity.clone()) && by_parent == 0.0 {
+        // Read from the child to its parent only: no list.
+        list_reads = 0.0;
+    }
+    let alone_reads = if alone > 0.0 {
+        alone
+    } else if ctx.is_standalone(&child.entity) {
+        DEFAULT_READS
+    } else {
+        0.0
+    };
+    let children_per_list = match (&f.page, &f.time_range) {
+        (Some(p), _) => (p.size as f64).min(children.max(1.0)),
+        (None, Some(_)) => RANGE_CHILDREN.min(max.unwrap_or(f64::MAX)),
+        (None, None) => children,
+    };
+    let reads = list_reads + alone_reads;
+    let appends = if ctx.is_static(rel) {
+        0.0
+    } else if f.append_heavy {
+        reads.max(DEFAULT_READS) * APPEND_HEAVY_WRITES_PER_READ
+    } else {
+        reads.max(DEFAULT_READS) * WRITES_PER_READ
+    };
+    Workload {
+        list_reads,
+        children_per_list,
+        alone_reads,
+        appends,
+        children,
+        child_bytes: size::entity_average(ctx, &child.entity) as f64,
+        parent_bytes: size::entity_average(ctx, &parent.entity) as f64,
+        aligned: f.page.is_some(),
+        with_parent: f.page.is_none() && f.time_range.is_none(),
+        declared,
+    }
+}
+
+/// The cost of `alt` under `w`.
+pub(crate) fn estimate(w: &Workload, alt: Alternative) -> Estimate {
+    let mut total = Estimate::default();
+    total.add(list_read(w, alt), w.list_reads);
+    total.add(alone_read(w, alt), w.alone_reads);
+    total.add(append(w, alt), w.appends);
+    total
+}
+
+/// Bytes of an id in an array (the id and its array key).
+const ID_BYTES: f64 = 16.0;
+
+fn list_read(w: &Workload, alt: Alternative) -> Estimate {
+    let k = w.children_per_list;
+    let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
+    let batches = |docs: f64| 1.0 + if docs > FIRST_BATCH { 1.0 } else { 0.0 };
+    match alt.layout {
+        Layout::Embed => Estimate {
+            round_trips: 1.0,
+            documents_read: 1.0,
+            bytes_read: p + n * c,
+            ..Estimate::default()
+        },
+        Layout::Bucket => {
+            let b = alt.bucket_size.unwrap_or(1).max(1) as f64;
+            // A page is one bucket; a range overlaps one bucket more than it covers.
+            let docs = if w.aligned {
+                (k / b).ceil().max(1.0)
+            } else {
+                (k / b).ceil() + 1.0
+            };
+            let filled = b.min(n.max(1.0));
+            let parent = if w.with_parent { 1.0 } else { 0.0 };
+            Estimate {
+                round_trips: parent + batches(docs),
+                documents_read: parent + docs,
+                bytes_read: parent * p + docs * filled * c,
+                ..Estimate::default()
+            }
+        }
+        Layout::ChildRef | Layout::LinkCollection => {
+            let parent = if w.with_parent { 1.0 } else { 0.0 };
+            let links = f64::from(u8::from(alt.layout == Layout::LinkCollection));
+            Estimate {
+                round_trips: parent + links + batches(k),
+                documents_read: parent + links * k + k,
+                bytes_read: parent * p + links * k * 2.0 * ID_BYTES + k * c,
+                ..Estimate::default()
+            }
+        }
+        Layout::ParentRefs | Layout::TwoWay | Layout::OneWay => Estimate {
+            round_trips: 1.0 + batches(k),
+            documents_read: 1.0 + k,
+            bytes_read: p + n * ID_BYTES + k * c,
+            ..Estimate::default()
+        },
+    }
+}
+
+fn alone_read(w: &Workload, alt: Alternative) -> Estimate {
+    let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
+    match alt.layout {
+        // The child is found inside its parent (or its bucket), which is read whole.
+        Layout::Embed => Estimate {
+            round_trips: 1.0,
+            documents_read: 1.0,
+            bytes_read: p + n * c,
+            ..Estimate::default()
+        },
+        Layout::Bucket => {
+            let b = alt.bucket_size.unwrap_or(1).max(1) as f64;
+            Estimate {
+                round_trips: 1.0,
+                documents_read: 1.0,
+                bytes_read: b.min(n.max(1.0)) * c,
+                ..Estimate::default()
+            }
+        }
+        _ => Estimate {
+            round_trips: 1.0,
+            documents_read: 1.0,
+            bytes_read: c,
+            ..Estimate::default()
+        },
+    }
+}
+
+fn append(w: &Workload, alt: Alternative) -> Estimate {
+    let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
+    match alt.layout {
+        // The parent is rewritten with every child it holds.
+        Layout::Embed => Estimate {
+            round_trips: 1.0,
+            documents_rewritten: 1.0,
+            bytes_rewritten: p + n * c,
+            ..Estimate::default()
+        },
+        // The bucket with room is rewritten (half full on average); its count's index entry moves
+        // with every append, and a new bucket writes its index entries once per `size` children.
+        Layout::Bucket => {
+            let b = alt.bucket_size.unwrap_or(1).max(1) as f64;
+            Estimate {
+                round_trips: 1.0,
+                documents_rewritten: 1.0,
+                bytes_rewritten: b.min(n.max(1.0)) / 2.0 * c,
+                index_entries_written: 1.0 + 3.0 / b,
+                ..Estimate::default()
+            }
+        }
+        // A document of its own: its `_id` and the reference to its parent are indexed.
+        Layout::ChildRef => Estimate {
+            round_trips: 1.0,
+            documents_inserted: 1.0,
+            index_entries_written: 2.0,
+            ..Estimate::default()
+        },
+        // The child, then its id pushed onto the parent's array.
+        Layout::ParentRefs | Layout::OneWay => Estimate {
+            round_trips: 2.0,
+            documents_inserted: 1.0,
+            documents_rewritten: 1.0,
+            bytes_rewritten: p + n * ID_BYTES,
+            index_entries_written: 1.0,
+            ..Estimate::default()
+        },
+        Layout::TwoWay => Estimate {
+            round_trips: 2.0,
+            documents_inserted: 1.0,
+            documents_rewritten: 1.0,
+            bytes_rewritten: p + n * ID_BYTES,
+            index_entries_written: 2.0,
+            ..Estimate::default()
+        },
+        // The child, and a link document with an index entry per side.
+        Layout::LinkCollection => Estimate {
+            round_trips: 2.0,
+            documents_inserted: 2.0,
+            index_entries_written: 4.0,
+            ..Estimate::default()
+        },
+    }
+}
+
+/// The alternatives worth costing for a relation of this kind, the engine's own first.
+pub(crate) fn alternatives(rel: &Relation, chosen: Alternative, bucket: u64) -> Vec<Alternative> {
+    let layouts: &[Layout] = match rel.kind {
+        RelationKind::OneToOne => &[Layout::Embed, Layout::ChildRef, Layout::TwoWay],
+        RelationKind::OneToMany => &[
+            Layout::Embed,
+            Layout::Bucket,
+            Layout::ChildRef,
+            Layout::ParentRefs,
+            Layout::TwoWay,
+        ],
+        RelationKind::ManyToMany => &[
+            Layout::Embed,
+            Layout::OneWay,
+            Layout::TwoWay,
+            Layout::LinkCollection,
+        ],
+    };
+    let mut out = vec![chosen];
+    for &layout in layouts {
+        if layout == chosen.layout {
+            continue;
+        }
+        let bucket_size = (layout == Layout::Bucket).then_some(bucket);
+        out.push(Alternative {
+            layout,
+            bucket_size,
+        });
+    }
+    out
+}
+
+/// Rounds to two decimals (the Plan's numbers are estimates, and stable in JSON).
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The Plan's record of the costs: every alternative, whether the rules accept it, which one won.
+pub(crate) fn record(
+    w: &Workload,
+    costed: &[(Alternative, bool, Estimate)],
+    chosen: Alternative,
+) -> CostPlan {
+    let chosen_us = costed
+        .iter()
+        .find(|(a, _, _)| *a == chosen)
+        .map(|(_, _, e)| e.micros())
+        .unwrap_or(0.0);
+    CostPlan {
+        workload: WorkloadPlan {
+            list_reads: round(w.list_reads),
+            children_per_list: round(w.children_per_list),
+            alone_reads: round(w.alone_reads),
+            appends: round(w.appends),
+            children: round(w.children),
+            child_bytes: w.child_bytes.round() as u64,
+            parent_bytes: w.parent_bytes.round() as u64,
+            declared: w.declared,
+        },
+        alternatives: costed
+            .iter()
+            .map(|(a, acceptable, e)| AlternativeCost {
+                layout: a.layout,
+                bucket_size: a.bucket_size,
+                chosen: *a == chosen,
+                acceptable: *acceptable,
+                round_trips: round(e.round_trips),
+                documents_read: round(e.documents_read),
+                bytes_read: round(e.bytes_read),
+                index_entries_written: round(e.index_entries_written),
+                documents_written: round(e.documents_inserted + e.documents_rewritten),
+                documents_rewritten: round(e.documents_rewritten),
+                bytes_rewritten: round(e.bytes_rewritten),
+                micros: round(e.micros()),
+                relative: if chosen_us > 0.0 {
+                    round(e.micros() / chosen_us)
+                } else {
+                    1.0
+                },
+            })
+            .collect(),
+    }
+}
