@@ -174,18 +174,6 @@ fn keys_cost(n: u64) -> u64 {
     total
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_of_arrays() {
-        assert_eq!(keys_cost(0), 0);
-        assert_eq!(keys_cost(3), 6);
-        assert_eq!(keys_cost(12), 10 * 2 + 2 * 3);
-    }
-}
-
 /// Average BSON size of one document of `entity` on its own (its declared fields, no relations),
 /// with the same defaults as the collections' estimate; the cost model's document sizes.
 pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64 {
@@ -231,4 +219,16 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
         .fold(0u64, u64::saturating_add);
     // The document's framing and its `_id`.
     fields.saturating_add(5 + 17)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_of_arrays() {
+        assert_eq!(keys_cost(0), 0);
+        assert_eq!(keys_cost(3), 6);
+        assert_eq!(keys_cost(12), 10 * 2 + 2 * 3);
+    }
 }
