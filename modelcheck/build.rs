@@ -32,26 +32,36 @@ fn main() {
     let seed = env_number("SQUILLION_MODELCHECK_SEED", 1);
     let count = env_number("SQUILLION_MODELCHECK_SCHEMAS", 50);
 
-    let mut schemas: Vec<(String, String, &'static str)> = Vec::new();
-    for (i, (_, schema)) in
-        squillion_schemagen::batch(seed, usize::try_from(count).unwrap_or(50), config())
-            .into_iter()
-            .enumerate()
-    {
-        schemas.push((
-            format!("s{seed}_{i:03}"),
-            squillion_schemagen::render(&schema),
-            "generated",
-        ));
+    println!("cargo:rerun-if-env-changed=SQUILLION_MODELCHECK_SHRINK");
+    let shrink = std::env::var("SQUILLION_MODELCHECK_SHRINK").unwrap_or_default();
+    // (module, text, origin, reductions applied)
+    let mut schemas: Vec<(String, String, &'static str, String)> = Vec::new();
+    if shrink.trim().is_empty() {
+        for (i, (_, schema)) in
+            squillion_schemagen::batch(seed, usize::try_from(count).unwrap_or(50), config())
+                .into_iter()
+                .enumerate()
+        {
+            schemas.push((
+                format!("s{seed}_{i:03}"),
+                squillion_schemagen::render(&schema),
+                "generated",
+                String::new(),
+            ));
+        }
+        schemas.extend(regressions(&manifest.join("regressions")));
+    } else {
+        schemas.extend(shrink_candidates(&shrink));
     }
-    schemas.extend(regressions(&manifest.join("regressions")));
 
     let mut index = String::new();
     let mut entries = String::new();
-    for (name, text, origin) in &schemas {
+    for (name, text, origin, spec) in &schemas {
         let source = SourceFile::new(format!("{name}.sqn"), text.clone());
         let generated = match compile(&source, &GenerateSettings::default()) {
             Ok(g) => g,
+            // A reduction may leave an invalid schema (a query naming a dropped field).
+            Err(_) if *origin == "shrink" && name != "k_base" => continue,
             Err(diags) => {
                 let shown: Vec<String> = diags
                     .iter()
@@ -71,9 +81,13 @@ fn main() {
         );
         let _ = writeln!(
             entries,
-            "    crate::driver::Schema {{ name: \"{name}\", origin: \"{origin}\", sqn: include_str!(concat!(env!(\"OUT_DIR\"), \"/{name}.sqn\")), driver: &{name}::Glue }},"
+            "    crate::driver::Schema {{ name: \"{name}\", origin: \"{origin}\", sqn: include_str!(concat!(env!(\"OUT_DIR\"), \"/{name}.sqn\")), driver: &{name}::Glue, reductions: {spec:?} }},"
         );
     }
+    let _ = writeln!(
+        index,
+        "/// The seed the batch was drawn from.\npub const SEED: u64 = {seed};\n"
+    );
     let _ = writeln!(
         index,
         "/// Every schema of the batch.\npub static SCHEMAS: &[crate::driver::Schema] = &[\n{entries}];"
@@ -85,18 +99,60 @@ fn main() {
 /// are left out until it is fixed (docs/testing.md lists them).
 fn config() -> squillion_schemagen::Config {
     squillion_schemagen::Config {
-        // Issue 11, defect 7: embedding cycles.
-        embed_cycles: false,
-        // Issue 11, defect 4: @unique on an embedded entity.
-        unique_on_embedded: false,
-        // Issue 11, defect 6: subset copies and the child's `_id`.
+        // Issue 11, defect 6: subset copies and the child's `_id` (helper `correct` fixes it).
         subsets: false,
         ..squillion_schemagen::Config::default()
     }
 }
 
+/// Schema-level shrinking (`SQUILLION_MODELCHECK_SHRINK="<seed> <index>; <reduction>; ..."`):
+/// the batch's schema `<index>` of `<seed>` with the reductions so far (`k_base`), and every
+/// one-step reduction of it (`k_NNN`); the `shrink_schema` test keeps the one that still fails.
+fn shrink_candidates(spec: &str) -> Vec<(String, String, &'static str, String)> {
+    let mut parts = spec.split(';').map(str::trim).filter(|p| !p.is_empty());
+    let head: Vec<u64> = parts
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [seed, index] = head[..] else {
+        panic!("SQUILLION_MODELCHECK_SHRINK must start with `<seed> <index>`: {spec:?}");
+    };
+    let index = usize::try_from(index).unwrap_or(0);
+    let done: Vec<String> = parts.map(str::to_owned).collect();
+    let drawn = squillion_schemagen::batch(seed, index + 1, config());
+    let Some((_, original)) = drawn.get(index) else {
+        panic!("batch {seed} has no schema {index}");
+    };
+    let base = squillion_schemagen::reduce_all(original, &done)
+        .unwrap_or_else(|| panic!("the reductions {done:?} do not apply to s{seed}_{index:03}"));
+    let mut out = vec![(
+        "k_base".to_owned(),
+        squillion_schemagen::render(&base),
+        "shrink",
+        done.join("; "),
+    )];
+    for (i, r) in squillion_schemagen::reductions(&base)
+        .into_iter()
+        .enumerate()
+    {
+        if let Some(s) = squillion_schemagen::reduce(&base, &r) {
+            let mut list = done.clone();
+            list.push(r);
+            out.push((
+                format!("k_{i:03}"),
+                squillion_schemagen::render(&s),
+                "shrink",
+                list.join("; "),
+            ));
+        }
+    }
+    out
+}
+
 /// The checked-in regressions: `regressions/<name>.sqn`.
-fn regressions(dir: &Path) -> Vec<(String, String, &'static str)> {
+fn regressions(dir: &Path) -> Vec<(String, String, &'static str, String)> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
@@ -113,7 +169,7 @@ fn regressions(dir: &Path) -> Vec<(String, String, &'static str)> {
             .replace('-', "_");
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        found.push((format!("r_{stem}"), text, "regression"));
+        found.push((format!("r_{stem}"), text, "regression", String::new()));
     }
     found.sort();
     found

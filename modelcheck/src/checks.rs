@@ -25,6 +25,8 @@ pub fn compare(a: &Bson, b: &Bson) -> Ordering {
     match (a, b) {
         (Bson::String(x), Bson::String(y)) => x.cmp(y),
         (Bson::DateTime(x), Bson::DateTime(y)) => x.cmp(y),
+        (Bson::ObjectId(x), Bson::ObjectId(y)) => x.bytes().cmp(&y.bytes()),
+        (Bson::Boolean(x), Bson::Boolean(y)) => x.cmp(y),
         _ => match (num(a), num(b)) {
             (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
             _ => Ordering::Equal,

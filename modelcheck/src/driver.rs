@@ -46,12 +46,15 @@ pub trait Driver: Sync {
 pub struct Schema {
     /// Its module's name.
     pub name: &'static str,
-    /// `generated` or `regression`.
+    /// `generated`, `regression` or `shrink`.
     pub origin: &'static str,
     /// Its `.sqn` text.
     pub sqn: &'static str,
     /// Its glue.
     pub driver: &'static dyn Driver,
+    /// For schema-level shrinking, the reductions that made it from a batch's schema
+    /// (`relation r3; field E2 u`); empty otherwise.
+    pub reductions: &'static str,
 }
 
 /// Argument `i`, as the method's Rust type.

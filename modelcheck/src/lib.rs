@@ -11,9 +11,11 @@
 #![deny(warnings, missing_docs)]
 
 pub mod checks;
+pub mod coverage;
 pub mod driver;
 pub mod model;
 pub mod ops;
+pub mod queries;
 pub mod run;
 pub mod values;
 

@@ -74,6 +74,11 @@ pub enum Kind {
         /// The field.
         field: String,
     },
+    /// Call a declared query ([`crate::queries`]).
+    Query {
+        /// The query's name.
+        name: String,
+    },
 }
 
 /// One operation, concrete enough to replay: the call and its meaning.
@@ -102,6 +107,18 @@ impl Op {
             kind,
             then: Vec::new(),
         }
+    }
+
+    /// A call of the declared query `name` on `collection`'s repository.
+    pub fn query(collection: &str, name: &str, args: Vec<Bson>) -> Op {
+        Op::new(
+            collection,
+            name.to_owned(),
+            args,
+            Kind::Query {
+                name: name.to_owned(),
+            },
+        )
     }
 
     /// The arguments as BSON.
@@ -133,6 +150,16 @@ pub enum Expect {
     BoundExceeded,
     /// A duplicate key refused by a unique index.
     Duplicate,
+    /// A declared query's answer: the `selected` documents, in `sort`'s order (path, descending),
+    /// at most `limit`.
+    Query {
+        /// The documents the conditions select.
+        selected: Vec<Document>,
+        /// The sort keys.
+        sort: Vec<(String, bool)>,
+        /// The limit.
+        limit: Option<usize>,
+    },
 }
 
 /// The schema as the harness sees it: the Plan and the repositories' methods.
@@ -374,6 +401,11 @@ fn top_level<'a>(c: &'a Collection, path: &str) -> Option<&'a PlanField> {
 }
 
 fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
+    if rng.below(12) == 0 {
+        if let Some(op) = crate::queries::draw(s, r, rng) {
+            return Some(op);
+        }
+    }
     let writable: Vec<&Collection> = s.plan.collections.iter().filter(|c| writable(c)).collect();
     let c = *rng.pick(&writable)?;
     let docs = r.docs(&c.name);
@@ -618,10 +650,8 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                             },
                         ));
                     }
-                    // Removing an element: summaries of the array are not kept on removal yet
-                    // (issue 11, defect 3), so only arrays without summaries.
-                    let summarised = d.computed.iter().any(|x| x.collection == c.name);
-                    if !summarised && s.has(&c.name, &format!("remove_{code}")) {
+                    // Removing an element: summaries of the array follow (issue 11, defect 3).
+                    if s.has(&c.name, &format!("remove_{code}")) {
                         options.extend(remove_one(c, &doc, &id, f, rng));
                     }
                 }
@@ -797,6 +827,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             let mut items = doc.get_array(path).ok()?.clone();
             items.retain(|x| x != item);
             doc.insert(path.clone(), items);
+            crate::checks::recompute_summaries(plan, c, doc);
             Some(Expect::Ok)
         }
         Kind::AddRef { path, max } => {
@@ -890,6 +921,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             doc.insert(path.clone(), items);
             Some(Expect::Ok)
         }
+        Kind::Query { .. } => crate::queries::expect(s, r, op),
         Kind::FanOut { field } => {
             let (id, value) = (args.first()?, args.get(1)?.clone());
             r.get_mut(&c.name, id)?.insert(field.clone(), value);
@@ -903,7 +935,18 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
 pub fn settle(s: &Schema<'_>, r: &Reference, op: &Op) -> Op {
     let mut op = op.clone();
     if matches!(op.kind, Kind::Insert | Kind::Replace) {
-        if let Some(Bson::Document(d)) = op.bson_args().first().cloned() {
+        if let Some(Bson::Document(mut d)) = op.bson_args().first().cloned() {
+            // A shrunk schema may have dropped fields the document was drawn with.
+            if let Some(c) = s.plan.collection(&op.collection) {
+                let gone: Vec<String> = d
+                    .keys()
+                    .filter(|k| *k != "_id" && c.field(k).is_none())
+                    .cloned()
+                    .collect();
+                for k in gone {
+                    d.remove(&k);
+                }
+            }
             let d = settled(s.plan, r, &op.collection, d);
             op.args = vec![Bson::Document(d).into_canonical_extjson()];
         }

@@ -50,6 +50,8 @@ pub struct Stats {
     pub calls: BTreeMap<String, u64>,
     /// Calls that were refused as expected (bound, duplicate).
     pub refused: u64,
+    /// Calls made, by collection and method (the parts that complete an operation included).
+    pub methods: BTreeMap<(String, String), u64>,
 }
 
 /// The Plan of a schema's text.
@@ -240,10 +242,18 @@ async fn step(
     r: &mut Reference,
     read: &mut Reference,
     op: &Op,
+    methods: &mut BTreeMap<(String, String), u64>,
 ) -> Result<Option<bool>, String> {
     let mut refused = false;
     let mut first = true;
     for part in std::iter::once(op).chain(op.then.iter()) {
+        if !s.has(&part.collection, &part.method) {
+            // A shrunk schema no longer has the method: the operation does not apply.
+            if first {
+                return Ok(None);
+            }
+            continue;
+        }
         let part = &ops::settle(s, r, part);
         let mut next = r.clone();
         let Some(expect) = ops::expect(s, &mut next, part) else {
@@ -253,6 +263,23 @@ async fn step(
             continue;
         };
         let got = call(driver, db, &part.collection, &part.method, part.bson_args()).await?;
+        *methods
+            .entry((part.collection.clone(), part.method.clone()))
+            .or_default() += 1;
+        if let Expect::Query {
+            selected,
+            sort,
+            limit,
+        } = &expect
+        {
+            match &got {
+                Ok(v) => crate::queries::answered(selected, sort, *limit, v)
+                    .map_err(|e| format!("{}: {e}", part.describe()))?,
+                Err(e) => return Err(format!("{} answered Err({e})", part.describe())),
+            }
+            first = false;
+            continue;
+        }
         if !matches(&expect, &got) {
             let got = match &got {
                 Ok(v) => format!("Ok({})", show(v)),
@@ -313,7 +340,17 @@ pub async fn replay(client: &Client, entry: &Entry, ops: &[Op]) -> Result<Stats,
         let (mut r, mut read) = (Reference::default(), Reference::default());
         let mut stats = Stats::default();
         for (i, op) in ops.iter().enumerate() {
-            match step(entry.driver, &db, &s, &mut r, &mut read, op).await {
+            match step(
+                entry.driver,
+                &db,
+                &s,
+                &mut r,
+                &mut read,
+                op,
+                &mut stats.methods,
+            )
+            .await
+            {
                 Ok(Some(refused)) => {
                     let prefix = op.method.split('_').next().unwrap_or_default().to_owned();
                     *stats.calls.entry(prefix).or_default() += 1;
@@ -362,7 +399,17 @@ pub async fn run(
                 break;
             };
             ops.push(op.clone());
-            match step(entry.driver, &db, &s, &mut r, &mut read, &op).await {
+            match step(
+                entry.driver,
+                &db,
+                &s,
+                &mut r,
+                &mut read,
+                &op,
+                &mut stats.methods,
+            )
+            .await
+            {
                 Ok(Some(refused)) => {
                     let prefix = op.method.split('_').next().unwrap_or_default().to_owned();
                     *stats.calls.entry(prefix).or_default() += 1;
@@ -423,4 +470,34 @@ pub async fn shrink(
         }
     }
     (ops, message)
+}
+
+/// The operations of `ops` that apply when replayed on a fresh database (a shrunk schema skips
+/// those whose collection or method it dropped): a regression runs every one of its operations.
+pub async fn applied(client: &Client, entry: &Entry, ops: &[Op]) -> Vec<Op> {
+    let Ok(plan) = plan_of(entry.name, entry.sqn) else {
+        return ops.to_vec();
+    };
+    let s = Schema {
+        plan: &plan,
+        methods: entry.driver.methods(),
+    };
+    let db = client.database(&database_name(entry.name));
+    let mut kept = Vec::new();
+    if setup(entry.driver, &db, &plan).await.is_ok() {
+        let (mut r, mut read) = (Reference::default(), Reference::default());
+        let mut methods = BTreeMap::new();
+        for op in ops {
+            match step(entry.driver, &db, &s, &mut r, &mut read, op, &mut methods).await {
+                Ok(Some(_)) => kept.push(op.clone()),
+                Ok(None) => {}
+                Err(_) => {
+                    kept.push(op.clone());
+                    break;
+                }
+            }
+        }
+    }
+    let _ = db.drop().await;
+    kept
 }

@@ -5,7 +5,8 @@
 //! the schema (see docs/testing.md to make one a regression).
 
 use futures::StreamExt;
-use squillion_modelcheck::run::{replay, run};
+use squillion_modelcheck::coverage;
+use squillion_modelcheck::run::{plan_of, replay, run};
 use squillion_modelcheck::schemas::SCHEMAS;
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -37,15 +38,21 @@ async fn every_generated_schema_keeps_its_layout_under_random_operations() {
         .await;
     let mut calls = std::collections::BTreeMap::<String, u64>::new();
     let (mut refused, mut failures) = (0, Vec::new());
-    for (_, r) in &results {
+    let mut table = coverage::Table::default();
+    for (entry, r) in &results {
         match r {
             Ok(stats) => {
                 for (k, v) in &stats.calls {
                     *calls.entry(k.clone()).or_default() += v;
                 }
                 refused += stats.refused;
+                let plan = plan_of(entry.name, entry.sqn).unwrap_or_else(|e| panic!("{e}"));
+                table.add(&coverage::of_plan(&plan), &stats.methods);
             }
-            Err(f) => failures.push(f.to_string()),
+            Err(f) => {
+                let written = keep(f);
+                failures.push(format!("{f}\n(written as {written})"));
+            }
         }
     }
     let total: u64 = calls.values().sum();
@@ -62,6 +69,76 @@ async fn every_generated_schema_keeps_its_layout_under_random_operations() {
         results.len(),
         failures.join("\n\n")
     );
+    let markdown = table.markdown();
+    eprintln!("{markdown}");
+    let empty = table.empty_rows();
+    assert!(
+        empty.is_empty(),
+        "rows of the cross product the batch no longer covers (no schema, or no call on a driven row): {empty:?}\n{markdown}"
+    );
+    if default_slice(steps) {
+        documented(&markdown, total, generated.len());
+    }
+}
+
+/// The CI slice: the defaults of `build.rs` and of the step count.
+fn default_slice(steps: usize) -> bool {
+    let unset = |v: &str| std::env::var(v).map_or(true, |x| x.trim().is_empty());
+    steps == 200
+        && unset("SQUILLION_MODELCHECK_SEED")
+        && unset("SQUILLION_MODELCHECK_SCHEMAS")
+        && squillion_modelcheck::schemas::SEED == 1
+}
+
+const BEGIN: &str = "<!-- coverage: written by modelcheck/tests/batch.rs (SQUILLION_BLESS=1) -->\n";
+const END: &str = "<!-- coverage end -->\n";
+
+/// docs/testing.md holds the CI slice's coverage table as computed; `SQUILLION_BLESS=1` writes it.
+fn documented(markdown: &str, calls: u64, schemas: usize) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/testing.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
+        panic!(
+            "{} has no coverage markers ({BEGIN:?} ... {END:?})",
+            path.display()
+        );
+    };
+    let section = format!(
+        "{BEGIN}\nCoverage of the CI slice ({schemas} schemas, {calls} calls): per row, the schemas whose Plan has it / the repository calls made on the collections holding it.\n\n{markdown}\n{END}"
+    );
+    let current = &text[b..e + END.len()];
+    if current == section {
+        return;
+    }
+    if std::env::var("SQUILLION_BLESS").is_ok_and(|v| v == "1") {
+        let updated = format!("{}{section}{}", &text[..b], &text[e + END.len()..]);
+        std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return;
+    }
+    panic!(
+        "docs/testing.md's coverage table is not the CI slice's (rerun with SQUILLION_BLESS=1 to write it):\n{section}"
+    );
+}
+
+/// Writes a failure in the regressions' format (`<name>.sqn`, `<name>.ops.json`): into
+/// `modelcheck/regressions/` with `SQUILLION_MODELCHECK_KEEP=1`, else beside the test's
+/// temporary files. Returns where.
+fn keep(f: &squillion_modelcheck::run::Failure) -> String {
+    let dir = if std::env::var("SQUILLION_MODELCHECK_KEEP").is_ok_and(|v| v == "1") {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions")
+    } else {
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("modelcheck-regressions")
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let stem = format!("found_{}", f.schema);
+    let ops = serde_json::to_string_pretty(&f.ops).unwrap_or_default();
+    let sqn = dir.join(format!("{stem}.sqn"));
+    let written = std::fs::write(&sqn, &f.sqn)
+        .and_then(|()| std::fs::write(dir.join(format!("{stem}.ops.json")), ops + "\n"));
+    match written {
+        Ok(()) => format!("{}/{stem}.{{sqn,ops.json}}", dir.display()),
+        Err(e) => format!("nothing: {e}"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,4 +175,115 @@ async fn every_regression_replays_clean() {
         "the checked-in regressions are in the batch ({count} found)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The kind of a failure, without the names and values of one schema: the message's words
+/// outside backticks, parentheses and braces, without numbers (a shrunk schema must fail the same
+/// way, not in another way).
+fn signature(message: &str) -> String {
+    let mut depth = 0i32;
+    let mut tick = false;
+    let mut kept = String::new();
+    for ch in message.chars() {
+        match ch {
+            '`' => tick = !tick,
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            c if !tick && depth <= 0 && !c.is_ascii_digit() => kept.push(c),
+            _ => {}
+        }
+    }
+    kept.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .take(8)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One round of schema-level shrinking (`scripts/modelcheck-shrink.sh` runs rounds until none
+/// helps; docs/testing.md). build.rs compiled `k_base` (the failing schema with the reductions so
+/// far) and every one-step reduction of it; the first reduction that still fails the same way
+/// with the failure's operations is kept, the operations shrunk again, and the next round's
+/// specification written. When none does, the schema is minimal and is written in the
+/// regressions' format.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a tool: run by scripts/modelcheck-shrink.sh with SQUILLION_MODELCHECK_SHRINK set"]
+async fn shrink_schema() {
+    let spec = std::env::var("SQUILLION_MODELCHECK_SHRINK").unwrap_or_default();
+    assert!(
+        !spec.trim().is_empty(),
+        "set SQUILLION_MODELCHECK_SHRINK=\"<seed> <index>\" and SQUILLION_MODELCHECK_SHRINK_OPS"
+    );
+    let ops_path = std::env::var("SQUILLION_MODELCHECK_SHRINK_OPS").unwrap_or_else(|_| {
+        panic!("set SQUILLION_MODELCHECK_SHRINK_OPS to the failure's .ops.json")
+    });
+    let text = std::fs::read_to_string(&ops_path).unwrap_or_else(|e| panic!("{ops_path}: {e}"));
+    let ops: Vec<squillion_modelcheck::ops::Op> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{ops_path}: {e}"));
+    let client = client().await;
+    let shrinking: Vec<_> = SCHEMAS.iter().filter(|s| s.origin == "shrink").collect();
+    let base = shrinking
+        .iter()
+        .find(|s| s.name == "k_base")
+        .unwrap_or_else(|| panic!("the batch was not built for shrinking"));
+    let (_, message) = match replay(&client, base, &ops).await {
+        Err(f) => f,
+        Ok(_) => panic!(
+            "schema `{}` no longer fails with these operations",
+            base.reductions
+        ),
+    };
+    let wanted = signature(&message);
+    eprintln!(
+        "shrinking: {} ({} candidates): {wanted}",
+        base.reductions,
+        shrinking.len() - 1
+    );
+    let mut chosen = None;
+    for c in shrinking.iter().filter(|s| s.name != "k_base") {
+        if let Err((_, m)) = replay(&client, c, &ops).await {
+            if signature(&m) == wanted {
+                chosen = Some((*c, m));
+                break;
+            }
+        }
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("modelcheck-shrink");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let (entry, message, next) = match chosen {
+        Some((c, m)) => {
+            let head = spec.split(';').next().unwrap_or_default().trim().to_owned();
+            let next = if c.reductions.is_empty() {
+                head
+            } else {
+                format!("{head}; {}", c.reductions)
+            };
+            (c, m, next)
+        }
+        None => (*base, message, String::new()),
+    };
+    let (ops, message) = squillion_modelcheck::run::shrink(&client, entry, ops, message).await;
+    let ops = squillion_modelcheck::run::applied(&client, entry, &ops).await;
+    let json = serde_json::to_string_pretty(&ops).unwrap_or_default() + "\n";
+    std::fs::write(dir.join("ops.json"), &json).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("next"), &next).unwrap_or_else(|e| panic!("{e}"));
+    if next.is_empty() {
+        let failure = squillion_modelcheck::run::Failure {
+            schema: format!(
+                "shrunk_{}",
+                spec.split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .replace(' ', "_")
+            ),
+            sqn: entry.sqn.to_owned(),
+            ops,
+            message,
+        };
+        let written = keep(&failure);
+        eprintln!("minimal: {failure}\nwritten as {written}");
+    } else {
+        eprintln!("kept: {next} ({} operations): {message}", ops.len());
+    }
 }

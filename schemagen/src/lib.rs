@@ -23,11 +23,13 @@
 #![deny(missing_docs)]
 
 mod build;
+mod reduce;
 mod render;
 mod spec;
 mod strategy;
 
 pub use build::build;
+pub use reduce::{reduce, reduce_all, reductions};
 pub use render::{card, render, ty};
 pub use spec::*;
 pub use strategy::{
