@@ -314,7 +314,7 @@ fn fields_shown_often_are_copied_as_an_extended_reference() {
     assert_eq!(copy.source, "Part.name");
     assert_eq!(copy.copy_path, "parts.name");
     assert!(
-        copy.fan_out.array_filter.is_some(),
+        !copy.fan_out.array_filters.is_empty(),
         "the copy sits in an array"
     );
     assert!(has_rule(&p, "Product.parts", RuleId::Rule5));

@@ -23,6 +23,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(expiring());
     out.extend(cycles());
     out.extend(unique());
+    out.extend(copies());
     out
 }
 
@@ -169,6 +170,121 @@ pub fn unique() -> Vec<Schema> {
             "entity Owner { name: string }\n\
              entity Item { code: string @unique  at: date }\n\
              relation Owner.items: squillions <-> Item.owner: one {\n  page 3 by at\n}\n",
+        ),
+    ]
+}
+
+/// Defect 2: a copy of `Product.name` (`show Product.name on ...`) in every placement a copy can
+/// have: in its holder's own collection, in a subdocument, in an embedded array, in an array
+/// nested in an array, in a bucket's array, in a subset copy, in a top-N copy, in an array of
+/// extended references, and in such an array inside an embedded array. Every schema has
+/// `Product { name }`, whose `set_name` fans out.
+pub fn copies() -> Vec<Schema> {
+    let product = "entity Product { name: string }\n";
+    let show = |on: &str| format!("show Product.name on {on} ratio 1000:1");
+    let schema = |name: &str, doc: &str, sqn: String| Schema {
+        name: format!("copy_{name}"),
+        doc: format!("Defect 2: a copy of Product.name {doc}."),
+        sqn: format!("{product}{sqn}"),
+    };
+    vec![
+        schema(
+            "top",
+            "at the top level of its holder's collection (`lines.product.name`)",
+            format!(
+                "entity Line {{ qty: int32 }}\n\
+                 relation Product.lines: squillions <-> Line.product: one {{ {} }}\n",
+                show("Line")
+            ),
+        ),
+        schema(
+            "subdocument",
+            "in a subdocument (`orders.line.product.name`)",
+            format!(
+                "entity Order {{ number: int32 }}\n\
+                 entity Line {{ qty: int32 }}\n\
+                 relation Order.line: one <-> Line.order: one\n\
+                 relation Product.lines: squillions <-> Line.product: one {{ {} }}\n",
+                show("Line")
+            ),
+        ),
+        schema(
+            "array",
+            "in an embedded array (`orders.lines[].product.name`)",
+            format!(
+                "entity Order {{ number: int32 }}\n\
+                 entity Line {{ qty: int32 }}\n\
+                 relation Order.lines: few(10) <-> Line.order: one\n\
+                 relation Product.lines: squillions <-> Line.product: one {{ {} }}\n",
+                show("Line")
+            ),
+        ),
+        schema(
+            "nested",
+            "in an array nested in an array (`orders.lines[].parts[].product.name`)",
+            format!(
+                "entity Order {{ number: int32 }}\n\
+                 entity Line {{ qty: int32 }}\n\
+                 entity Part {{ n: int32 }}\n\
+                 relation Order.lines: few(5) <-> Line.order: one\n\
+                 relation Line.parts: few(3) <-> Part.line: one\n\
+                 relation Product.parts: squillions <-> Part.product: one {{ {} }}\n",
+                show("Part")
+            ),
+        ),
+        schema(
+            "bucket",
+            "in a bucket's array (`sensor_readings.readings[].product.name`)",
+            format!(
+                "entity Sensor {{ code: string }}\n\
+                 entity Reading {{ at: date v: double }}\n\
+                 relation Sensor.readings: squillions <-> Reading.sensor: one {{\n\
+                   growth append_heavy, unbounded\n  time_range by at\n}}\n\
+                 relation Product.readings: squillions <-> Reading.product: one {{ {} }}\n",
+                show("Reading")
+            ),
+        ),
+        schema(
+            "subset",
+            "in a subset copy (`posts.comments[].product.name`)",
+            format!(
+                "entity Post {{ title: string }}\n\
+                 entity Comment {{ at: date text: string }}\n\
+                 relation Post.comments: squillions <-> Comment.post: one {{ latest 3 by at desc keep at, product }}\n\
+                 relation Product.comments: squillions <-> Comment.product: one {{ {} }}\n",
+                show("Comment")
+            ),
+        ),
+        schema(
+            "top_n",
+            "in a top-N copy (`races.top_efforts[].product.name`)",
+            format!(
+                "entity Race {{ title: string }}\n\
+                 entity Effort {{ time: int32 }}\n\
+                 relation Race.efforts: squillions <-> Effort.race: one {{ standalone Effort\n  top 3 by time asc keep time, product }}\n\
+                 relation Product.efforts: squillions <-> Effort.product: one {{ {} }}\n",
+                show("Effort")
+            ),
+        ),
+        schema(
+            "references",
+            "in an array of extended references (`orders.products[].name`)",
+            format!(
+                "entity Order {{ number: int32 }}\n\
+                 relation Order.products: few(5) <-> Product.orders: many(100000) {{ {} }}\n",
+                show("Order")
+            ),
+        ),
+        schema(
+            "references_in_array",
+            "in an array of extended references inside an embedded array (`orders.lines[].products[].name`)",
+            format!(
+                "entity Order {{ number: int32 }}\n\
+                 entity Line {{ qty: int32 }}\n\
+                 relation Order.lines: few(10) <-> Line.order: one\n\
+                 relation Line.products: few(5) <-> Product.lines: many(100000) {{ {} }}\n",
+                show("Line")
+            ),
         ),
     ]
 }

@@ -8,6 +8,10 @@ use crate::error::Context;
 use crate::{Document, Result};
 
 /// Where copies of a source field live.
+///
+/// `by` and `copy` are dotted paths in which `[]` marks each array on the way (`lines[].product.id`
+/// and `lines[].product.name`: copies in the elements of `lines`; `a[].b[].ref.name`: in an array
+/// nested in an array). Both paths cross the same arrays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Copy {
     /// The collection holding the copies.
@@ -16,7 +20,8 @@ pub struct Copy {
     pub by: &'static str,
     /// Path of the copy (inside `array`'s elements when set).
     pub copy: &'static str,
-    /// The array whose elements hold the copies (extended references), if any.
+    /// The array whose elements hold the copies (extended references), if any: the same as
+    /// writing `array[].` before `by` and `copy`.
     pub array: Option<&'static str>,
 }
 
@@ -32,23 +37,49 @@ pub struct FanOutReport {
 }
 
 /// The `updateMany` of one copy: `(filter, update, arrayFilters)`.
+///
+/// The filter matches the documents holding a copy (`{"lines.product.id": id}`); the update sets
+/// every copy through one filtered positional operator per array
+/// (`{$set: {"lines.$[e0].product.name": value}}` with `arrayFilters: [{"e0.product.id": id}]`),
+/// so only the elements that copy this source change, at any depth.
 pub fn copy_update(
     c: &Copy,
     id: &Bson,
     value: &Bson,
 ) -> (BsonDocument, BsonDocument, Option<Vec<BsonDocument>>) {
-    match c.array {
-        None => (
-            doc! { c.by: id.clone() },
-            doc! { "$set": { c.copy: value.clone() } },
-            None,
-        ),
+    let (by, copy) = match c.array {
+        None => (c.by.to_owned(), c.copy.to_owned()),
         Some(array) => (
-            doc! { format!("{array}.{}", c.by): id.clone() },
-            doc! { "$set": { format!("{array}.$[e].{}", c.copy): value.clone() } },
-            Some(vec![doc! { format!("e.{}", c.by): id.clone() }]),
+            format!("{array}[].{}", c.by),
+            format!("{array}[].{}", c.copy),
         ),
+    };
+    let by_parts: Vec<&str> = by.split("[]").collect();
+    let copy_parts: Vec<&str> = copy.split("[]").collect();
+    let filter = doc! { by_parts.concat(): id.clone() };
+    if copy_parts.len() == 1 {
+        return (filter, doc! { "$set": { copy: value.clone() } }, None);
     }
+    let mut set = String::new();
+    let mut array_filters = Vec::new();
+    for (level, part) in copy_parts.iter().enumerate() {
+        set.push_str(part);
+        if level + 1 < copy_parts.len() {
+            let ident = format!("e{level}");
+            set.push_str(&format!(".$[{ident}]"));
+            // The rest of `by` after this array, inside one of its elements.
+            let rest = by_parts
+                .get(level + 1..)
+                .map(<[&str]>::concat)
+                .unwrap_or_default();
+            array_filters.push(doc! { format!("{ident}{rest}"): id.clone() });
+        }
+    }
+    (
+        filter,
+        doc! { "$set": { set: value.clone() } },
+        Some(array_filters),
+    )
 }
 
 async fn body<T: Document>(
@@ -110,5 +141,60 @@ pub async fn set_and_fan_out<T: Document>(
         .await)
     } else {
         body(core, &id, path, &value, copies, None).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(by: &'static str, copy: &'static str, array: Option<&'static str>) -> Copy {
+        Copy {
+            collection: "c",
+            by,
+            copy,
+            array,
+        }
+    }
+
+    #[test]
+    fn every_array_on_the_way_gets_a_filtered_positional_operator() {
+        let id = Bson::Int32(7);
+        let v = Bson::String("new".into());
+        let (f, u, a) = copy_update(&copy("product.id", "product.name", None), &id, &v);
+        assert_eq!(f, doc! { "product.id": 7 });
+        assert_eq!(u, doc! { "$set": { "product.name": "new" } });
+        assert_eq!(a, None);
+        let (f, u, a) = copy_update(
+            &copy("lines[].product.id", "lines[].product.name", None),
+            &id,
+            &v,
+        );
+        assert_eq!(f, doc! { "lines.product.id": 7 });
+        assert_eq!(u, doc! { "$set": { "lines.$[e0].product.name": "new" } });
+        assert_eq!(a, Some(vec![doc! { "e0.product.id": 7 }]));
+        // The older form, `array` apart, means the same.
+        assert_eq!(
+            copy_update(&copy("product.id", "product.name", Some("lines")), &id, &v),
+            copy_update(
+                &copy("lines[].product.id", "lines[].product.name", None),
+                &id,
+                &v
+            )
+        );
+        let (f, u, a) = copy_update(&copy("a[].b[].r[].id", "a[].b[].r[].name", None), &id, &v);
+        assert_eq!(f, doc! { "a.b.r.id": 7 });
+        assert_eq!(
+            u,
+            doc! { "$set": { "a.$[e0].b.$[e1].r.$[e2].name": "new" } }
+        );
+        assert_eq!(
+            a,
+            Some(vec![
+                doc! { "e0.b.r.id": 7 },
+                doc! { "e1.r.id": 7 },
+                doc! { "e2.id": 7 }
+            ])
+        );
     }
 }

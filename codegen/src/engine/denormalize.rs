@@ -343,14 +343,14 @@ fn place_copy(
                 collection: collection.clone(),
                 match_path: join(&path, "id"),
                 set_path: format!("{path}.$[elem].{}", field.bson_name),
-                array_filter: Some("elem.id".to_owned()),
+                array_filters: vec!["elem.id".to_owned()],
             }
         } else {
             FanOut {
                 collection: collection.clone(),
                 match_path: join(&path, "id"),
                 set_path: copy_path.clone(),
-                array_filter: None,
+                array_filters: Vec::new(),
             }
         };
         lay.obligations.push(Obligation::FanOut(first + out.len()));

@@ -9,6 +9,7 @@
 pub(crate) mod basis;
 mod collections;
 mod context;
+mod copy_sites;
 mod cost;
 mod cycles;
 mod denormalize;
@@ -36,7 +37,7 @@ pub use warnings::codes;
 pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let ctx = context::Ctx::new(model, source);
     let mut decisions = Vec::new();
-    let mut bases = Vec::new();
+    let mut bases: Vec<Basis> = Vec::new();
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
     let mut choices: Vec<_> = model
@@ -170,6 +171,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let mut spans = collections::SpanIndex::new();
     let mut collections = collections::build(&ctx, &placements, &mut spans);
     relocate(&mut decisions, &collections);
+    copy_sites::place(&mut decisions, &mut bases, &collections);
     for (d, basis) in decisions.iter_mut().zip(&bases) {
         crate::prose::decision::render(d, basis);
     }

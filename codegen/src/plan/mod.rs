@@ -295,10 +295,46 @@ pub struct FanOut {
     pub collection: String,
     /// Path compared with the source document's id.
     pub match_path: String,
-    /// Path set to the new value (with `$[elem]` when the copy sits in an array).
+    /// Path set to the new value, with one filtered positional operator per array on the way
+    /// (`lines.$[elem].product.name`; `lines.$[elem].parts.$[elem1].product.name` in an array of
+    /// an array).
     pub set_path: String,
-    /// An `arrayFilters` condition is needed (the copy sits in an array element).
-    pub array_filter: Option<String>,
+    /// The `arrayFilters` conditions, one per array on the way, in order: the path, inside the
+    /// element, compared with the source document's id (`elem.product.id`). Empty when no array
+    /// holds the copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub array_filters: Vec<String>,
+}
+
+impl FanOut {
+    /// The identifier of the filtered positional operator of array `level` (0: outermost).
+    pub fn identifier(level: usize) -> String {
+        if level == 0 {
+            "elem".to_owned()
+        } else {
+            format!("elem{level}")
+        }
+    }
+
+    /// `(by, copy)`: the paths of the source's id and of the copy, with `[]` after each array
+    /// (`lines[].product.id`, `lines[].product.name`): the form of the derive's
+    /// `fan_out(by = .., copy = ..)`.
+    pub fn marked_paths(&self) -> (String, String) {
+        let mut copy = self.set_path.clone();
+        for level in 0..self.array_filters.len() {
+            copy = copy.replacen(&format!(".$[{}]", Self::identifier(level)), "[]", 1);
+        }
+        // `by` crosses the same arrays: it shares every segment of `copy` but the last.
+        let arrays: Vec<usize> = copy.split('.').map(|s| s.matches("[]").count()).collect();
+        let by = self
+            .match_path
+            .split('.')
+            .enumerate()
+            .map(|(i, s)| format!("{s}{}", "[]".repeat(arrays.get(i).copied().unwrap_or(0))))
+            .collect::<Vec<_>>()
+            .join(".");
+        (by, copy)
+    }
 }
 
 /// `latest N` children kept in the parent document.

@@ -417,26 +417,10 @@ fn copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut Collec
         let Some(to) = lookup.collection_type(&x.fan_out.collection) else {
             continue;
         };
-        let f = &x.fan_out;
-        let attr = match &f.array_filter {
-            // `parts.$[elem].name` with filter `elem.id`: array `parts`, by `id`, copy `name`.
-            Some(filter) => {
-                let Some((array, rest)) = f.set_path.split_once(".$[") else {
-                    continue;
-                };
-                let Some((_, copy)) = rest.split_once("].") else {
-                    continue;
-                };
-                let Some((_, by)) = filter.split_once('.') else {
-                    continue;
-                };
-                quote!(fan_out(to = #to, by = #by, copy = #copy, array = #array))
-            }
-            None => {
-                let (by, copy) = (&f.match_path, &f.set_path);
-                quote!(fan_out(to = #to, by = #by, copy = #copy))
-            }
-        };
+        // `lines[].product.id` and `lines[].product.name`: the derive puts one filtered
+        // positional operator on each array marked `[]`.
+        let (by, copy) = x.fan_out.marked_paths();
+        let attr = quote!(fan_out(to = #to, by = #by, copy = #copy));
         out.field(field, attr);
     }
 }

@@ -327,7 +327,7 @@ fn products() -> (Collection, Collection, Decision) {
             collection: "products".to_owned(),
             match_path: "parts.id".to_owned(),
             set_path: "parts.$[elem].name".to_owned(),
-            array_filter: Some("elem.id".to_owned()),
+            array_filters: vec!["elem.id".to_owned()],
         },
     }];
     d.obligations = vec![

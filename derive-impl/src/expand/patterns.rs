@@ -245,6 +245,36 @@ fn link(item: &Item<'_>) -> TokenStream {
     }
 }
 
+/// How one copy is updated, in words: `` `T.lines.$[e0].product.name` (matched on
+/// `lines.product.id`, arrayFilters `e0.product.id`) `` for `by = "lines[].product.id"`,
+/// `copy = "lines[].product.name"` (the runtime's `fanout::copy_update` writes the same).
+fn copy_target(to: &str, by: &str, copy: &str) -> String {
+    let by_parts: Vec<&str> = by.split("[]").collect();
+    let copy_parts: Vec<&str> = copy.split("[]").collect();
+    let mut set = String::new();
+    let mut filters = Vec::new();
+    for (level, part) in copy_parts.iter().enumerate() {
+        set.push_str(part);
+        if level + 1 < copy_parts.len() {
+            set.push_str(&format!(".$[e{level}]"));
+            let rest = by_parts
+                .get(level + 1..)
+                .map(<[&str]>::concat)
+                .unwrap_or_default();
+            filters.push(format!("`e{level}{rest}`"));
+        }
+    }
+    let matched = by_parts.concat();
+    if filters.is_empty() {
+        format!("`{to}.{set}` (matched on `{matched}`)")
+    } else {
+        format!(
+            "`{to}.{set}` (matched on `{matched}`, arrayFilters {})",
+            filters.join(", ")
+        )
+    }
+}
+
 /// `set_<field>` for fields whose copies live in other collections.
 pub fn fan_out_methods(item: &Item<'_>) -> TokenStream {
     let rt = rt();
@@ -280,10 +310,11 @@ pub fn fan_out_methods(item: &Item<'_>) -> TokenStream {
             .map(|c| {
                 let to = &c.to;
                 let to = quote!(#to).to_string().replace(' ', "");
-                match &c.array {
-                    Some(a) => format!("`{to}.{a}.$[e].{}` (arrayFilters `e.{}`)", c.copy, c.by),
-                    None => format!("`{to}.{}` (matched on `{}`)", c.copy, c.by),
-                }
+                let (by, copy) = match &c.array {
+                    Some(a) => (format!("{a}[].{}", c.by), format!("{a}[].{}", c.copy)),
+                    None => (c.by.clone(), c.copy.clone()),
+                };
+                copy_target(&to, &by, &copy)
             })
             .collect();
         let doc = format!(

@@ -175,7 +175,7 @@ pub struct Part {
     /// `partno` (BSON `string`).
     pub partno: ::std::string::String,
     /// `name` (BSON `string`).
-    #[squillion(fan_out(to = Product, by = "id", copy = "name", array = "parts"))]
+    #[squillion(fan_out(to = Product, by = "parts[].id", copy = "parts[].name"))]
     pub name: ::std::string::String,
     /// `qty` (BSON `int`).
     pub qty: i32,

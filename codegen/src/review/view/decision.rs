@@ -244,9 +244,15 @@ fn fan_out_statement(source: &str, f: &crate::plan::FanOut) -> String {
         "db.{}.updateMany(\n  {{ \"{}\": {id} }},\n  {{ $set: {{ \"{}\": {value} }} }}",
         f.collection, f.match_path, f.set_path
     );
-    if let Some(filter) = &f.array_filter {
+    if !f.array_filters.is_empty() {
+        let filters: Vec<String> = f
+            .array_filters
+            .iter()
+            .map(|filter| format!("{{ \"{filter}\": {id} }}"))
+            .collect();
         s.push_str(&format!(
-            ",\n  {{ arrayFilters: [ {{ \"{filter}\": {id} }} ] }}"
+            ",\n  {{ arrayFilters: [ {} ] }}",
+            filters.join(", ")
         ));
     }
     s.push_str("\n)");
