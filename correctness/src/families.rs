@@ -24,6 +24,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(cycles());
     out.extend(unique());
     out.extend(copies());
+    out.extend(summaries());
     out
 }
 
@@ -286,5 +287,32 @@ pub fn copies() -> Vec<Schema> {
                 show("Line")
             ),
         ),
+    ]
+}
+
+/// Defect 3: summaries of every kind (count, total, max, min, avg kept as total and count) kept
+/// beside an embedded array and beside a subset (`latest N`).
+pub fn summaries() -> Vec<Schema> {
+    vec![
+        Schema {
+            name: "summary_embed".to_owned(),
+            doc: "Defect 3: summaries of an embedded array, kept by push, remove, pull and set."
+                .to_owned(),
+            sqn: "entity Order { number: int32 }\n\
+                  entity Line { qty: int32 price: double }\n\
+                  relation Order.lines: few(6) <-> Line.order: one {\n\
+                    summary count, total(qty), max(price), min(qty), avg(price)\n}\n"
+                .to_owned(),
+        },
+        Schema {
+            name: "summary_latest".to_owned(),
+            doc: "Defect 3: summaries of all the children beside the latest 2, kept by the subset's push."
+                .to_owned(),
+            sqn: "entity Post { title: string }\n\
+                  entity Comment { at: date votes: int32 }\n\
+                  relation Post.comments: squillions <-> Comment.post: one {\n\
+                    latest 2 by at desc keep at, votes\n  summary count, total(votes), max(votes)\n}\n"
+                .to_owned(),
+        },
     ]
 }

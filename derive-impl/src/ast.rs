@@ -378,7 +378,20 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
         if let Some(c) = &f.attrs.computed {
             match &c.of {
                 Some(of) => match item.field(of) {
-                    Some(target) if types::array(target.ty).is_some() => computed_of = Some(target.bson.clone()),
+                    Some(target) if types::array(target.ty).is_some() => match &target.attrs.layout {
+                        // The writes these layouts generate keep the summaries: push, remove, pull
+                        // and set of an embedded array, a bucket's append, a subset's push.
+                        None | Some((Layout::Embed { .. } | Layout::Bucket { .. } | Layout::Subset { .. }, _)) => {
+                            computed_of = Some(target.bson.clone())
+                        }
+                        Some((other, _)) => cx.error_spanned_by(
+                            of,
+                            format!(
+                                "computed `of` names `{of}`, a `{}` array: no generated write of it keeps a summary, so the value would go stale; summarise an embedded array, a bucket's children or a subset",
+                                other.name()
+                            ),
+                        ),
+                    },
                     Some(_) => cx.error_spanned_by(of, format!("computed `of` names `{of}`, which is not an array")),
                     None => cx.error_spanned_by(of, format!("computed `of` names field `{of}`, which this struct does not have")),
                 },

@@ -38,6 +38,16 @@ pub enum Error {
         /// The id, as extended JSON.
         id: String,
     },
+    /// Other writers kept changing a document while an operation recomputed the values it
+    /// derives from it (the summaries of an array after a removal); nothing inconsistent was
+    /// written, and the operation can be retried.
+    #[error("the document with _id {id} in `{collection}` kept changing while its summaries were recomputed; retry the operation")]
+    Contended {
+        /// The collection.
+        collection: String,
+        /// The id, as extended JSON.
+        id: String,
+    },
     /// The deployment cannot run multi-document transactions (a standalone server): operations
     /// that must update two documents atomically refuse to run half of their work.
     #[error("this operation needs a multi-document transaction, and the deployment cannot run one (a standalone server; use a replica set)")]

@@ -337,7 +337,9 @@ pub fn push_sorted_sliced(
 
 /// Pushes `item` into the subset at `path` of document `id`, keeping the `n` latest by `sort_by`:
 /// ascending storage uses `$sort: {sort_by: 1}, $slice: -n` (seed 004's last 1000 log messages),
-/// descending `$sort: {sort_by: -1}, $slice: n`.
+/// descending `$sort: {sort_by: -1}, $slice: n`. The summaries `computed` of all the children
+/// (not only the `n` kept) take `child`, the whole child document, in the same write.
+#[allow(clippy::too_many_arguments)]
 pub async fn push_subset(
     coll: &Collection<BsonDocument>,
     id: Bson,
@@ -346,12 +348,15 @@ pub async fn push_subset(
     sort_by: &str,
     descending: bool,
     n: i64,
+    computed: &[ComputedField],
+    child: &Bson,
 ) -> Result<()> {
-    let update = if descending {
+    let mut update = if descending {
         push_sorted_sliced(path, item, sort_by, -1, n)
     } else {
         push_sorted_sliced(path, item, sort_by, 1, -n)
     };
+    add_summaries(&mut update, computed, child);
     let r = coll
         .update_one(doc! { "_id": id.clone() }, update)
         .await

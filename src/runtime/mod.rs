@@ -15,6 +15,7 @@ pub mod outlier;
 pub mod query;
 pub mod queue;
 mod session;
+pub mod summaries;
 pub mod tree;
 pub mod two_way;
 pub mod txn;

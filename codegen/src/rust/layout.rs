@@ -358,11 +358,21 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
     // The array the relationship keeps in `c`, which summaries summarise.
-    let of = bucket.map(|b| b.items_path.clone()).or_else(|| {
-        here.iter()
-            .find(|p| p.shape == Shape::ArrayOfSubdocuments)
-            .map(|p| p.path.clone())
-    });
+    // Beside a subset (`latest N`), the summaries are of all the children: kept by the
+    // subset's push, which adds each child.
+    let of = bucket
+        .map(|b| b.items_path.clone())
+        .or_else(|| {
+            here.iter()
+                .find(|p| p.shape == Shape::ArrayOfSubdocuments)
+                .map(|p| p.path.clone())
+        })
+        .or_else(|| {
+            d.subset
+                .as_ref()
+                .filter(|s| s.collection == c.name)
+                .map(|s| s.path.clone())
+        });
     for x in d.computed.iter().filter(|x| x.collection == c.name) {
         if !top_level(&x.path) || bucket.is_some_and(|b| b.count_path == x.path) {
             continue;

@@ -160,11 +160,27 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
             guards.join(", ")
         ));
     }
+    let summarised: Vec<String> = item
+        .fields
+        .iter()
+        .filter(|x| x.computed_of.as_deref() == Some(path.as_str()))
+        .map(|x| format!("`{}`", x.bson))
+        .collect();
+    let resync = if summarised.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Then sets the summaries {} to those of the array as it now is (read, then written \
+             with the array as read in the filter, so a concurrent change is never summarised \
+             wrongly).",
+            summarised.join(", ")
+        )
+    };
     let remove_doc = format!(
-        "Removes every element of `{path}` equal to `item` (`$pull`); true if one was removed."
+        "Removes every element of `{path}` equal to `item` (`$pull`); true if one was removed.{resync}"
     );
-    let pull_doc = format!("Removes the elements of `{path}` matching `condition` (`$pull` with a query on the elements).");
-    let set_doc = format!("Sets `{path}` to `items` (`$set`), refused over the bound.");
+    let pull_doc = format!("Removes the elements of `{path}` matching `condition` (`$pull` with a query on the elements).{resync}");
+    let set_doc = format!("Sets `{path}` to `items` (`$set`), refused over the bound.{resync}");
     quote! {
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
@@ -173,18 +189,26 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
 
         #[doc = #remove_doc]
         pub async fn #remove(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(item)?).await
+            let id = #rt::to_bson(id)?;
+            let removed = #rt::arrays::pull(self.core.raw(), id.clone(), #path, #rt::to_bson(item)?).await?;
+            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await?;
+            ::core::result::Result::Ok(removed)
         }
 
         #[doc = #pull_doc]
         pub async fn #pull(&self, id: &#id_ty, condition: #rt::bson::Document) -> ::squillion::Result<bool> {
-            #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::bson::Bson::Document(condition)).await
+            let id = #rt::to_bson(id)?;
+            let removed = #rt::arrays::pull(self.core.raw(), id.clone(), #path, #rt::bson::Bson::Document(condition)).await?;
+            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await?;
+            ::core::result::Result::Ok(removed)
         }
 
         #[doc = #set_doc]
         pub async fn #set(&self, id: &#id_ty, items: &[#elem]) -> ::squillion::Result<()> {
+            let id = #rt::to_bson(id)?;
             let items = items.iter().map(|i| #rt::to_bson(i)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
-            #rt::arrays::set_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, items, &[#(#unique),*]).await
+            #rt::arrays::set_bounded(self.core.raw(), id.clone(), #path, #bound, items, &[#(#unique),*]).await?;
+            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await
         }
     }
 }
@@ -365,6 +389,7 @@ fn subset(
     let rt = rt();
     let id_ty = item.id_field().ty;
     let path = &f.bson;
+    let computed = computed_for(item, path);
     let push = method("push", f, "");
     let n = n as i64;
     let doc = format!(
@@ -378,8 +403,9 @@ fn subset(
         pub async fn #push(&self, id: &#id_ty, child: &#to) -> ::squillion::Result<()> {
             let children = #rt::RepoCore::<#to>::new(self.core.database());
             children.insert(child).await?;
-            let copy = #rt::arrays::keep_fields(#rt::to_document(child)?, &[#(#keep),*]);
-            #rt::arrays::push_subset(self.core.raw(), #rt::to_bson(id)?, #path, #rt::bson::Bson::Document(copy), #sort, #desc, #n).await
+            let whole = #rt::to_document(child)?;
+            let copy = #rt::arrays::keep_fields(whole.clone(), &[#(#keep),*]);
+            #rt::arrays::push_subset(self.core.raw(), #rt::to_bson(id)?, #path, #rt::bson::Bson::Document(copy), #sort, #desc, #n, #computed, &#rt::bson::Bson::Document(whole)).await
         }
     }
 }

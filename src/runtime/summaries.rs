@@ -1,0 +1,199 @@
+//! Summaries of an embedded array recomputed from the array itself, for the writes that cannot
+//! keep them with `$inc`/`$max`/`$min` (removing elements, replacing the array): issue 11,
+//! defect 3.
+
+use std::cmp::Ordering;
+
+use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::Collection;
+
+use super::arrays::{lookup, ComputedField, Summary};
+use crate::error::Context;
+use crate::{Error, Result};
+
+/// Attempts before giving up when other writers keep changing the array.
+const ATTEMPTS: usize = 16;
+
+/// Orders two values of one BSON type as MongoDB sorts them (numbers by value whatever their
+/// width); values of other types compare equal.
+fn compare(a: &Bson, b: &Bson) -> Ordering {
+    let num = |v: &Bson| match v {
+        Bson::Int32(x) => Some(f64::from(*x)),
+        Bson::Int64(x) => Some(*x as f64),
+        Bson::Double(x) => Some(*x),
+        _ => None,
+    };
+    match (a, b) {
+        (Bson::String(x), Bson::String(y)) => x.cmp(y),
+        (Bson::DateTime(x), Bson::DateTime(y)) => x.cmp(y),
+        (Bson::Boolean(x), Bson::Boolean(y)) => x.cmp(y),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+            _ => Ordering::Equal,
+        },
+    }
+}
+
+/// The value summary `s` holds over `items`, typed like `stored` (the value stored before, if
+/// any); `None` when there is nothing to take a maximum or minimum of (the field is removed).
+pub fn summarise(s: Summary, items: &[Bson], stored: Option<&Bson>) -> Option<Bson> {
+    let values = |field: &str| -> Vec<Bson> {
+        items
+            .iter()
+            .filter_map(|i| lookup(i, field).cloned())
+            .filter(|v| !matches!(v, Bson::Null))
+            .collect()
+    };
+    match s {
+        Summary::Count => {
+            let n = items.len() as i64;
+            Some(match stored {
+                Some(Bson::Int64(_)) => Bson::Int64(n),
+                Some(Bson::Double(_)) => Bson::Double(n as f64),
+                _ => i32::try_from(n).map_or(Bson::Int64(n), Bson::Int32),
+            })
+        }
+        Summary::Sum(field) => {
+            let vs = values(field);
+            if vs.iter().any(|v| matches!(v, Bson::Double(_)))
+                || matches!(stored, Some(Bson::Double(_)))
+            {
+                let total = vs
+                    .iter()
+                    .map(|v| match v {
+                        Bson::Int32(x) => f64::from(*x),
+                        Bson::Int64(x) => *x as f64,
+                        Bson::Double(x) => *x,
+                        _ => 0.0,
+                    })
+                    .sum();
+                return Some(Bson::Double(total));
+            }
+            let total: i64 = vs
+                .iter()
+                .map(|v| match v {
+                    Bson::Int32(x) => i64::from(*x),
+                    Bson::Int64(x) => *x,
+                    _ => 0,
+                })
+                .fold(0_i64, i64::saturating_add);
+            Some(match stored {
+                Some(Bson::Int64(_)) => Bson::Int64(total),
+                _ => i32::try_from(total).map_or(Bson::Int64(total), Bson::Int32),
+            })
+        }
+        Summary::Max(field) => values(field).into_iter().max_by(compare),
+        Summary::Min(field) => values(field).into_iter().min_by(compare),
+    }
+}
+
+/// Sets the summaries `computed` of the array at `path` of document `id` to what the array holds
+/// now. Reads the array, then writes the summaries with a filter on the array as read, so a
+/// concurrent change of the array makes the write match nothing and the read is taken again:
+/// the summaries written are always those of an array the document really held.
+pub async fn resync(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    path: &str,
+    computed: &[ComputedField],
+) -> Result<()> {
+    if computed.is_empty() {
+        return Ok(());
+    }
+    let mut projection = doc! { path: 1 };
+    for c in computed {
+        projection.insert(c.path, 1);
+    }
+    for _ in 0..ATTEMPTS {
+        let Some(d) = coll
+            .find_one(doc! { "_id": id.clone() })
+            .projection(projection.clone())
+            .await
+            .during("find", coll.name())?
+        else {
+            return Err(Error::NotFound {
+                collection: coll.name().to_owned(),
+                id: super::core::describe(&id),
+            });
+        };
+        let whole = Bson::Document(d);
+        let array = lookup(&whole, path).cloned();
+        let items = match &array {
+            Some(Bson::Array(a)) => a.clone(),
+            _ => Vec::new(),
+        };
+        let (mut set, mut unset) = (BsonDocument::new(), BsonDocument::new());
+        for c in computed {
+            let stored = lookup(&whole, c.path);
+            match summarise(c.summary, &items, stored) {
+                Some(v) => {
+                    set.insert(c.path, v);
+                }
+                None => {
+                    unset.insert(c.path, "");
+                }
+            }
+        }
+        let mut update = BsonDocument::new();
+        if !set.is_empty() {
+            update.insert("$set", set);
+        }
+        if !unset.is_empty() {
+            update.insert("$unset", unset);
+        }
+        let filter = match array {
+            Some(a) => doc! { "_id": id.clone(), path: a },
+            None => doc! { "_id": id.clone(), path: { "$exists": false } },
+        };
+        let r = coll
+            .update_one(filter, update)
+            .await
+            .during("update", coll.name())?;
+        if r.matched_count == 1 {
+            return Ok(());
+        }
+    }
+    Err(Error::Contended {
+        collection: coll.name().to_owned(),
+        id: super::core::describe(&id),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_are_the_aggregates_of_the_array() {
+        let items = vec![
+            Bson::Document(doc! { "v": 3, "s": "b" }),
+            Bson::Document(doc! { "v": 5, "s": "a" }),
+            Bson::Document(doc! { "v": Bson::Null }),
+        ];
+        assert_eq!(
+            summarise(Summary::Count, &items, None),
+            Some(Bson::Int32(3))
+        );
+        assert_eq!(
+            summarise(Summary::Count, &items, Some(&Bson::Int64(9))),
+            Some(Bson::Int64(3))
+        );
+        assert_eq!(
+            summarise(Summary::Sum("v"), &items, None),
+            Some(Bson::Int32(8))
+        );
+        assert_eq!(
+            summarise(Summary::Max("v"), &items, None),
+            Some(Bson::Int32(5))
+        );
+        assert_eq!(
+            summarise(Summary::Min("s"), &items, None),
+            Some(Bson::String("a".into()))
+        );
+        assert_eq!(summarise(Summary::Max("v"), &[], None), None);
+        assert_eq!(
+            summarise(Summary::Sum("v"), &[], Some(&Bson::Double(1.5))),
+            Some(Bson::Double(0.0))
+        );
+    }
+}
