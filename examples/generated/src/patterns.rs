@@ -31,20 +31,18 @@ impl Sensor {
     /// The collection's name.
     pub const COLLECTION: &'static str = "sensors";
     /// The indexes of `sensors` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `sensors`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -80,20 +78,18 @@ impl Section {
     /// The collection's name.
     pub const COLLECTION: &'static str = "best_times";
     /// The indexes of `best_times` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `best_times`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["athlete","time"],"properties":{"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
         )
     }
     /// The validator document of `best_times`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -123,7 +119,7 @@ impl Section {
 pub struct Effort {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `athlete` (BSON `string`).
     pub athlete: ::std::string::String,
     /// Seconds.
@@ -138,22 +134,20 @@ impl Effort {
     /// The indexes of `efforts` the Plan declares, each with the query or rule it serves.
     ///
     /// - `section_1`: child_ref (Section.efforts): a Section's Efforts through `section`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"section":1},"name":"section_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `efforts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","athlete","time","section"],"properties":{"_id":{"bsonType":"objectId"},"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."},"section":{"bsonType":"string","description":"child_ref (Section.efforts): a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)"}},"title":"efforts documents"}"#,
         )
     }
     /// The validator document of `efforts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -190,20 +184,18 @@ impl Customer {
     /// The collection's name.
     pub const COLLECTION: &'static str = "customers";
     /// The indexes of `customers` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `customers`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","invoices"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"invoices":{"bsonType":"array","maxItems":5000,"items":{"bsonType":"object","required":["id","date","total"],"properties":{"id":{"bsonType":"objectId"},"date":{"bsonType":"date","description":"copy of Invoice.date (rule 5, extended reference): never updated (immutable)"},"total":{"bsonType":"double","description":"copy of Invoice.total (rule 5, extended reference): never updated (immutable)"}}},"description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"customers documents"}"#,
         )
     }
     /// The validator document of `customers`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -233,12 +225,12 @@ impl Customer {
 pub struct Invoice {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `address` (BSON `string`).
     pub address: ::std::string::String,
     /// An issued invoice keeps its date and total; only its status moves on.
     #[squillion(fan_out(to = Customer, by = "invoices[].id", copy = "invoices[].date"))]
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// At most 100 lines is a guess.
     pub items: ::squillion::BoundedVec<InvoiceItem, 100>,
     /// `total` (BSON `double`).
@@ -253,20 +245,18 @@ impl Invoice {
     /// The collection's name.
     pub const COLLECTION: &'static str = "invoices";
     /// The indexes of `invoices` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `invoices`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","address","date","items","total","status","customer"],"properties":{"_id":{"bsonType":"objectId"},"address":{"bsonType":"string"},"date":{"bsonType":"date","description":"An issued invoice keeps its date and total; only its status moves on."},"items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["i","q","p"],"properties":{"i":{"bsonType":"string"},"q":{"bsonType":"int"},"p":{"bsonType":"double"}}},"description":"At most 100 lines is a guess."},"total":{"bsonType":"double"},"status":{"bsonType":"string"},"customer":{"bsonType":"string","description":"two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004..."}},"title":"invoices documents"}"#,
         )
     }
     /// The validator document of `invoices`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -295,7 +285,7 @@ impl Invoice {
 pub struct Movie {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
     /// embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
@@ -311,20 +301,18 @@ impl Movie {
     /// The collection's name.
     pub const COLLECTION: &'static str = "movies";
     /// The indexes of `movies` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `movies`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","title","cast"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"cast":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}},"description":"embed (Movie.cast): a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the ..."},"cast_overflow":{"bsonType":["bool","null"],"description":"outlier (Movie.cast): set when this Movie has more than 200 CastMembers and the rest overflow into `movies_cast_overflow`"}},"title":"movies documents"}"#,
         )
     }
     /// The validator document of `movies`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -364,15 +352,15 @@ impl Movie {
 pub struct VersionedDocument {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// the document all versions belong to (seed 002 versioning pattern 1)
-    pub document_id: ::squillion::__private::bson::oid::ObjectId,
+    pub document_id: ::squillion::bson::oid::ObjectId,
     /// version number
     pub version: i32,
     /// first instant this version is current (may be in the future)
-    pub valid_from: ::squillion::__private::bson::DateTime,
+    pub valid_from: ::squillion::bson::DateTime,
     /// first instant this version is no longer current
-    pub valid_to: ::squillion::__private::bson::DateTime,
+    pub valid_to: ::squillion::bson::DateTime,
     /// "Payload - the document you are keeping versions of": stored, never queried.
     pub payload: Payload,
 }
@@ -382,22 +370,20 @@ impl VersionedDocument {
     /// The indexes of `versions` the Plan declares, each with the query or rule it serves.
     ///
     /// - `document_id_1_valid_to_1_valid_from_-1`: document versioning: the version current at a time (valid_to first: fewer future entries, seed 002)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"document_id":1,"valid_to":1,"valid_from":-1},"name":"document_id_1_valid_to_1_valid_from_-1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `versions`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","document_id","version","valid_from","valid_to","payload"],"properties":{"_id":{"bsonType":"objectId"},"document_id":{"bsonType":"objectId","description":"the document all versions belong to (seed 002 versioning pattern 1)"},"version":{"bsonType":"int","description":"version number"},"valid_from":{"bsonType":"date","description":"first instant this version is current (may be in the future)"},"valid_to":{"bsonType":"date","description":"first instant this version is no longer current"},"payload":{"bsonType":"object","required":["d"],"properties":{"d":{"bsonType":"string"}},"description":"\"Payload - the document you are keeping versions of\": stored, never queried."}},"title":"versions documents"}"#,
         )
     }
     /// The validator document of `versions`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -439,20 +425,18 @@ impl EventHistogram {
     /// The collection's name.
     pub const COLLECTION: &'static str = "events";
     /// The indexes of `events` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `events`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","a"],"properties":{"_id":{"bsonType":"string","description":"`_id: \"test\"`."},"a":{"bsonType":"array","maxItems":24,"items":{"bsonType":"array","maxItems":60,"items":{"bsonType":"long"}},"description":"One counter per minute of the day, incremented with `$inc` per event. The seed's benchmark"}},"title":"events documents"}"#,
         )
     }
     /// The validator document of `events`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -484,7 +468,7 @@ impl EventHistogram {
 pub struct Product {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `sku` (BSON `string`).
     pub sku: ::std::string::String,
     /// Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;
@@ -497,22 +481,20 @@ impl Product {
     /// The indexes of `product` the Plan declares, each with the query or rule it serves.
     ///
     /// - `attrs.k_1_attrs.v_1`: attribute pattern: any attribute by name and value
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"attrs.k":1,"attrs.v":1},"name":"attrs.k_1_attrs.v_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `product`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","sku","attrs"],"properties":{"_id":{"bsonType":"objectId"},"sku":{"bsonType":"string"},"attrs":{"bsonType":"array","items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}},"description":"Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;"}},"title":"product documents"}"#,
         )
     }
     /// The validator document of `product`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -540,7 +522,7 @@ impl Product {
 pub struct Game {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `results`: an embedded document.
     pub results: ::std::collections::BTreeMap<::std::string::String, Score>,
 }
@@ -548,20 +530,18 @@ impl Game {
     /// The collection's name.
     pub const COLLECTION: &'static str = "games";
     /// The indexes of `games` the Plan declares, each with the query or rule it serves.
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
     /// The `$jsonSchema` validator of `games`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","results"],"properties":{"_id":{"bsonType":"objectId"},"results":{"bsonType":"object","additionalProperties":{"bsonType":"object","required":["score"],"properties":{"score":{"bsonType":"int"}}}}},"title":"games documents"}"#,
         )
     }
     /// The validator document of `games`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -593,14 +573,14 @@ impl Game {
 pub struct BusinessObject {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// Processing: the business identifier, extracted from the XML (our naming).
     pub object_id: ::std::string::String,
     /// Processing: "create date".
-    pub create_date: ::squillion::__private::bson::DateTime,
+    pub create_date: ::squillion::bson::DateTime,
     /// Payload: "Conversion XML <-> JSON is not a good idea, it's expensive and difficult." The
     /// compressed size is a guess.
-    pub xml: ::squillion::__private::bson::Binary,
+    pub xml: ::squillion::bson::Binary,
 }
 impl BusinessObject {
     /// The collection's name.
@@ -608,22 +588,20 @@ impl BusinessObject {
     /// The indexes of `business_objects` the Plan declares, each with the query or rule it serves.
     ///
     /// - `object_id_1_create_date_-1`: query `latest_business_object`, 20/s (equality, then sort, then range)
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"object_id":1,"create_date":-1},"name":"object_id_1_create_date_-1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `business_objects`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","object_id","create_date","xml"],"properties":{"_id":{"bsonType":"objectId"},"object_id":{"bsonType":"string","description":"Processing: the business identifier, extracted from the XML (our naming)."},"create_date":{"bsonType":"date","description":"Processing: \"create date\"."},"xml":{"bsonType":"binData","description":"Payload: \"Conversion XML <-> JSON is not a good idea, it's expensive and difficult.\" The"}},"title":"business_objects documents"}"#,
         )
     }
     /// The validator document of `business_objects`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -637,14 +615,14 @@ impl BusinessObjectRepo {
         &self,
         object_id: &str,
     ) -> ::squillion::Result<::std::vec::Vec<BusinessObject>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "object_id" : object_id
         };
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
                 ::std::option::Option::Some(
-                    ::squillion::__private::bson::doc! {
+                    ::squillion::bson::doc! {
                         "create_date" : - 1
                     },
                 ),
@@ -690,7 +668,7 @@ pub struct User {
     pub schema_version: i32,
     /// `dateCreated` (BSON `date`).
     #[serde(rename = "dateCreated")]
-    pub date_created: ::squillion::__private::bson::DateTime,
+    pub date_created: ::squillion::bson::DateTime,
     /// one_way (User.follows): User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
     #[squillion(parent_refs(to = User, max = 2000))]
     pub follows: ::squillion::BoundedVec<::std::string::String, 2000>,
@@ -701,22 +679,20 @@ impl User {
     /// The indexes of `users` the Plan declares, each with the query or rule it serves.
     ///
     /// - `follows_1`: one_way (User.follows): the other direction, through the multikey index on `follows`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"follows":1},"name":"follows_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `users`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","schema_version","dateCreated","follows"],"properties":{"_id":{"bsonType":"string","description":"natural key: `userid` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"schema_version":{"bsonType":"int","description":"schema version written on every insert; readers accept older versions (seed 002 schema versioning)"},"dateCreated":{"bsonType":"date"},"follows":{"bsonType":"array","maxItems":2000,"items":{"bsonType":"string"},"description":"one_way (User.follows): User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read..."}},"title":"users documents"}"#,
         )
     }
     /// The validator document of `users`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -750,11 +726,11 @@ impl User {
 pub struct Post {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// schema version written on every insert; readers accept older versions (seed 002 schema versioning)
     pub schema_version: i32,
     /// `date` (BSON `date`).
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// `text` (BSON `string`).
     pub text: ::std::string::String,
     /// child_ref (User.posts): a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)
@@ -768,22 +744,20 @@ impl Post {
     /// The indexes of `posts` the Plan declares, each with the query or rule it serves.
     ///
     /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range); child_ref (User.posts): a User's Posts through `postedBy`
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"postedBy":1,"date":-1},"name":"postedBy_1_date_-1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `posts`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","schema_version","date","text","postedBy"],"properties":{"_id":{"bsonType":"objectId"},"schema_version":{"bsonType":"int","description":"schema version written on every insert; readers accept older versions (seed 002 schema versioning)"},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"postedBy":{"bsonType":"string","description":"child_ref (User.posts): a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)"}},"title":"posts documents"}"#,
         )
     }
     /// The validator document of `posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -797,14 +771,14 @@ impl PostRepo {
         &self,
         posted_by_in: &[::std::string::String],
     ) -> ::squillion::Result<::std::vec::Vec<Post>> {
-        let filter = ::squillion::__private::bson::doc! {
+        let filter = ::squillion::bson::doc! {
             "postedBy" : { "$in" : posted_by_in.to_vec() }
         };
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
                 ::std::option::Option::Some(
-                    ::squillion::__private::bson::doc! {
+                    ::squillion::bson::doc! {
                         "date" : - 1
                     },
                 ),
@@ -840,7 +814,7 @@ impl PostRepo {
 pub struct SensorReadingsBucket {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `sensor`: a reference (id).
     pub sensor: i32,
     /// bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
@@ -852,10 +826,10 @@ pub struct SensorReadingsBucket {
     pub count: i32,
     /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
-    pub start: ::squillion::__private::bson::DateTime,
+    pub start: ::squillion::bson::DateTime,
     /// largest time of the Readings in this bucket
     #[squillion(computed(max = "time"))]
-    pub end: ::squillion::__private::bson::DateTime,
+    pub end: ::squillion::bson::DateTime,
     /// total of value over this bucket (computed on write)
     #[squillion(computed(sum = "value", of = readings))]
     pub total: f64,
@@ -871,22 +845,20 @@ impl SensorReadingsBucket {
     /// - `sensor_1_count_1`: bucket (Sensor.readings): the append upsert finds the open bucket by {sensor, count < 200}
     ///
     /// - `sensor_1_start_1`: bucket (Sensor.readings): reads by time range
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"sensor":1,"count":1},"name":"sensor_1_count_1"},{"key":{"sensor":1,"start":1},"name":"sensor_1_start_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `sensor_readings`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","sensor","readings","count","start","end","total","max"],"properties":{"_id":{"bsonType":"objectId"},"sensor":{"bsonType":"int"},"readings":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"bucket (Sensor.readings): Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries c..."},"count":{"bsonType":"int","description":"number of Readings in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest time of the Readings in this bucket"},"end":{"bsonType":"date","description":"largest time of the Readings in this bucket"},"total":{"bsonType":"double","description":"total of value over this bucket (computed on write)"},"max":{"bsonType":"double","description":"max of value over this bucket (computed on write)"}},"title":"sensor_readings documents"}"#,
         )
     }
     /// The validator document of `sensor_readings`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -923,9 +895,9 @@ impl SensorReadingsBucket {
 pub struct MoviesCastOverflow {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `owner`: a reference (id).
-    pub owner: ::squillion::__private::bson::oid::ObjectId,
+    pub owner: ::squillion::bson::oid::ObjectId,
     /// `items`: an embedded document.
     pub items: ::squillion::BoundedVec<CastMember, 200>,
     /// `count`: computed, kept up to date by every write that changes what it summarises.
@@ -937,22 +909,20 @@ impl MoviesCastOverflow {
     /// The indexes of `movies_cast_overflow` the Plan declares, each with the query or rule it serves.
     ///
     /// - `owner_1_count_1`: outlier (Movie.cast): overflow documents of a flagged Movie
-    pub fn index_models() -> ::std::vec::Vec<
-        ::squillion::__private::mongodb::IndexModel,
-    > {
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"owner":1,"count":1},"name":"owner_1_count_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `movies_cast_overflow`.
-    pub fn json_schema() -> ::squillion::__private::bson::Document {
+    pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
             r#"{"bsonType":"object","required":["_id","owner","items","count"],"properties":{"_id":{"bsonType":"objectId"},"owner":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["name","role"],"properties":{"name":{"bsonType":"string"},"role":{"bsonType":"string"}}}},"count":{"bsonType":"int"}},"title":"movies_cast_overflow documents"}"#,
         )
     }
     /// The validator document of `movies_cast_overflow`, `{$jsonSchema: ...}`, for `collMod` and `create`.
-    pub fn validator_document() -> ::squillion::__private::bson::Document {
-        ::squillion::__private::bson::doc! {
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
     }
@@ -983,9 +953,9 @@ pub struct EffortTopEfforts {
 #[serde(crate = "::squillion::__private::serde")]
 pub struct InvoiceRef {
     /// The id of the referenced document.
-    pub id: ::squillion::__private::bson::oid::ObjectId,
+    pub id: ::squillion::bson::oid::ObjectId,
     /// copy of Invoice.date (rule 5, extended reference): never updated (immutable)
-    pub date: ::squillion::__private::bson::DateTime,
+    pub date: ::squillion::bson::DateTime,
     /// copy of Invoice.total (rule 5, extended reference): never updated (immutable)
     pub total: f64,
 }
@@ -1077,7 +1047,7 @@ pub struct Score {
 pub struct Reading {
     /// `ts` (BSON `date`).
     #[serde(rename = "ts")]
-    pub time: ::squillion::__private::bson::DateTime,
+    pub time: ::squillion::bson::DateTime,
     /// `v` (BSON `double`).
     #[serde(rename = "v")]
     pub value: f64,
