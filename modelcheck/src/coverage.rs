@@ -119,8 +119,11 @@ pub fn of_plan(plan: &Plan) -> SchemaCoverage {
         for x in &d.denormalized {
             cov.add("copy (show)", &x.collection);
             cov.add("copy (show)", &x.fan_out.collection);
-            if x.fan_out.array_filter.is_some() {
+            if !x.fan_out.array_filters.is_empty() {
                 cov.add("copy in an array (arrayFilters)", &x.fan_out.collection);
+            }
+            if x.fan_out.array_filters.len() > 1 {
+                cov.add("copy in a nested array", &x.fan_out.collection);
             }
         }
         if let Some(s) = &d.subset {
