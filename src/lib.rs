@@ -92,7 +92,7 @@ pub use __private::indexes::{IndexReport, ValidatorReport};
 pub use bounded::{BoundedVec, CapacityError};
 pub use document::{Document, IndexCollation, IndexKind, IndexSpec, SchemaVersion};
 pub use error::{DriverError, Error, Result};
-pub use page::{Page, PageRequest};
+pub use page::{CursorPage, Page, PageCursor, PageRequest};
 
 /// `#[derive(squillion::Document)]`: see `docs/derive.md`.
 #[cfg(feature = "derive")]

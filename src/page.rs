@@ -62,3 +62,39 @@ impl<T> Page<T> {
         }
     }
 }
+
+/// Where a keyset page ends: the sort keys' values and the `_id` of its last document.
+///
+/// Opaque; it serializes (as BSON or JSON) so a web application can hand it to its client and
+/// take it back. A cursor only continues the query that made it (the same sort keys):
+/// given to another, the query fails with [`crate::Error::InvalidCursor`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageCursor {
+    /// The stored path of each sort key, `_id` last.
+    pub(crate) keys: Vec<String>,
+    /// The last document's value of each key (`Null` where it has none).
+    pub(crate) values: Vec<bson::Bson>,
+}
+
+/// One page of a declared query read by keyset: the documents after a cursor, in the query's
+/// declared order (ties broken by `_id`), and the cursor of the next page.
+///
+/// Unlike skipping, a keyset page costs the same wherever it is and neither repeats nor drops a
+/// document when others are inserted or removed before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CursorPage<T> {
+    /// The documents, in the query's order.
+    pub items: Vec<T>,
+    /// Where the next page starts; `None` on the last page.
+    pub next: Option<PageCursor>,
+}
+
+impl<T> CursorPage<T> {
+    /// Converts every item.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> CursorPage<U> {
+        CursorPage {
+            items: self.items.into_iter().map(f).collect(),
+            next: self.next,
+        }
+    }
+}

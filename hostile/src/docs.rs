@@ -116,6 +116,44 @@ impl NoteRepo {
             )
             .await
     }
+    /// Query `notes_by_body`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn notes_by_body_page(
+        &self,
+        body: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Note>> {
+        let filter = ::squillion::bson::doc! {
+            "body" : body
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `notes_by_body` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn notes_by_body_stream(
+        &self,
+        body: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Note>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "body" : body
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// Collection `logs`. One document per Log.
 /// Estimated size: about 102 bytes on average, 2102 bytes at worst.

@@ -1299,6 +1299,44 @@ impl KeywordsRepo {
             )
             .await
     }
+    /// Query `type`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn type_page(
+        &self,
+        r#type: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Keywords>> {
+        let filter = ::squillion::bson::doc! {
+            "type" : r#type
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `type` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn type_stream(
+        &self,
+        r#type: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Keywords>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "type" : r#type
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// Query `match` on `keywords`, served by the index `match_1_fn_1`.
     pub async fn r#match(
         &self,
@@ -1317,6 +1355,46 @@ impl KeywordsRepo {
             )
             .await
     }
+    /// Query `match`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn match_page(
+        &self,
+        r#match: &str,
+        fn_above: &i32,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Keywords>> {
+        let filter = ::squillion::bson::doc! {
+            "match" : r#match, "fn" : { "$gt" : * fn_above }
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `match` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn match_stream(
+        &self,
+        r#match: &str,
+        fn_above: &i32,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Keywords>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "match" : r#match, "fn" : { "$gt" : * fn_above }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// Query `self_` on `keywords`, served by the index `self_1`.
     pub async fn self_(
         &self,
@@ -1333,6 +1411,44 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `self_`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn self_page(
+        &self,
+        self_: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Keywords>> {
+        let filter = ::squillion::bson::doc! {
+            "self" : self_
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `self_` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn self_stream(
+        &self,
+        self_: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Keywords>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "self" : self_
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
     /// Query `by_crate` on `keywords`, served by the index `crate_1_super_1`.
     pub async fn by_crate(
@@ -1352,6 +1468,46 @@ impl KeywordsRepo {
             )
             .await
     }
+    /// Query `by_crate`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn by_crate_page(
+        &self,
+        crate_: &str,
+        super_not: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Keywords>> {
+        let filter = ::squillion::bson::doc! {
+            "crate" : crate_, "super" : { "$ne" : super_not }
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `by_crate` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn by_crate_stream(
+        &self,
+        crate_: &str,
+        super_not: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Keywords>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "crate" : crate_, "super" : { "$ne" : super_not }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// Query `filter` on `keywords`, served by the index `filter_1`.
     pub async fn filter(
         &self,
@@ -1368,6 +1524,44 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `filter`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn filter_page(
+        &self,
+        filter: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Keywords>> {
+        let filter = ::squillion::bson::doc! {
+            "filter" : filter
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `filter` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn filter_stream(
+        &self,
+        filter: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Keywords>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "filter" : filter
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// A book, whose references elsewhere would be `BookRef`, the name of an entity declared below:
@@ -1536,6 +1730,28 @@ impl ChapterRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `chapters_by_book` as a stream: the documents in the query's order (`heading` ascending), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn chapters_by_book_stream(
+        &self,
+        book: &::squillion::bson::oid::ObjectId,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Chapter>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "book.id" : * book
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::Some(
+                ::squillion::bson::doc! {
+                    "heading" : 1
+                },
+            ),
+            ::std::option::Option::Some(20),
+            ::std::option::Option::None,
+        )
     }
 }
 /// Collection `products`. One document per Product.

@@ -94,6 +94,44 @@ impl ArticleRepo {
             )
             .await
     }
+    /// Query `article_by_score`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn article_by_score_page(
+        &self,
+        score: &i32,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Article>> {
+        let filter = ::squillion::bson::doc! {
+            "{{ score }}" : * score
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `article_by_score` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn article_by_score_stream(
+        &self,
+        score: &i32,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Article>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "{{ score }}" : * score
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1`.
     pub async fn article_by_slug(
         &self,
@@ -110,6 +148,44 @@ impl ArticleRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `article_by_slug`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn article_by_slug_page(
+        &self,
+        slug: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Article>> {
+        let filter = ::squillion::bson::doc! {
+            "</code><script>x</script>" : slug
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `article_by_slug` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn article_by_slug_stream(
+        &self,
+        slug: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Article>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "</code><script>x</script>" : slug
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// Collection `shapes`. One document per Shape.

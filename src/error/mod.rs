@@ -76,6 +76,14 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
+    /// A page cursor was given to a query it does not continue (it was made for other sort keys).
+    #[error("the page cursor does not continue this query: it was made for the sort {made_for}, the query sorts by {expected}")]
+    InvalidCursor {
+        /// The sort keys the cursor was made for.
+        made_for: String,
+        /// The sort keys of the query.
+        expected: String,
+    },
     /// The driver or the server failed. Its `Display` is one line: the operation, the
     /// collection, the server's code and message; [`DriverError::driver`] is the driver's error.
     #[error("{0}")]

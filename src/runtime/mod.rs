@@ -12,6 +12,7 @@ pub mod indexes;
 pub mod json;
 pub mod links;
 pub mod outlier;
+pub mod paging;
 pub mod query;
 pub mod queue;
 mod session;

@@ -262,9 +262,10 @@ fn repository_methods(
         .iter()
         .filter(|q| q.collection == c.name && q.join.is_none() && q.unstored.is_empty());
     for q in queries {
-        let rust = field_ident(&q.name).to_string();
-        let rust = rust.trim_start_matches("r#").to_owned();
-        add(rust, MethodOrigin::Query(q.name.clone()), out);
+        // The query's own method, then its `_page` and `_stream` methods.
+        for rust in super::queries::method_names(q) {
+            add(rust, MethodOrigin::Query(q.name.clone()), out);
+        }
     }
 }
 

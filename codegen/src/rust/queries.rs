@@ -145,13 +145,138 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
         );
     }
     let doc = super::docs_of(&q.docs, &lines);
-    quote! {
-        #doc
-        pub async fn #name(&self, #(#params),*) -> ::squillion::Result<::std::vec::Vec<#ty>> {
-            let filter = ::squillion::bson::doc! { #(#clauses),* };
-            ::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await
+    let names = method_names(q);
+    let args: Vec<TokenStream> = params.clone();
+    let filter = quote!(::squillion::bson::doc! { #(#clauses),* });
+    let run = quote!(::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await);
+    let main = if q.limit == Some(1) {
+        quote! {
+            #doc
+            pub async fn #name(&self, #(#args),*) -> ::squillion::Result<::std::option::Option<#ty>> {
+                let filter = #filter;
+                ::std::result::Result::Ok(#run?.into_iter().next())
+            }
+        }
+    } else {
+        quote! {
+            #doc
+            pub async fn #name(&self, #(#args),*) -> ::squillion::Result<::std::vec::Vec<#ty>> {
+                let filter = #filter;
+                #run
+            }
+        }
+    };
+    let mut out = vec![main];
+    let (paged, streamed) = (order_words(q, true), order_words(q, false));
+    for extra in &names[1..] {
+        let method = field_ident(extra);
+        if extra.ends_with("_page") {
+            let after = free_param("after", &used);
+            let per_page = free_param("per_page", &used);
+            let doc = super::docs_of(
+                &[],
+                &[
+                    format!(
+                        "Query `{}`, one page at a time: at most `{per_page}` documents {paged}, \
+                         starting after `{after}` (`None`: the first page). Keyset paging (each page \
+                         starts after the last document of the one before, never skipping), so \
+                         every page costs the same and no document is repeated or dropped when \
+                         others come or go; the page's `next` is the cursor of the page after it, \
+                         `None` on the last.",
+                        q.name
+                    ),
+                ],
+            );
+            let (after, per_page) = (field_ident(&after), field_ident(&per_page));
+            out.push(quote! {
+                #doc
+                pub async fn #method(
+                    &self,
+                    #(#args,)*
+                    #after: ::std::option::Option<&::squillion::PageCursor>,
+                    #per_page: u32,
+                ) -> ::squillion::Result<::squillion::CursorPage<#ty>> {
+                    let filter = #filter;
+                    ::squillion::__private::paging::page(self.collection(), filter, #sort, #collation, #after, #per_page).await
+                }
+            });
+        } else {
+            let doc = super::docs_of(
+                &[],
+                &[format!(
+                    "Query `{}` as a stream: the documents {streamed}, read from one server cursor \
+                     as they are consumed (for results too large to collect).",
+                    q.name
+                )],
+            );
+            out.push(quote! {
+                #doc
+                pub fn #method(
+                    &self,
+                    #(#args),*
+                ) -> impl ::squillion::__private::futures::Stream<Item = ::squillion::Result<#ty>> + ::std::marker::Send + 'static {
+                    let filter = #filter;
+                    ::squillion::__private::paging::stream(self.collection().clone(), filter, #sort, #limit, #collation)
+                }
+            });
         }
     }
+    quote!(#(#out)*)
+}
+
+/// The repository methods query `q` becomes: its own name; `<name>_page` (keyset pages) and
+/// `<name>_stream` when it has no limit; `<name>_stream` when its limit is above 1 (a `limit 1`
+/// query returns an `Option`). The clash check (`clashes.rs`) knows them by this function.
+pub(crate) fn method_names(q: &QueryPlan) -> Vec<String> {
+    let name = field_ident(&q.name).to_string();
+    let name = name.trim_start_matches("r#").to_owned();
+    // `self_` (a query named `self`) pages as `self_page`, not `self__page`.
+    let stem = match name.trim_end_matches('_') {
+        "" => name.as_str(),
+        s => s,
+    };
+    match q.limit {
+        Some(1) => vec![name.clone()],
+        Some(_) => vec![name.clone(), format!("{stem}_stream")],
+        None => vec![
+            name.clone(),
+            format!("{stem}_page"),
+            format!("{stem}_stream"),
+        ],
+    }
+}
+
+/// "in the query's order (`price` descending, then `_id`)", from the Plan's sort keys; `_id` is
+/// the tie-breaker of pages (`by_id`), not of streams.
+fn order_words(q: &QueryPlan, by_id: bool) -> String {
+    let mut keys: Vec<String> = q
+        .sort
+        .iter()
+        .map(|k| {
+            let dir = if k.direction < 0 {
+                "descending"
+            } else {
+                "ascending"
+            };
+            format!("`{}` {dir}", k.path)
+        })
+        .collect();
+    if by_id && !q.sort.iter().any(|k| k.path == "_id") {
+        keys.push("`_id`".to_owned());
+    }
+    if keys.is_empty() {
+        return "in the server's order (the query declares no sort)".to_owned();
+    }
+    format!("in the query's order ({})", keys.join(", then "))
+}
+
+/// `name`, or `name_`, `name__`, ... when a condition's parameter already has it.
+fn free_param(name: &str, used: &[String]) -> String {
+    let mut n = name.to_owned();
+    while used.contains(&n) {
+        n.push('_');
+    }
+    n
 }
 
 /// The parameter as a value `doc!` converts: strings as they are, `Copy` types dereferenced,

@@ -193,6 +193,44 @@ impl BookRepo {
             )
             .await
     }
+    /// Query `book_by_title`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn book_by_title_page(
+        &self,
+        title: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `book_by_title` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn book_by_title_stream(
+        &self,
+        title: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// seed 003: `{_id: 1, name: "Peter Standford", books: [1, 2]}`.
 ///
@@ -270,6 +308,44 @@ impl AuthorRepo {
             )
             .await
     }
+    /// Query `author_by_name`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn author_by_name_page(
+        &self,
+        name: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Author>> {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `author_by_name` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn author_by_name_stream(
+        &self,
+        name: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Author>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// seed 003: `{_id: 1, name: "drama"}`.
 ///
@@ -340,6 +416,44 @@ impl CategoryRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `category_by_name`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn category_by_name_page(
+        &self,
+        name: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Category>> {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `category_by_name` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn category_by_name_stream(
+        &self,
+        name: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Category>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// Buckets of up to 50 Comments of one BlogPost (BlogPost.comments; one bucket is one page).

@@ -101,6 +101,44 @@ impl BookRepo {
             )
             .await
     }
+    /// Query `books_by_author`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_by_author_page(
+        &self,
+        author: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "author" : author
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_by_author` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_by_author_stream(
+        &self,
+        author: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "author" : author
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// seed 001: "find posts with a specific tag (this will use an index!)" -
     /// `db.books.find({tags: 'comic'})`. The rate is a guess.
     ///
@@ -120,6 +158,44 @@ impl BookRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `books_by_tag`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_by_tag_page(
+        &self,
+        tags: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "tags" : tags
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_by_tag` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_by_tag_stream(
+        &self,
+        tags: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "tags" : tags
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
     /// seed 001, "the 'dot' operator": `db.books.find({comments.author: "kyle"})`. The rate is a
     /// guess.
@@ -141,6 +217,44 @@ impl BookRepo {
             )
             .await
     }
+    /// Query `books_commented_by`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_commented_by_page(
+        &self,
+        comments_author: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "comments.author" : comments_author
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_commented_by` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_commented_by_stream(
+        &self,
+        comments_author: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "comments.author" : comments_author
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// seed 001: "find all books with any comments with more than 50 votes" -
     /// `{comments.votes: {$gt: 50}}`. The rate is a guess.
     ///
@@ -160,6 +274,44 @@ impl BookRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `books_with_popular_comments`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_with_popular_comments_page(
+        &self,
+        comments_votes_above: &i32,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "comments.votes" : { "$gt" : * comments_votes_above }
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_with_popular_comments` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_with_popular_comments_stream(
+        &self,
+        comments_votes_above: &i32,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "comments.votes" : { "$gt" : * comments_votes_above }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// seed 001, "rich documents": one order document holds its line items, its address and its
@@ -324,6 +476,44 @@ impl ShapeRepo {
             )
             .await
     }
+    /// Query `shapes_with_radius`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn shapes_with_radius_page(
+        &self,
+        radius_above: &f64,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Shape>> {
+        let filter = ::squillion::bson::doc! {
+            "radius" : { "$gt" : * radius_above }
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `shapes_with_radius` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn shapes_with_radius_stream(
+        &self,
+        radius_above: &f64,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Shape>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "radius" : { "$gt" : * radius_above }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// seed 001: `{_id: ObjectId("4c4ca23933fb5941681b912e"), name: "destination moon",
 /// category_ids: [...]}`.
@@ -402,6 +592,44 @@ impl ProductRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `products_in_category`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn products_in_category_page(
+        &self,
+        category_ids: &::squillion::bson::oid::ObjectId,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Product>> {
+        let filter = ::squillion::bson::doc! {
+            "category_ids" : * category_ids
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `products_in_category` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn products_in_category_stream(
+        &self,
+        category_ids: &::squillion::bson::oid::ObjectId,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Product>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "category_ids" : * category_ids
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// seed 001: `{_id: ObjectId("4c4ca25433fb5941681b912f"), name: "adventure"}`.

@@ -148,6 +148,44 @@ impl ProductRepo {
             )
             .await
     }
+    /// Query `product_by_catalog_number`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn product_by_catalog_number_page(
+        &self,
+        catalog_number: &i32,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Product>> {
+        let filter = ::squillion::bson::doc! {
+            "catalog_number" : * catalog_number
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `product_by_catalog_number` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn product_by_catalog_number_stream(
+        &self,
+        catalog_number: &i32,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Product>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "catalog_number" : * catalog_number
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// A part. seed 004: `{partno: '123-aff-456', name: '#4 grommet', qty: 94, cost: 0.94, price: 3.99}`.
 ///
@@ -231,6 +269,44 @@ impl PartRepo {
             )
             .await
     }
+    /// Query `part_by_partno`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn part_by_partno_page(
+        &self,
+        partno: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Part>> {
+        let filter = ::squillion::bson::doc! {
+            "partno" : partno
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `part_by_partno` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn part_by_partno_stream(
+        &self,
+        partno: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Part>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "partno" : partno
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// A monitored host. seed 004: `{_id: ObjectID('AAAB'), name: 'goofy.example.com',
 /// ipaddr: '127.66.66.66'}`.
@@ -312,6 +388,44 @@ impl HostRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `host_by_ipaddr`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn host_by_ipaddr_page(
+        &self,
+        ipaddr: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Host>> {
+        let filter = ::squillion::bson::doc! {
+            "ipaddr" : ipaddr
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `host_by_ipaddr` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn host_by_ipaddr_stream(
+        &self,
+        ipaddr: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Host>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "ipaddr" : ipaddr
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// One log message. seed 004: `{time: ISODate("2014-03-28T09:42:41.382Z"),

@@ -110,6 +110,44 @@ impl BookRepo {
             )
             .await
     }
+    /// Query `books_by_title`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_by_title_page(
+        &self,
+        title: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_by_title` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_by_title_stream(
+        &self,
+        title: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
     /// seed 000: "Query for all the books by a specific author" - `db.books.find({author:
     /// author._id})`. The rate is a guess.
     ///
@@ -129,6 +167,44 @@ impl BookRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `books_by_author`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_by_author_page(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_by_author` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_by_author_stream(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
     /// seed 000, read-heavy #1: "Frequent queries for books given an author's first name" - first
     /// `db.authors.find({first_name: /^f.*/i})` then `db.books.find({author: {$in: authorIds}})`;
@@ -155,6 +231,50 @@ impl BookRepo {
                 ),
             )
             .await
+    }
+    /// Query `books_by_author_first_name`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn books_by_author_first_name_page(
+        &self,
+        author_first_name_prefix: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Book>> {
+        let filter = ::squillion::bson::doc! {
+            "author.first_name" :
+            ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::Some(
+                    ::squillion::__private::query::case_insensitive("en"),
+                ),
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `books_by_author_first_name` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn books_by_author_first_name_stream(
+        &self,
+        author_first_name_prefix: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Book>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "author.first_name" :
+            ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                ::squillion::__private::query::case_insensitive("en"),
+            ),
+        )
     }
 }
 /// seed 000: `{_id: 1, first_name: "F. Scott", last_name: "Fitzgerald"}`.
@@ -233,6 +353,46 @@ impl AuthorRepo {
             )
             .await
     }
+    /// Query `author_by_name`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn author_by_name_page(
+        &self,
+        first_name: &str,
+        last_name: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Author>> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `author_by_name` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn author_by_name_stream(
+        &self,
+        first_name: &str,
+        last_name: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Author>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
 }
 /// seed 000, "Take Advantage of Immutable Data": "Username is the natural key and is immutable" -
 /// `user = {"_id": string, "password": string}`, e.g. `_id: "craig.wilson@10gen.com"`.
@@ -300,6 +460,44 @@ impl UserRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `user_by_username`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn user_by_username_page(
+        &self,
+        username: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<User>> {
+        let filter = ::squillion::bson::doc! {
+            "_id" : username
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+            )
+            .await
+    }
+    /// Query `user_by_username` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn user_by_username_stream(
+        &self,
+        username: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<User>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "_id" : username
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// Buckets of up to 10 Notes of one Book (Book.notes; one bucket is one page).

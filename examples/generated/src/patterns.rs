@@ -614,22 +614,26 @@ impl BusinessObjectRepo {
     pub async fn latest_business_object(
         &self,
         object_id: &str,
-    ) -> ::squillion::Result<::std::vec::Vec<BusinessObject>> {
+    ) -> ::squillion::Result<::std::option::Option<BusinessObject>> {
         let filter = ::squillion::bson::doc! {
             "object_id" : object_id
         };
-        ::squillion::__private::query::run(
-                self.collection(),
-                filter,
-                ::std::option::Option::Some(
-                    ::squillion::bson::doc! {
-                        "create_date" : - 1
-                    },
-                ),
-                ::std::option::Option::Some(1),
-                ::std::option::Option::None,
-            )
-            .await
+        ::std::result::Result::Ok(
+            ::squillion::__private::query::run(
+                    self.collection(),
+                    filter,
+                    ::std::option::Option::Some(
+                        ::squillion::bson::doc! {
+                            "create_date" : - 1
+                        },
+                    ),
+                    ::std::option::Option::Some(1),
+                    ::std::option::Option::None,
+                )
+                .await?
+                .into_iter()
+                .next(),
+        )
     }
 }
 /// seed 002: `db.users {_id: String (userid), schemaVersion: (integer), dateCreated: Date(),
@@ -786,6 +790,28 @@ impl PostRepo {
                 ::std::option::Option::None,
             )
             .await
+    }
+    /// Query `timeline` as a stream: the documents in the query's order (`date` descending), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn timeline_stream(
+        &self,
+        posted_by_in: &[::std::string::String],
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Post>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "postedBy" : { "$in" : posted_by_in.to_vec() }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::Some(
+                ::squillion::bson::doc! {
+                    "date" : - 1
+                },
+            ),
+            ::std::option::Option::Some(50),
+            ::std::option::Option::None,
+        )
     }
 }
 /// Buckets of up to 200 Readings of one Sensor (Sensor.readings; a time series with summaries).

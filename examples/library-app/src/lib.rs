@@ -12,9 +12,10 @@ pub mod schema {
     include!(concat!(env!("OUT_DIR"), "/library.rs"));
 }
 
-use schema::{AuthorRepo, BookNotesBucketRepo, Note};
+use schema::{AuthorRepo, Book, BookNotesBucketRepo, BookRepo, Note};
 use squillion::bson::oid::ObjectId;
 use squillion::mongodb::Database;
+use squillion::{CursorPage, PageCursor};
 
 /// Creates the indexes and validators the Plan declares (idempotent).
 pub async fn set_up(db: &Database) -> squillion::Result<()> {
@@ -47,4 +48,18 @@ pub async fn add_note(db: &Database, book: &ObjectId, note: &Note) -> squillion:
         .append_notes(book, note)
         .await?;
     Ok(())
+}
+
+/// One page of an author's books for a listing: at most `per_page`, starting after `after` (the
+/// `next` of the page before; `None` for the first). Keyset paging on the query
+/// `books_by_author`, served by its index: every page costs the same however deep it is.
+pub async fn books_of_author(
+    db: &Database,
+    author: &ObjectId,
+    after: Option<&PageCursor>,
+    per_page: u32,
+) -> squillion::Result<CursorPage<Book>> {
+    BookRepo::new(db)
+        .books_by_author_page(author, after, per_page)
+        .await
 }

@@ -303,3 +303,70 @@ async fn declared_queries_are_methods_served_by_their_indexes() {
     }
     t.cleanup().await;
 }
+
+/// An author's books listed page by page (`books_by_author_page`, keyset on `_id` as the query
+/// declares no sort) and streamed (`books_by_author_stream`): every book of the author once, in
+/// one order, none of another author's, whatever the page size.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_authors_books_page_and_stream() {
+    let t = TestDb::new("library_pages").await;
+    squillion_example_library::set_up(&t.db).await.unwrap();
+    let authors = squillion_example_library::schema::AuthorRepo::new(&t.db);
+    let (scott, ernest) = (
+        Author {
+            id: ObjectId::new(),
+            first_name: "F. Scott".to_owned(),
+            last_name: "Fitzgerald".to_owned(),
+        },
+        Author {
+            id: ObjectId::new(),
+            first_name: "Ernest".to_owned(),
+            last_name: "Hemingway".to_owned(),
+        },
+    );
+    authors.insert(&scott).await.unwrap();
+    authors.insert(&ernest).await.unwrap();
+    let books = BookRepo::new(&t.db);
+    let mut expected = Vec::new();
+    for i in 0..11 {
+        let b = book(&format!("Scott {i}"), &scott);
+        expected.push(b.id);
+        books.insert(&b).await.unwrap();
+        books
+            .insert(&book(&format!("Ernest {i}"), &ernest))
+            .await
+            .unwrap();
+    }
+    expected.sort();
+    for per_page in [1, 3, 4, 11, 50] {
+        let mut read = Vec::new();
+        let mut after = None;
+        loop {
+            let page = squillion_example_library::books_of_author(
+                &t.db,
+                &scott.id,
+                after.as_ref(),
+                per_page,
+            )
+            .await
+            .unwrap();
+            assert!(page.items.len() <= per_page as usize);
+            read.extend(page.items.iter().map(|b| b.id));
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(read, expected, "pages of {per_page}");
+    }
+    let streamed: Vec<ObjectId> = books
+        .books_by_author_stream(&scott.id)
+        .map_ok(|b| b.id)
+        .try_collect()
+        .await
+        .unwrap();
+    let mut sorted = streamed.clone();
+    sorted.sort();
+    assert_eq!(sorted, expected);
+    t.cleanup().await;
+}
