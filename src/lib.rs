@@ -76,6 +76,7 @@ pub mod __private;
 mod bounded;
 mod document;
 mod error;
+mod geo;
 mod page;
 
 /// BSON, the version the driver and the generated code use.
@@ -92,6 +93,7 @@ pub use __private::indexes::{IndexReport, ValidatorReport};
 pub use bounded::{BoundedVec, CapacityError};
 pub use document::{Document, IndexCollation, IndexKind, IndexSpec, SchemaVersion};
 pub use error::{DriverError, Error, Result};
+pub use geo::{GeoPoint, GeoShape, EARTH_RADIUS_METERS};
 pub use page::{CursorPage, Page, PageCursor, PageRequest};
 
 /// `#[derive(squillion::Document)]`: see `docs/derive.md`.

@@ -137,6 +137,8 @@ pub const REPEATED_CLAUSE: &str = "E0504";
 pub const QUERY_ON_PAYLOAD: &str = "E0505";
 /// A query named like another method of its repository (`find`, `new`, a layout's method).
 pub const QUERY_METHOD_CLASH: &str = "E0506";
+/// More than one `near`/`within` condition in one query.
+pub const SECOND_GEO_CONDITION: &str = "E0507";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -255,6 +257,10 @@ pub const ALL: &[(&str, &str)] = &[
     (REPEATED_CLAUSE, "query clause written twice"),
     (QUERY_ON_PAYLOAD, "query on a `@payload` field"),
     (QUERY_METHOD_CLASH, "query named like a repository method"),
+    (
+        SECOND_GEO_CONDITION,
+        "more than one `near`/`within` in a query",
+    ),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),
     (INVALID_SETTING_VALUE, "wrong kind of setting value"),

@@ -190,7 +190,7 @@ fn index(out: &mut String, i: &Index) {
     let keys: Vec<String> = i
         .keys
         .iter()
-        .map(|k| format!("{}: {}", k.path, k.direction))
+        .map(|k| format!("{}: {}", k.path, k.spec()))
         .collect();
     let mut options = Vec::new();
     if i.unique {

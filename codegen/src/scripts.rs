@@ -59,7 +59,7 @@ fn collection(out: &mut String, c: &Collection) {
 pub fn keys(i: &Index) -> Value {
     let mut map = serde_json::Map::new();
     for k in &i.keys {
-        map.insert(k.path.clone(), json!(k.direction));
+        map.insert(k.path.clone(), k.spec());
     }
     Value::Object(map)
 }

@@ -51,8 +51,29 @@ fn object_schema(fields: &[PlanField]) -> Value {
     Value::Object(obj)
 }
 
+/// A GeoJSON point, as a `2dsphere` index accepts it: `{type: "Point", coordinates: [lng, lat]}`
+/// with coordinates in [-180, 180] (the `2dsphere` index refuses latitudes beyond [-90, 90]).
+fn geo_point_schema() -> Value {
+    let number = json!(["double", "int", "long", "decimal"]);
+    json!({
+        "bsonType": "object",
+        "required": ["type", "coordinates"],
+        "properties": {
+            "type": { "enum": ["Point"] },
+            "coordinates": {
+                "bsonType": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "items": { "bsonType": number, "minimum": -180, "maximum": 180 }
+            }
+        }
+    })
+}
+
 fn field_schema(f: &PlanField) -> Value {
-    let mut value = if f.bson_type == "object" && !f.recursive {
+    let mut value = if f.is_geo_point() {
+        geo_point_schema()
+    } else if f.bson_type == "object" && !f.recursive {
         object_schema(&f.children)
     } else if f.bson_type == "object" {
         json!({ "bsonType": "object" })

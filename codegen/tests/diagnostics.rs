@@ -448,6 +448,24 @@ fn cases() -> Vec<Case> {
             "`starts_with` matches strings, but `n` is an `int32`",
         ),
         case(
+            "E0502",
+            "entity A { n: string }\nquery q on A { where n near ? }",
+            (2, 22),
+            "`near` finds geospatial points, but `n` is a `string`",
+        ),
+        case(
+            "E0502",
+            "entity A { p: point }\nquery q on A { where p < ? }",
+            (2, 22),
+            "`<` compares ordered values, but `p` is a `point`",
+        ),
+        case(
+            "E0507",
+            "entity A { p: point }\nquery q on A { where p near ? and p within ? }",
+            (2, 35),
+            "query `q` has a second geospatial condition",
+        ),
+        case(
             "E0503",
             "entity A { t: string }\nquery q on A { where t.x == ? }",
             (2, 24),
@@ -1471,5 +1489,43 @@ mod never_panics {
             i -= 1;
         }
         i
+    }
+}
+
+/// `near` and `within` accept points only: on a field of every other type, top-level, in an
+/// array or in a value type, they are error E0502 naming the operator and the type; on a point
+/// (optional, in an array, in a value type) they are accepted.
+#[test]
+fn geospatial_operators_fit_points_only() {
+    use squillion_codegen::model::BsonType;
+    for ty in BsonType::ALL {
+        for op in ["near", "within"] {
+            for (field, path) in [
+                (format!("f: {}", ty.sqn_name()), "f"),
+                (format!("f: {}?", ty.sqn_name()), "f"),
+                (format!("f: [{}; 3]", ty.sqn_name()), "f"),
+                ("v: V".to_owned(), "v.f"),
+            ] {
+                let text = format!(
+                    "value V {{ f: {} }}\nentity A {{ {field} }}\nquery q on A {{ where {path} {op} ? }}",
+                    ty.sqn_name()
+                );
+                let (source, found) = diagnostics(&text);
+                if ty == BsonType::Point {
+                    assert!(found.is_empty(), "{text}: {}", source.render(&found, false));
+                } else {
+                    assert!(
+                        found.len() == 1
+                            && found[0].code == "E0502"
+                            && found[0]
+                                .message
+                                .contains(&format!("`{op}` finds geospatial points"))
+                            && found[0].message.contains(ty.sqn_name()),
+                        "{text}: {}",
+                        source.render(&found, false)
+                    );
+                }
+            }
+        }
     }
 }

@@ -25,6 +25,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(unique());
     out.extend(copies());
     out.extend(summaries());
+    out.extend(geo());
     out
 }
 
@@ -314,5 +315,38 @@ pub fn summaries() -> Vec<Schema> {
                     latest 2 by at desc keep at, votes\n  summary count, total(votes), max(votes)\n}\n"
                 .to_owned(),
         },
+    ]
+}
+
+/// Issue 13: geospatial points, at the top of a document, optional, and in a value type. Every
+/// schema has an entity `Place { name, kind, <point> }` and the queries `nearby` (`near`),
+/// `nearby_of_kind` (`kind == ?` and `near`) and `inside` (`within`) on the point.
+pub fn geo() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, fields: &str, values: &str, path: &str| Schema {
+        name: format!("geo_{name}"),
+        doc: format!("Issue 13: `near` and `within` on {doc}."),
+        sqn: format!(
+            "{values}entity Place {{ name: string  kind: string  {fields} }}\n\
+             query nearby on Place {{ where {path} near ? }}\n\
+             query nearby_of_kind on Place {{ where kind == ? and {path} near ? }}\n\
+             query inside on Place {{ where {path} within ? }}\n"
+        ),
+    };
+    vec![
+        schema("top", "a point field", "loc: point", "", "loc"),
+        schema(
+            "optional",
+            "an optional point field",
+            "loc: point?",
+            "",
+            "loc",
+        ),
+        schema(
+            "value",
+            "a point in a value type",
+            "spot: Spot",
+            "value Spot { label: string  loc: point }\n",
+            "spot.loc",
+        ),
     ]
 }

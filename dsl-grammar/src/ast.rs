@@ -504,6 +504,10 @@ pub enum Operator {
     Between,
     /// `in`
     In,
+    /// `near`: points nearest first, up to a distance (geospatial).
+    Near,
+    /// `within`: points inside a shape (geospatial).
+    Within,
 }
 
 impl Operator {
@@ -519,6 +523,8 @@ impl Operator {
             Operator::StartsWith => "starts_with",
             Operator::Between => "between",
             Operator::In => "in",
+            Operator::Near => "near",
+            Operator::Within => "within",
         }
     }
 }

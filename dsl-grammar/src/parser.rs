@@ -398,8 +398,12 @@ fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::keep_list | Rule::kw_keep => "`keep`",
         Rule::where_clause | Rule::kw_where => "`where`",
         Rule::condition => "a condition like `title == ?`",
-        Rule::operator => "a comparison (==, !=, <, <=, >, >=, starts_with, between, in)",
-        Rule::kw_starts_with | Rule::kw_between | Rule::kw_in => "a comparison",
+        Rule::operator => {
+            "a comparison (==, !=, <, <=, >, >=, starts_with, between, in, near, within)"
+        }
+        Rule::kw_starts_with | Rule::kw_between | Rule::kw_in | Rule::kw_near | Rule::kw_within => {
+            "a comparison"
+        }
         Rule::ignore_case | Rule::kw_ignore_case => "`ignore_case`",
         Rule::kw_and => "`and`",
         Rule::sort_clause | Rule::kw_sort => "`sort`",
@@ -1078,6 +1082,8 @@ fn condition(pair: Pair<'_, Rule>) -> Build<Condition> {
         "starts_with" => Operator::StartsWith,
         "between" => Operator::Between,
         "in" => Operator::In,
+        "near" => Operator::Near,
+        "within" => Operator::Within,
         other => {
             return Err(internal(
                 op_pair.as_span().into(),

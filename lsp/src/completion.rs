@@ -51,6 +51,8 @@ pub const CLAUSES: &[&str] = &[
     "starts_with",
     "between",
     "in",
+    "near",
+    "within",
     "ignore_case",
 ];
 /// Keywords of types.

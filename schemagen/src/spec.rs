@@ -100,6 +100,8 @@ pub enum Scalar {
     Decimal128,
     /// `binary`
     Binary,
+    /// `point` (a geospatial point, stored as GeoJSON)
+    Point,
 }
 
 impl Scalar {
@@ -115,6 +117,7 @@ impl Scalar {
             Scalar::ObjectId => "objectId",
             Scalar::Decimal128 => "decimal128",
             Scalar::Binary => "binary",
+            Scalar::Point => "point",
         }
     }
 }

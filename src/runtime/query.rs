@@ -28,6 +28,17 @@ pub fn prefix_ignore_case(value: &str) -> Document {
     doc! { "$gte": value, "$lt": format!("{value}\u{FFFF}") }
 }
 
+/// `{$near: {$geometry: point, $maxDistance: meters}}`: points nearest first, up to `max_meters`
+/// away (served by a `2dsphere` key).
+pub fn near(point: &crate::GeoPoint, max_meters: f64) -> Document {
+    doc! { "$near": { "$geometry": point.to_document(), "$maxDistance": max_meters } }
+}
+
+/// `{$geoWithin: shape}`: points inside `shape`.
+pub fn within(shape: &crate::GeoShape) -> Document {
+    doc! { "$geoWithin": shape.to_document() }
+}
+
 /// The collation of case-insensitive indexes (strength 2).
 pub fn case_insensitive(locale: &str) -> Collation {
     Collation::builder()

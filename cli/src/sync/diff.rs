@@ -66,7 +66,7 @@ impl IndexDrift {
 pub(crate) fn declared_keys(i: &Index) -> Vec<(String, String)> {
     i.keys
         .iter()
-        .map(|k| (k.path.clone(), k.direction.to_string()))
+        .map(|k| (k.path.clone(), k.written()))
         .collect()
 }
 
@@ -176,10 +176,7 @@ mod tests {
             name: name.to_owned(),
             keys: keys
                 .iter()
-                .map(|(p, d)| IndexKey {
-                    path: (*p).to_owned(),
-                    direction: *d,
-                })
+                .map(|(p, d)| IndexKey::ordered(*p, *d))
                 .collect(),
             unique: false,
             sparse: false,

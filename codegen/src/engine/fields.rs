@@ -117,6 +117,18 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
 fn shape_of(model: &Model, ty: &FieldType, prefix: &str, name: &str, depth: usize) -> PlanField {
     let mut out = new_field(prefix, name, FieldKind::Scalar, "");
     match ty {
+        FieldType::Scalar {
+            bson: BsonType::Point,
+        } => {
+            out.bson_type = "object".to_owned();
+            out.type_name = Some(crate::plan::GEO_POINT.to_owned());
+            let path = out.path.clone();
+            let kind = new_field(&path, "type", FieldKind::Scalar, "string");
+            let mut coordinates = new_field(&path, "coordinates", FieldKind::Scalar, "double");
+            coordinates.array_depth = 1;
+            coordinates.max_items = Some(2);
+            out.children = vec![kind, coordinates];
+        }
         FieldType::Scalar { bson } => out.bson_type = bson.json_schema_name().to_owned(),
         FieldType::Value { name: value } => {
             out.kind = FieldKind::Embedded;

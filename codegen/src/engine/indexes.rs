@@ -23,10 +23,7 @@ fn index(keys: &[(&str, i32)], reason: impl Into<String>) -> Index {
         name: String::new(),
         keys: keys
             .iter()
-            .map(|(p, d)| IndexKey {
-                path: (*p).to_owned(),
-                direction: *d,
-            })
+            .map(|(p, d)| IndexKey::ordered(*p, *d))
             .collect(),
         unique: false,
         sparse: false,
@@ -501,6 +498,7 @@ fn query(
     };
     let mut eq = Vec::new();
     let mut range = Vec::new();
+    let mut geo: Vec<(String, i32)> = Vec::new();
     let mut ignore_case = false;
     let mut sparse = false;
     let rate = q
@@ -533,6 +531,9 @@ fn query(
                     if cond.ignore_case {
                         i.collation = Some(case_insensitive());
                     }
+                    for key in &mut i.keys {
+                        key.sphere = matches!(cond.op, Operator::Near | Operator::Within);
+                    }
                     out.push(Want {
                         collection: target.collection.clone(),
                         index: i,
@@ -545,6 +546,7 @@ fn query(
         ignore_case |= cond.ignore_case;
         match cond.op {
             Operator::Eq | Operator::In => eq.push((path, 1)),
+            Operator::Near | Operator::Within => geo.push((path, 1)),
             _ => range.push((path, 1)),
         }
     }
@@ -563,7 +565,10 @@ fn query(
         }
     }
     let mut keys: Vec<(String, i32)> = Vec::new();
-    for k in eq.into_iter().chain(sort).chain(range) {
+    let spheres: Vec<String> = geo.iter().map(|(p, _)| p.clone()).collect();
+    // Equality, then the 2dsphere key of `near`/`within` (MongoDB's compound geospatial index),
+    // then sort, then range.
+    for k in eq.into_iter().chain(geo).chain(sort).chain(range) {
         if !keys.iter().any(|(p, _)| *p == k.0) {
             keys.push(k);
         }
@@ -572,10 +577,15 @@ fn query(
         return;
     }
     let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
-    let mut i = index(
-        &k,
-        format!("query `{}`{rate} (equality, then sort, then range)", q.name),
-    );
+    let order = if spheres.is_empty() {
+        "equality, then sort, then range"
+    } else {
+        "equality, then the 2dsphere key, then sort, then range"
+    };
+    let mut i = index(&k, format!("query `{}`{rate} ({order})", q.name));
+    for key in &mut i.keys {
+        key.sphere = spheres.contains(&key.path);
+    }
     i.sparse = sparse;
     if ignore_case {
         i.collation = Some(case_insensitive());
@@ -647,7 +657,7 @@ fn name(i: &Index) -> String {
     let keys: Vec<String> = i
         .keys
         .iter()
-        .map(|k| format!("{}_{}", k.path, k.direction))
+        .map(|k| format!("{}_{}", k.path, k.written()))
         .collect();
     keys.join("_")
 }

@@ -41,10 +41,9 @@ pub(crate) fn plan(
         let mut sort = Vec::new();
         for k in &q.sort {
             match resolve_path(c, &k.path, decisions) {
-                Some((path, _)) => sort.push(IndexKey {
-                    path,
-                    direction: if k.descending { -1 } else { 1 },
-                }),
+                Some((path, _)) => {
+                    sort.push(IndexKey::ordered(path, if k.descending { -1 } else { 1 }))
+                }
                 None => unstored.push(k.path.segments.join(".")),
             }
         }
@@ -82,5 +81,7 @@ fn op(o: Operator) -> QueryOp {
         Operator::StartsWith => QueryOp::StartsWith,
         Operator::Between => QueryOp::Between,
         Operator::In => QueryOp::In,
+        Operator::Near => QueryOp::Near,
+        Operator::Within => QueryOp::Within,
     }
 }

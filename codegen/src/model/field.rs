@@ -33,11 +33,14 @@ pub enum BsonType {
     Int64,
     /// 128-bit decimal.
     Decimal128,
+    /// A geospatial point, stored as the GeoJSON document `{type: "Point", coordinates: [lng, lat]}`
+    /// (not a BSON type of its own: the language's one structured scalar).
+    Point,
 }
 
 impl BsonType {
     /// Every BSON type, in the order of the language reference.
-    pub const ALL: [BsonType; 12] = [
+    pub const ALL: [BsonType; 13] = [
         BsonType::Double,
         BsonType::String,
         BsonType::Binary,
@@ -50,6 +53,7 @@ impl BsonType {
         BsonType::Timestamp,
         BsonType::Int64,
         BsonType::Decimal128,
+        BsonType::Point,
     ];
 
     /// The name used in `.sqn` files.
@@ -67,6 +71,7 @@ impl BsonType {
             BsonType::Timestamp => "timestamp",
             BsonType::Int64 => "int64",
             BsonType::Decimal128 => "decimal128",
+            BsonType::Point => "point",
         }
     }
 
@@ -85,6 +90,7 @@ impl BsonType {
             BsonType::Timestamp => "timestamp",
             BsonType::Int64 => "long",
             BsonType::Decimal128 => "decimal",
+            BsonType::Point => "object",
         }
     }
 
@@ -119,6 +125,8 @@ impl BsonType {
             BsonType::Null => Some(0),
             BsonType::Int32 => Some(4),
             BsonType::Decimal128 => Some(16),
+            // {type: "Point", coordinates: [lng, lat]}: 4 + (1 + 5 + 10) + (1 + 12 + 27) + 1.
+            BsonType::Point => Some(61),
             BsonType::String | BsonType::Binary | BsonType::Regex => None,
         }
     }

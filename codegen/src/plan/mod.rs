@@ -634,6 +634,19 @@ pub struct PlanField {
     pub size: SizeEstimate,
 }
 
+/// The `type_name` of a geospatial point: a declared scalar stored as the GeoJSON document
+/// `{type: "Point", coordinates: [longitude, latitude]}` (`squillion::GeoPoint` in Rust).
+pub const GEO_POINT: &str = "GeoPoint";
+
+impl PlanField {
+    /// Whether this field holds geospatial points (GeoJSON), the values a `2dsphere` key indexes.
+    pub fn is_geo_point(&self) -> bool {
+        self.kind != FieldKind::Embedded
+            && self.bson_type == "object"
+            && self.type_name.as_deref() == Some(GEO_POINT)
+    }
+}
+
 /// Field facts emitters need.
 #[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Default, Serialize)]
 pub struct FieldFlags {
@@ -685,8 +698,40 @@ pub struct Index {
 pub struct IndexKey {
     /// Dotted path.
     pub path: String,
-    /// 1 or -1.
+    /// 1 or -1 (1 for a `2dsphere` key).
     pub direction: i32,
+    /// A geospatial `2dsphere` key (GeoJSON points) instead of an ordered one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sphere: bool,
+}
+
+impl IndexKey {
+    /// An ordered key.
+    pub fn ordered(path: impl Into<String>, direction: i32) -> IndexKey {
+        IndexKey {
+            path: path.into(),
+            direction,
+            sphere: false,
+        }
+    }
+
+    /// The key's value in MongoDB's index specification: `1`, `-1` or `"2dsphere"`.
+    pub fn spec(&self) -> serde_json::Value {
+        if self.sphere {
+            serde_json::Value::String("2dsphere".to_owned())
+        } else {
+            serde_json::Value::from(self.direction)
+        }
+    }
+
+    /// The key's value as MongoDB writes it in index names: `1`, `-1` or `2dsphere`.
+    pub fn written(&self) -> String {
+        if self.sphere {
+            "2dsphere".to_owned()
+        } else {
+            self.direction.to_string()
+        }
+    }
 }
 
 /// An index collation.
@@ -836,4 +881,8 @@ pub enum QueryOp {
     Between,
     /// `in`
     In,
+    /// `near`: points nearest first, within a distance (`$near`, served by a `2dsphere` key).
+    Near,
+    /// `within`: points inside a shape (`$geoWithin`, served by a `2dsphere` key).
+    Within,
 }

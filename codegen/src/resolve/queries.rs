@@ -68,7 +68,30 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
     let mut sort = Vec::new();
     if let Some(entity) = entity {
         let paths = Paths { model, entity };
+        let mut geo: Option<&ast::Condition> = None;
         for cond in &decl.conditions {
+            if matches!(cond.op, Operator::Near | Operator::Within) {
+                match geo {
+                    Some(first) => r.report(
+                        Diagnostic::error(
+                            codes::SECOND_GEO_CONDITION,
+                            cond.span,
+                            format!(
+                                "query `{}` has a second geospatial condition: MongoDB runs one \
+                                 `near` or `within` per query",
+                                decl.name.name
+                            ),
+                        )
+                        .with_label("a second `near`/`within`")
+                        .with_related(first.span, "the first one")
+                        .with_help(
+                            "keep one `near` or `within`; filter the results further with \
+                             `==`, `<` or `between` on other fields",
+                        ),
+                    ),
+                    None => geo = Some(cond),
+                }
+            }
             if let Some(c) = paths.condition(r, cond) {
                 conditions.push(c);
             }
@@ -174,6 +197,18 @@ impl<'m> Paths<'m> {
             let op = cond.op;
             let mut problems: Vec<(String, &str)> = Vec::new();
             let string = scalar == Some(BsonType::String);
+            let geo = matches!(op, Operator::Near | Operator::Within);
+            if geo && scalar != Some(BsonType::Point) {
+                problems.push((
+                    format!(
+                        "`{}` finds geospatial points, but `{}` is {described}",
+                        op.as_str(),
+                        path.dotted()
+                    ),
+                    "declare the field as `point` (stored as GeoJSON, indexed `2dsphere`), or \
+                     compare it with `==`, `<` or `between`",
+                ));
+            }
             if op == Operator::StartsWith && !string {
                 problems.push((
                     format!(

@@ -439,6 +439,9 @@ fn copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut Collec
 fn index(i: &crate::plan::Index) -> TokenStream {
     let keys = i.keys.iter().map(|k| {
         let path = &k.path;
+        if k.sphere {
+            return quote!(#path = "2dsphere");
+        }
         let dir = Literal::i32_unsuffixed(k.direction);
         quote!(#path = #dir)
     });

@@ -394,7 +394,9 @@ impl<'a> Generator<'a> {
     }
 
     fn rust_type(&mut self, f: &PlanField, owner: &str) -> TokenStream {
-        let mut ty = if f.bson_type == "object" {
+        let mut ty = if f.is_geo_point() {
+            quote!(::squillion::GeoPoint)
+        } else if f.bson_type == "object" {
             let name = self.object_type(f, owner);
             quote!(#name)
         } else {
@@ -524,6 +526,10 @@ fn default_doc(f: &PlanField) -> String {
         ),
         FieldKind::Denormalized => format!("`{}`: a copy kept in step with its source.", f.name),
         FieldKind::Embedded => format!("`{}`: an embedded document{optional}.", f.name),
+        FieldKind::Scalar if f.is_geo_point() => format!(
+            "`{}`: a geospatial point, stored as GeoJSON{optional}.",
+            f.name
+        ),
         FieldKind::Scalar => format!("`{}` (BSON `{}`{optional}).", f.name, f.bson_type),
     }
 }

@@ -34,6 +34,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
     let mut clauses = Vec::new();
     let mut used: Vec<String> = Vec::new();
     let mut ignore_case = false;
+    let mut nearest: Option<Ident> = None;
     for c in &q.conditions {
         ignore_case |= c.ignore_case;
         let base = c.written.replace('.', "_");
@@ -71,6 +72,18 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
                 } else {
                     quote!(#path: ::squillion::__private::query::prefix(#p))
                 }
+            }
+            QueryOp::Near => {
+                let (near, within) = (param("near"), param("max_meters"));
+                params.push(quote!(#near: &::squillion::GeoPoint));
+                params.push(quote!(#within: f64));
+                nearest = Some(within.clone());
+                quote!(#path: ::squillion::__private::query::near(#near, #within))
+            }
+            QueryOp::Within => {
+                let p = param("within");
+                params.push(quote!(#p: &::squillion::GeoShape));
+                quote!(#path: ::squillion::__private::query::within(#p))
             }
             QueryOp::Between => {
                 let (from, to) = (param("from"), param("to"));
@@ -143,6 +156,16 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
         lines.push(
             "Compares case-insensitively, with the index's collation (strength 2).".to_owned(),
         );
+    }
+    if let Some(max) = &nearest {
+        let order = if q.sort.is_empty() {
+            "nearest first"
+        } else {
+            "in the declared sort order"
+        };
+        lines.push(format!(
+            "Points at most `{max}` meters away (`$near`), {order}."
+        ));
     }
     let doc = super::docs_of(&q.docs, &lines);
     let names = method_names(q);

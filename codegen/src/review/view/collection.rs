@@ -361,7 +361,7 @@ fn index(i: &Index) -> IndexView {
     let keys = i
         .keys
         .iter()
-        .map(|k| format!("{}: {}", k.path, k.direction))
+        .map(|k| format!("{}: {}", k.path, k.spec()))
         .collect::<Vec<_>>()
         .join(", ");
     let mut options = Vec::new();
