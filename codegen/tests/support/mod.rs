@@ -75,10 +75,7 @@ fn index(name: &str, keys: &[(&str, i32)], reasons: &[&str]) -> Index {
         name: name.to_owned(),
         keys: keys
             .iter()
-            .map(|(p, d)| IndexKey {
-                path: (*p).to_owned(),
-                direction: *d,
-            })
+            .map(|(p, d)| IndexKey::ordered(*p, *d))
             .collect(),
         unique: false,
         sparse: false,
