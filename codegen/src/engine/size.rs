@@ -187,6 +187,7 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 BsonType::Null => 0,
                 BsonType::Int32 => 4,
                 BsonType::Decimal128 => 16,
+                BsonType::Point => BsonType::Point.fixed_size().unwrap_or(61),
                 BsonType::Regex => 34,
                 BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
                 BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
