@@ -1,0 +1,99 @@
+//! Hostile inputs just under 1 MB, answered in under 1 s (issue 14): each goes through parse,
+//! validation and, when valid, the engine and the Rust emitter; when invalid, the diagnostics are
+//! rendered as the CLI prints them. Reported as time per input; docs/benchmarks.md gives each as a
+//! ratio of the 1 s budget.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use squillion_grammar::SourceFile;
+
+/// Just under the budget's 1 MB.
+const SIZE: usize = 1_000_000;
+
+/// Repeats `unit` until the text is as long as `SIZE`, between `head` and `tail`.
+fn fill(head: &str, unit: &str, tail: &str) -> String {
+    let n = (SIZE - head.len() - tail.len()) / unit.len().max(1);
+    format!("{head}{}{tail}", unit.repeat(n))
+}
+
+/// Half of `SIZE` of `open`, then as many `close`: one value type nested as deep as the size allows.
+fn nested(open: &str, close: &str) -> String {
+    let n = (SIZE - 40) / (open.len() + close.len());
+    format!(
+        "entity A {{ x: {}string{} }}",
+        open.repeat(n),
+        close.repeat(n)
+    )
+}
+
+/// The inputs, each named for what makes it hostile.
+fn inputs() -> Vec<(&'static str, String)> {
+    let mut many = String::new();
+    let mut i = 0;
+    while many.len() < SIZE - 200 {
+        many.push_str(&format!(
+            "entity E{i} {{ name: string @index code: string at: date n: int32 }}\n"
+        ));
+        if i > 0 {
+            many.push_str(&format!(
+                "relation E{}.next{i}: many(100) <-> E{i}.prev{i}: one\n",
+                i - 1
+            ));
+        }
+        i += 1;
+    }
+    vec![
+        ("nested arrays", nested("[", "]")),
+        ("nested maps", nested("map<", ">")),
+        ("nested parentheses", nested("(", ")")),
+        ("nested braces", nested("{", "}")),
+        ("unclosed brackets", fill("", "[", "")),
+        (
+            "one long garbage line",
+            fill("entity A { x: string }\n", "#@!x", "\n"),
+        ),
+        (
+            "one long comment line",
+            fill("// ", "comment ", "\nentity A { x: string }\n"),
+        ),
+        (
+            "a huge number",
+            fill("entity A { x: string @size(", "9", "B) }\n"),
+        ),
+        (
+            "a long unterminated string",
+            fill("entity A { x: string @stored(\"", "s", "\n}\n"),
+        ),
+        (
+            "a long identifier",
+            fill("entity A", "a", " { x: string }\n"),
+        ),
+        ("many entities and relations", many),
+    ]
+}
+
+/// Parses, validates and plans and generates, or renders the diagnostics; returns the output's size.
+fn answer(text: &str) -> usize {
+    let source = SourceFile::new("hostile.sqn", text);
+    match squillion_codegen::load(&source) {
+        Ok(checked) => {
+            let plan = squillion_codegen::engine::plan(&checked.model, &source);
+            squillion_codegen::rust::generate(&plan, &Default::default()).len()
+        }
+        Err(diags) => source.render(&diags, false).len(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hostile_1mb");
+    group.sample_size(10);
+    for (name, text) in inputs() {
+        assert!(text.len() <= SIZE, "{name}: {} bytes", text.len());
+        group.bench_with_input(BenchmarkId::from_parameter(name), &text, |b, text| {
+            b.iter(|| answer(text))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
