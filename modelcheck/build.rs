@@ -51,7 +51,15 @@ fn main() {
         }
         schemas.extend(regressions(&manifest.join("regressions")));
     } else {
-        schemas.extend(shrink_candidates(&shrink));
+        match shrink_candidates(&shrink) {
+            Ok(candidates) => schemas.extend(candidates),
+            Err(message) => {
+                // A build script reports a bad setting by failing with a line on stderr.
+                eprintln!("error: SQUILLION_MODELCHECK_SHRINK: {message}");
+                eprintln!("help: write `<seed> <index>; <reduction>; ...`, as scripts/modelcheck-shrink.sh does");
+                std::process::exit(1);
+            }
+        }
     }
 
     let mut index = String::new();
@@ -108,7 +116,9 @@ fn config() -> squillion_schemagen::Config {
 /// Schema-level shrinking (`SQUILLION_MODELCHECK_SHRINK="<seed> <index>; <reduction>; ..."`):
 /// the batch's schema `<index>` of `<seed>` with the reductions so far (`k_base`), and every
 /// one-step reduction of it (`k_NNN`); the `shrink_schema` test keeps the one that still fails.
-fn shrink_candidates(spec: &str) -> Vec<(String, String, &'static str, String)> {
+type Candidate = (String, String, &'static str, String);
+
+fn shrink_candidates(spec: &str) -> Result<Vec<Candidate>, String> {
     let mut parts = spec.split(';').map(str::trim).filter(|p| !p.is_empty());
     let head: Vec<u64> = parts
         .next()
@@ -117,16 +127,20 @@ fn shrink_candidates(spec: &str) -> Vec<(String, String, &'static str, String)> 
         .filter_map(|w| w.parse().ok())
         .collect();
     let [seed, index] = head[..] else {
-        panic!("SQUILLION_MODELCHECK_SHRINK must start with `<seed> <index>`: {spec:?}");
+        return Err(format!("`{spec}` does not start with `<seed> <index>`"));
     };
-    let index = usize::try_from(index).unwrap_or(0);
+    let index = usize::try_from(index).map_err(|_| format!("schema index {index} is too large"))?;
     let done: Vec<String> = parts.map(str::to_owned).collect();
     let drawn = squillion_schemagen::batch(seed, index + 1, config());
     let Some((_, original)) = drawn.get(index) else {
-        panic!("batch {seed} has no schema {index}");
+        return Err(format!("batch {seed} has no schema {index}"));
     };
-    let base = squillion_schemagen::reduce_all(original, &done)
-        .unwrap_or_else(|| panic!("the reductions {done:?} do not apply to s{seed}_{index:03}"));
+    let base = squillion_schemagen::reduce_all(original, &done).ok_or_else(|| {
+        format!(
+            "the reductions `{}` do not apply to s{seed}_{index:03}",
+            done.join("; ")
+        )
+    })?;
     let mut out = vec![(
         "k_base".to_owned(),
         squillion_schemagen::render(&base),
@@ -148,11 +162,11 @@ fn shrink_candidates(spec: &str) -> Vec<(String, String, &'static str, String)> 
             ));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The checked-in regressions: `regressions/<name>.sqn`.
-fn regressions(dir: &Path) -> Vec<(String, String, &'static str, String)> {
+fn regressions(dir: &Path) -> Vec<Candidate> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return found;
