@@ -159,18 +159,9 @@ where
 {
     let name = collection.name().to_owned();
     futures::stream::once(async move {
-        let mut find = collection.find(filter);
-        if let Some(s) = sort {
-            find = find.sort(s);
-        }
-        if let Some(l) = limit {
-            find = find.limit(l);
-        }
-        if let Some(c) = collation {
-            find = find.collation(c);
-        }
         let name2 = name.clone();
-        find.await
+        super::query::find(&collection, filter, sort, limit, collation)
+            .await
             .during("find", &name)
             .map(move |c| c.map(move |r| r.during("find", &name2)))
     })

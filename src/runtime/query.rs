@@ -47,6 +47,27 @@ pub fn case_insensitive(locale: &str) -> Collation {
         .build()
 }
 
+/// The `find` of `filter` with an optional sort, limit and collation.
+pub(crate) fn find<T: Send + Sync>(
+    collection: &Collection<T>,
+    filter: Document,
+    sort: Option<Document>,
+    limit: Option<i64>,
+    collation: Option<Collation>,
+) -> mongodb::action::Find<'_, T> {
+    let mut find = collection.find(filter);
+    if let Some(s) = sort {
+        find = find.sort(s);
+    }
+    if let Some(l) = limit {
+        find = find.limit(l);
+    }
+    if let Some(c) = collation {
+        find = find.collation(c);
+    }
+    find
+}
+
 /// Runs `filter` with an optional sort, limit and collation, and collects the documents.
 pub async fn run<T>(
     collection: &Collection<T>,
@@ -58,17 +79,9 @@ pub async fn run<T>(
 where
     T: DeserializeOwned + Send + Sync,
 {
-    let mut find = collection.find(filter);
-    if let Some(s) = sort {
-        find = find.sort(s);
-    }
-    if let Some(l) = limit {
-        find = find.limit(l);
-    }
-    if let Some(c) = collation {
-        find = find.collation(c);
-    }
-    let cursor = find.await.during("find", collection.name())?;
+    let cursor = find(collection, filter, sort, limit, collation)
+        .await
+        .during("find", collection.name())?;
     cursor.try_collect().await.during("find", collection.name())
 }
 
