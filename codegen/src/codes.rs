@@ -139,6 +139,12 @@ pub const QUERY_ON_PAYLOAD: &str = "E0505";
 pub const QUERY_METHOD_CLASH: &str = "E0506";
 /// More than one `near`/`within` condition in one query.
 pub const SECOND_GEO_CONDITION: &str = "E0507";
+/// `query q on Parent.end`: `end` is not a relation end of `Parent`.
+pub const UNKNOWN_CHILDREN_END: &str = "E0508";
+/// `query q on Parent.end`: `end` does not reach children (a `one` end, or a many-to-many).
+pub const NOT_A_CHILDREN_END: &str = "E0509";
+/// A query on a parent's children compares a field through a relation end of the children.
+pub const CHILDREN_QUERY_THROUGH_RELATION: &str = "E0510";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -260,6 +266,18 @@ pub const ALL: &[(&str, &str)] = &[
     (
         SECOND_GEO_CONDITION,
         "more than one `near`/`within` in a query",
+    ),
+    (
+        UNKNOWN_CHILDREN_END,
+        "query on children through an unknown relation end",
+    ),
+    (
+        NOT_A_CHILDREN_END,
+        "query on children through an end that has no children",
+    ),
+    (
+        CHILDREN_QUERY_THROUGH_RELATION,
+        "query on children through another relation",
     ),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),

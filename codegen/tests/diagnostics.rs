@@ -466,6 +466,30 @@ fn cases() -> Vec<Case> {
             "query `q` has a second geospatial condition",
         ),
         case(
+            "E0508",
+            "entity P { t: string }\nentity C { v: int32 }\nrelation P.cs: few <-> C.p: one\nquery q on P.c { where v > ? }",
+            (4, 14),
+            "`P` has no relation end `c`",
+        ),
+        case(
+            "E0509",
+            "entity P { t: string }\nentity C { v: int32 }\nrelation P.cs: few <-> C.p: one\nquery q on C.p { where t == ? }",
+            (4, 14),
+            "`C.p` reaches one `P`, not children",
+        ),
+        case(
+            "E0509",
+            "entity P { t: string }\nentity C { v: int32 }\nrelation P.cs: few <-> C.ps: many\nquery q on P.cs { where v > ? }",
+            (4, 14),
+            "`P.cs` is an end of a many-to-many relation",
+        ),
+        case(
+            "E0510",
+            "entity P { t: string }\nentity U { n: string }\nentity C { v: int32 }\nrelation P.cs: few <-> C.p: one\nrelation U.cs: many <-> C.u: one\nquery q on P.cs { where u.n == ? }",
+            (6, 25),
+            "query `q` reads children of `P`, but `u.n` goes through `u` to `U`",
+        ),
+        case(
             "E0503",
             "entity A { t: string }\nquery q on A { where t.x == ? }",
             (2, 24),

@@ -20,13 +20,32 @@ fn examples() -> Vec<String> {
         .filter(|p| p.extension().is_some_and(|x| x == "sqn"))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
+    names.extend(
+        std::fs::read_dir(root().join("examples/generated/schemas"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "sqn"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned()),
+    );
     names.sort();
     names
 }
 
+/// The schema of golden `name`: an example, or one of the schemas only the generated crate's
+/// own tests use (`examples/generated/schemas/`, e.g. the server test of queries on children).
+fn schema_path(name: &str) -> String {
+    let example = format!("examples/{name}.sqn");
+    if root().join(&example).exists() {
+        example
+    } else {
+        format!("examples/generated/schemas/{name}.sqn")
+    }
+}
+
 fn generate(name: &str) -> String {
-    let text = std::fs::read_to_string(root().join(format!("examples/{name}.sqn"))).unwrap();
-    let source = SourceFile::new(format!("examples/{name}.sqn"), text);
+    let path = schema_path(name);
+    let text = std::fs::read_to_string(root().join(&path)).unwrap();
+    let source = SourceFile::new(path, text);
     match compile(&source, &GenerateSettings::default()) {
         Ok(generated) => generated.rust,
         Err(d) => panic!("{name}: {}", source.render(&d, false)),

@@ -239,3 +239,85 @@ fn misuse_of_the_new_constructs_is_coded() {
         ["E0315"]
     );
 }
+
+// ---- queries on a parent's children (`query q on Parent.end`) ----
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// A query on a parent's children never makes them standalone: without another reason they
+    /// stay embedded where the bound allows it. When they have their own collection they hold
+    /// their parent's reference (found by their parent, rule 6), never an id array in the
+    /// parent, and the query is planned on the collection that holds them: the parent's (an
+    /// array, found by `_id`, no index of its own), or the children's (the reference first in
+    /// the query's index).
+    #[test]
+    fn children_queries_read_where_the_layout_keeps_the_children(
+        (p, c) in pair(),
+        bound in prop::sample::select(vec!["few(20)", "few", "many(1000)", "squillions"]),
+        standalone in any::<bool>(),
+        sorted in any::<bool>(),
+    ) {
+        let end = p.to_lowercase();
+        let facts = if standalone { format!("{{ standalone {c} }}") } else { String::new() };
+        let sort = if sorted { "sort score desc" } else { "" };
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ score: int32 label: string }}\n\
+             relation {p}.items: {bound} <-> {c}.{end}: one {facts}\n\
+             query q on {p}.items {{ where score >= ? {sort} }}\n"
+        );
+        let plan = plan(&src);
+        let d = &plan.relationships[0];
+        let q = &plan.queries[0];
+        let ch = q.children.as_ref().expect("a query on children");
+        prop_assert_ne!(d.strategy, Layout::ParentRefs, "{}", src);
+        if !standalone && bound.starts_with("few") {
+            prop_assert_eq!(d.strategy, Layout::Embed, "{}", src);
+        }
+        match d.strategy {
+            Layout::Embed => {
+                prop_assert_eq!(ch.parent_path.as_str(), "_id");
+                prop_assert_eq!(ch.array.as_deref(), Some("items"));
+                prop_assert!(q.index.is_none(), "{}", src);
+            }
+            Layout::ChildRef | Layout::TwoWay => {
+                prop_assert!(ch.array.is_none());
+                let c = plan.collection(&q.collection).expect("the children's collection");
+                let i = c.indexes.iter().find(|i| Some(&i.name) == q.index.as_ref());
+                let first = i.and_then(|i| i.keys.first()).map(|k| k.path.as_str());
+                prop_assert_eq!(first, Some(end.as_str()), "{}", src);
+            }
+            Layout::Bucket => prop_assert!(ch.array.is_some()),
+            other => prop_assert!(false, "{other:?} for {src}"),
+        }
+        prop_assert!(q.unstored.is_empty(), "{}", src);
+        prop_assert_eq!(q.conditions[0].path.as_str(), "score");
+    }
+}
+
+#[test]
+fn children_queries_report_bad_ends_and_paths() {
+    let base = "entity P { t: string }\nentity U { n: string }\nentity C { v: int32 }\n\
+                relation P.cs: few <-> C.p: one\nrelation U.cs: many <-> C.us: many\n";
+    assert_eq!(
+        errors(&format!("{base}query q on P.xs {{ where v > ? }}")),
+        ["E0508"]
+    );
+    assert_eq!(
+        errors(&format!("{base}query q on C.p {{ where t == ? }}")),
+        ["E0509"]
+    );
+    assert_eq!(
+        errors(&format!("{base}query q on U.cs {{ where v > ? }}")),
+        ["E0509"]
+    );
+    assert_eq!(
+        errors(&format!("{base}query q on P.cs {{ where v > ? sort p.t }}")),
+        ["E0510"]
+    );
+    assert_eq!(
+        errors(&format!("{base}query q on P.cs {{ where w > ? }}")),
+        ["E0501"]
+    );
+    assert!(errors(&format!("{base}query q on P.cs {{ where v > ? sort v }}")).is_empty());
+}

@@ -459,15 +459,19 @@ impl RatioExpr {
     }
 }
 
-/// `query name on Entity { where ... sort ... limit ... rate ... }`
+/// `query name on Entity { where ... sort ... limit ... rate ... }`, or
+/// `query name on Parent.children { ... }` for one parent's children.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryDecl {
     /// Doc comments.
     pub docs: Docs,
     /// The query's name.
     pub name: Ident,
-    /// The entity it reads.
+    /// The entity it reads (the parent, when `children` is set).
     pub entity: Ident,
+    /// `on Post.comments`: the parent's relation end whose children the query reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<Ident>,
     /// Conditions (all must hold).
     pub conditions: Vec<Condition>,
     /// Sort keys.

@@ -992,10 +992,12 @@ fn query_decl(pair: Pair<'_, Rule>) -> Build<QueryDecl> {
     let name = ident(c.next(Rule::ident)?);
     c.skip_keywords();
     let entity = ident(c.next(Rule::ident)?);
+    let children = c.take(Rule::ident).map(ident);
     let mut query = QueryDecl {
         docs,
         name,
         entity,
+        children,
         conditions: Vec::new(),
         sort: Vec::new(),
         limit: None,

@@ -374,3 +374,15 @@ fn strings_resolve_escapes() {
     let e = entity(r#"entity E @collection("a\"b\\c") { x: string }"#);
     assert!(matches!(&e.attrs[0].args[0].value, Value::String { text, .. } if text == "a\"b\\c"));
 }
+
+#[test]
+fn query_on_a_parents_children_names_the_relation_end() {
+    let q = query("query q on Post.comments { where votes > ? }");
+    assert_eq!(q.entity.name, "Post");
+    assert_eq!(
+        q.children.as_ref().map(|e| e.name.as_str()),
+        Some("comments")
+    );
+    let plain = query("query q on Post { where title == ? }");
+    assert!(plain.children.is_none());
+}

@@ -205,6 +205,13 @@ fn expectations(name: &str, text: &str) -> Value {
             Item::Query(q) => {
                 e.at(q.name.span, &["entity.name.function"], "query names");
                 e.at(q.entity.span, &["entity.name.type"], "queried entities");
+                if let Some(end) = &q.children {
+                    e.at(
+                        end.span,
+                        &["variable.other.member"],
+                        "relation ends of children queries",
+                    );
+                }
             }
             Item::Settings(_) => {}
         }

@@ -85,6 +85,53 @@ where
     cursor.try_collect().await.during("find", collection.name())
 }
 
+/// One parent's children, held as the elements of `array` in the documents `parent` selects
+/// (the parent's own document, or its buckets): each element that passes `filter` (paths
+/// relative to the element), in `sort` order, at most `limit`.
+/// `[{$match: parent}, {$unwind: "$array"}, {$replaceRoot: {newRoot: "$array"}}, {$match:
+/// filter}, {$sort}, {$limit}]`; `parent` is served by `_id` or the bucket's parent index.
+pub async fn children<T, D>(
+    collection: &Collection<D>,
+    parent: Document,
+    array: &str,
+    filter: Document,
+    sort: Option<Document>,
+    limit: Option<i64>,
+    collation: Option<Collation>,
+) -> Result<Vec<T>>
+where
+    T: DeserializeOwned,
+    D: Send + Sync,
+{
+    let elements = format!("${array}");
+    let mut pipeline = vec![
+        doc! { "$match": parent },
+        doc! { "$unwind": elements.clone() },
+        doc! { "$replaceRoot": { "newRoot": elements } },
+    ];
+    if !filter.is_empty() {
+        pipeline.push(doc! { "$match": filter });
+    }
+    if let Some(s) = sort {
+        pipeline.push(doc! { "$sort": s });
+    }
+    if let Some(l) = limit {
+        pipeline.push(doc! { "$limit": l });
+    }
+    let mut aggregate = collection.aggregate(pipeline);
+    if let Some(c) = collation {
+        aggregate = aggregate.collation(c);
+    }
+    let cursor = aggregate.await.during("aggregate", collection.name())?;
+    let docs: Vec<Document> = cursor
+        .try_collect()
+        .await
+        .during("aggregate", collection.name())?;
+    docs.into_iter()
+        .map(|d| bson::from_document(d).map_err(crate::Error::from))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,8 @@ pub(crate) struct Ctx<'a> {
     relations: HashMap<&'a str, &'a Relation>,
     queries_on: HashMap<&'a str, Vec<&'a Query>>,
     queries_through: HashMap<&'a str, Vec<&'a Query>>,
+    /// Queries on a parent's children (`on Post.comments`), by relation id.
+    children_queries: HashMap<&'a str, Vec<&'a Query>>,
     queries_by_name: HashMap<&'a str, &'a Query>,
 }
 
@@ -36,7 +38,8 @@ impl<'a> Ctx<'a> {
         for r in &model.relations {
             standalone.extend(r.facts.standalone.iter().cloned());
         }
-        for q in &model.queries {
+        // A query on a parent's children reads them through the parent, not on their own.
+        for q in model.queries.iter().filter(|q| q.children.is_none()) {
             standalone.insert(q.entity.clone());
         }
         let mut expiring = HashMap::new();
@@ -66,7 +69,15 @@ impl<'a> Ctx<'a> {
             .collect();
         let mut queries_on: HashMap<&str, Vec<&Query>> = HashMap::new();
         let mut queries_through: HashMap<&str, Vec<&Query>> = HashMap::new();
+        let mut children_queries: HashMap<&str, Vec<&Query>> = HashMap::new();
         for q in &model.queries {
+            if let Some(of) = &q.children {
+                children_queries
+                    .entry(of.relation.as_str())
+                    .or_default()
+                    .push(q);
+                continue;
+            }
             queries_on.entry(q.entity.as_str()).or_default().push(q);
             let paths = q
                 .conditions
@@ -108,6 +119,7 @@ impl<'a> Ctx<'a> {
             relations: model.relations.iter().map(|r| (r.id.as_str(), r)).collect(),
             queries_on,
             queries_through,
+            children_queries,
             queries_by_name: model.queries.iter().map(|q| (q.name.as_str(), q)).collect(),
         }
     }
@@ -120,7 +132,7 @@ impl<'a> Ctx<'a> {
         self.relations.get(id).copied()
     }
 
-    /// Queries that read `entity` directly.
+    /// Queries that read `entity` directly (not those on a parent's children).
     pub fn queries_on(&self, entity: &str) -> &[&'a Query] {
         self.queries_on
             .get(entity)
@@ -131,6 +143,14 @@ impl<'a> Ctx<'a> {
     /// Queries whose paths cross relationship `id`.
     pub fn queries_through(&self, id: &str) -> &[&'a Query] {
         self.queries_through
+            .get(id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Queries on a parent's children through relationship `id` (`on Post.comments`).
+    pub fn children_queries(&self, id: &str) -> &[&'a Query] {
+        self.children_queries
             .get(id)
             .map(Vec::as_slice)
             .unwrap_or(&[])

@@ -464,7 +464,15 @@ pub(crate) fn resolve_path<'a>(
 }
 
 fn bson_path<'a>(c: &'a Collection, segments: &[String]) -> Option<(String, &'a PlanField)> {
-    let mut fields = &c.fields;
+    bson_path_in(&c.fields, segments)
+}
+
+/// The stored path of `segments` (code names) among `fields`, and the field it ends at.
+pub(crate) fn bson_path_in<'a>(
+    fields: &'a [PlanField],
+    segments: &[String],
+) -> Option<(String, &'a PlanField)> {
+    let mut fields = fields;
     let mut path = Vec::new();
     let mut found = None;
     for s in segments {
@@ -487,16 +495,29 @@ fn query(
     out: &mut Vec<Want>,
     joins: &mut Vec<(String, String)>,
 ) {
-    let Some(entity) = ctx.entity(&q.entity) else {
-        return;
+    let (c, mut eq) = match &q.children {
+        // A parent's children in their own documents: found by the parent's reference first.
+        // Children in an array are found with their parent's document (by its `_id` or the
+        // bucket's key): no index of the query's own.
+        Some(of) => match super::queries::children_site(ctx, of, collections, decisions) {
+            Some(site) if site.array.is_none() => {
+                (site.collection, vec![(site.parent_path.clone(), 1)])
+            }
+            _ => return,
+        },
+        None => {
+            let Some(entity) = ctx.entity(&q.entity) else {
+                return;
+            };
+            let Some(c) = by_name
+                .get(entity.collection.as_str())
+                .map(|&i| &collections[i])
+            else {
+                return;
+            };
+            (c, Vec::new())
+        }
     };
-    let Some(c) = by_name
-        .get(entity.collection.as_str())
-        .map(|&i| &collections[i])
-    else {
-        return;
-    };
-    let mut eq = Vec::new();
     let mut range = Vec::new();
     let mut geo: Vec<(String, i32)> = Vec::new();
     let mut ignore_case = false;

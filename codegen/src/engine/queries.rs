@@ -1,11 +1,94 @@
 //! Declared queries resolved against the collections: the stored path of every condition and
 //! sort key, and the index that serves the query. Emitters read it to write query methods.
 
-use crate::model::Operator;
-use crate::plan::{Collection, Decision, IndexKey, QueryCondition, QueryOp, QueryPlan};
+use crate::model::{ChildrenOf, Layout, Operator};
+use crate::plan::{
+    ChildrenPlan, Collection, CollectionRole, Decision, IndexKey, PlanField, QueryCondition,
+    QueryOp, QueryPlan, Shape,
+};
 
 use super::context::Ctx;
-use super::indexes::resolve_path;
+use super::indexes::{bson_path_in, resolve_path};
+
+/// Where the children of a query on a parent's children (`on Post.comments`) are read.
+pub(crate) struct ChildrenSite<'c> {
+    /// The collection the query runs on.
+    pub collection: &'c Collection,
+    /// The stored path, in its documents, of the parent's id the children are found by.
+    pub parent_path: String,
+    /// The stored path of the array holding the children, and the fields of each child, when
+    /// the children are elements of an array (embedded in the parent, or in buckets).
+    pub array: Option<(String, &'c [PlanField])>,
+}
+
+/// The site of `of`'s children under the chosen layout, or `None` when no single query reads
+/// them: children embedded in a parent that is itself embedded, kept in an id array only
+/// (`parent_refs`), or split between the parent and overflow documents (the outlier pattern).
+pub(crate) fn children_site<'c>(
+    ctx: &Ctx<'_>,
+    of: &ChildrenOf,
+    collections: &'c [Collection],
+    decisions: &[Decision],
+) -> Option<ChildrenSite<'c>> {
+    let d = decisions.iter().find(|d| d.id == of.relation)?;
+    if d.outlier.is_some() {
+        return None;
+    }
+    let own = |entity: &str| {
+        let name = &ctx.entity(entity)?.collection;
+        collections
+            .iter()
+            .find(|c| &c.name == name && c.entity == entity && c.role == CollectionRole::Entity)
+    };
+    let array = |c: &'c Collection, path: &str| {
+        let f = c.field_at(path)?;
+        (f.array_depth > 0 && f.bson_type == "object").then(|| (path.to_owned(), &f.children[..]))
+    };
+    match d.strategy {
+        Layout::Embed => {
+            let c = own(&of.parent)?;
+            let p = d.placement.iter().find(|p| {
+                p.collection == c.name
+                    && p.path == of.parent_end
+                    && p.shape == Shape::ArrayOfSubdocuments
+            })?;
+            Some(ChildrenSite {
+                collection: c,
+                parent_path: "_id".to_owned(),
+                array: Some(array(c, &p.path)?),
+            })
+        }
+        Layout::ChildRef | Layout::TwoWay => {
+            let c = own(&d.child)?;
+            let p = d.placement.iter().find(|p| {
+                p.collection == c.name
+                    && p.path == of.child_end
+                    && matches!(p.shape, Shape::Id | Shape::ExtendedRef)
+            })?;
+            c.field_at(&p.path)?;
+            // A reference extended with copies stores the id under `id`.
+            let parent_path = match p.shape {
+                Shape::ExtendedRef => format!("{}.id", p.path),
+                _ => p.path.clone(),
+            };
+            Some(ChildrenSite {
+                collection: c,
+                parent_path,
+                array: None,
+            })
+        }
+        Layout::Bucket => {
+            let b = d.bucket.as_ref()?;
+            let c = collections.iter().find(|c| c.name == b.collection)?;
+            Some(ChildrenSite {
+                collection: c,
+                parent_path: b.parent_path.clone(),
+                array: Some(array(c, &b.items_path)?),
+            })
+        }
+        Layout::ParentRefs | Layout::OneWay | Layout::LinkCollection => None,
+    }
+}
 
 pub(crate) fn plan(
     ctx: &Ctx<'_>,
@@ -17,14 +100,42 @@ pub(crate) fn plan(
         let Some(entity) = ctx.entity(&q.entity) else {
             continue;
         };
-        let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
-            continue;
+        let mut unstored = Vec::new();
+        let (c, children, elements) = match &q.children {
+            Some(of) => {
+                let end = format!("{}.{}", of.parent, of.parent_end);
+                match children_site(ctx, of, collections, decisions) {
+                    Some(site) => {
+                        let plan = children_plan(ctx, of, &site);
+                        (site.collection, Some(plan), site.array.map(|(_, f)| f))
+                    }
+                    None => {
+                        // No single query reads them: no method (warning W119).
+                        let Some(c) = collections.iter().find(|c| c.name == entity.collection)
+                        else {
+                            continue;
+                        };
+                        unstored.push(end);
+                        (c, None, None)
+                    }
+                }
+            }
+            None => {
+                let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+                    continue;
+                };
+                (c, None, None)
+            }
+        };
+        // Children in an array: their paths are relative to each child.
+        let resolve = |path: &crate::model::FieldPath| match elements {
+            Some(fields) => bson_path_in(fields, &path.segments),
+            None => resolve_path(c, path, decisions),
         };
         let mut conditions = Vec::new();
         let mut join = None;
-        let mut unstored = Vec::new();
         for cond in &q.conditions {
-            match resolve_path(c, &cond.path, decisions) {
+            match resolve(&cond.path) {
                 Some((path, field)) => conditions.push(QueryCondition {
                     path,
                     written: cond.path.segments.join("."),
@@ -40,7 +151,7 @@ pub(crate) fn plan(
         }
         let mut sort = Vec::new();
         for k in &q.sort {
-            match resolve_path(c, &k.path, decisions) {
+            match resolve(&k.path) {
                 Some((path, _)) => {
                     sort.push(IndexKey::ordered(path, if k.descending { -1 } else { 1 }))
                 }
@@ -65,9 +176,31 @@ pub(crate) fn plan(
             index,
             join,
             unstored,
+            children,
         });
     }
     out
+}
+
+/// The Plan's view of a query on a parent's children, at `site`.
+fn children_plan(ctx: &Ctx<'_>, of: &ChildrenOf, site: &ChildrenSite<'_>) -> ChildrenPlan {
+    let parent_id_type = ctx
+        .entity(&of.parent)
+        .map(|e| match &e.identity {
+            crate::model::Identity::Natural { bson_type, .. } => {
+                bson_type.json_schema_name().to_owned()
+            }
+            crate::model::Identity::ObjectId => "objectId".to_owned(),
+        })
+        .unwrap_or_else(|| "objectId".to_owned());
+    ChildrenPlan {
+        relation: of.relation.clone(),
+        parent: of.parent.clone(),
+        parent_param: of.child_end.clone(),
+        parent_id_type,
+        parent_path: site.parent_path.clone(),
+        array: site.array.as_ref().map(|(p, _)| p.clone()),
+    }
 }
 
 fn op(o: Operator) -> QueryOp {

@@ -221,8 +221,12 @@ pub struct Query {
     pub name: String,
     /// Doc comment lines.
     pub docs: Vec<String>,
-    /// The entity it reads.
+    /// The entity it reads (the children's entity, for a query on a parent's children).
     pub entity: String,
+    /// Set for `query q on Post.comments`: the query reads one parent's children, through the
+    /// relationship, and does not make the children standalone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<ChildrenOf>,
     /// Conditions, all of which must hold.
     pub conditions: Vec<Condition>,
     /// Sort keys.
@@ -233,6 +237,19 @@ pub struct Query {
     pub rate_per_second: Option<f64>,
     /// The declaration's name.
     pub span: Span,
+}
+
+/// The relationship a query on a parent's children reads through (`on Post.comments`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChildrenOf {
+    /// The relation's id.
+    pub relation: String,
+    /// The parent entity.
+    pub parent: String,
+    /// The parent's end (`comments`).
+    pub parent_end: String,
+    /// The children's end (`post`): the name of the parent's parameter.
+    pub child_end: String,
 }
 
 /// A comparison.

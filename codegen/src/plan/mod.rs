@@ -842,6 +842,32 @@ pub struct QueryPlan {
     /// without them it would return the wrong documents (warning W119).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unstored: Vec<String>,
+    /// Set for a query on a parent's children (`query q on Post.comments`): how one parent's
+    /// children are found in `collection`. Its conditions' and sort keys' paths are then
+    /// relative to each child when the children are elements of an array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<ChildrenPlan>,
+}
+
+/// How a query on a parent's children finds them.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+pub struct ChildrenPlan {
+    /// The relationship's id.
+    pub relation: String,
+    /// The parent entity.
+    pub parent: String,
+    /// The name of the method's parent parameter: the children's relation end (`post`).
+    pub parent_param: String,
+    /// The BSON type of the parent's id.
+    pub parent_id_type: String,
+    /// The stored path, in the documents of the query's collection, of the parent's id: `_id`
+    /// when the children are embedded in the parent, the children's reference (`post`), or the
+    /// bucket's reference to its parent.
+    pub parent_path: String,
+    /// The stored path of the array that holds the children in each document (embedded in the
+    /// parent, or in buckets); `None` when each child is a document of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<String>,
 }
 
 /// One condition of a query.

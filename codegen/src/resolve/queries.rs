@@ -11,8 +11,8 @@ use super::names::{all_of, article, closest, not_an_entity};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
-    BsonType, Condition, Entity, Field, FieldPath, FieldType, Identity, Model, Query, SortKey,
-    Through, Versioning,
+    BsonType, ChildrenOf, Condition, Entity, Field, FieldPath, FieldType, Identity, Model, Query,
+    RelationKind, SortKey, Through, Versioning,
 };
 
 /// Resolves every query, in order.
@@ -59,10 +59,21 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
             ),
         );
     }
-    let entity = model.entity(&decl.entity.name);
+    let mut entity = model.entity(&decl.entity.name);
     if entity.is_none() {
         let d = not_an_entity(r, &decl.entity.name, decl.entity.span, "the queried entity");
         r.report(d);
+    }
+    let mut children = None;
+    if let (Some(parent), Some(end)) = (entity, &decl.children) {
+        // `on Post.comments`: the conditions are on the children.
+        entity = match children_of(r, model, parent, end) {
+            Some((of, child)) => {
+                children = Some(of);
+                Some(child)
+            }
+            None => None,
+        };
     }
     let mut conditions = Vec::new();
     let mut sort = Vec::new();
@@ -93,11 +104,16 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
                 }
             }
             if let Some(c) = paths.condition(r, cond) {
-                conditions.push(c);
+                if children.is_none() || own_path(r, decl, &c.path, cond.path.span) {
+                    conditions.push(c);
+                }
             }
         }
         for key in &decl.sort {
             if let Some((path, _)) = paths.resolve(r, &key.path) {
+                if children.is_some() && !own_path(r, decl, &path, key.path.span) {
+                    continue;
+                }
                 sort.push(SortKey {
                     path,
                     descending: key.direction == Direction::Desc,
@@ -117,13 +133,136 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
     Query {
         name: decl.name.name.clone(),
         docs: decl.docs.lines.clone(),
-        entity: decl.entity.name.clone(),
+        entity: entity.map_or_else(|| decl.entity.name.clone(), |e| e.name.clone()),
+        children,
         conditions,
         sort,
         limit,
         rate_per_second,
         span: decl.name.span,
     }
+}
+
+/// `on Parent.end`: the relationship whose children `end` reaches, and the children's entity;
+/// `None` after reporting why `end` reaches no children (E0508, E0509).
+fn children_of<'m>(
+    r: &mut Resolver<'_>,
+    model: &'m Model,
+    parent: &'m Entity,
+    end: &Ident,
+) -> Option<(ChildrenOf, &'m Entity)> {
+    let found = model.relations.iter().find_map(|rel| {
+        [(&rel.left, &rel.right), (&rel.right, &rel.left)]
+            .into_iter()
+            .find(|(here, _)| here.entity == parent.name && here.field == end.name)
+            .map(|(here, other)| (rel, here, other))
+    });
+    let Some((rel, here, other)) = found else {
+        let ends: Vec<&str> = model
+            .relations
+            .iter()
+            .flat_map(|rel| [&rel.left, &rel.right])
+            .filter(|e| e.entity == parent.name)
+            .map(|e| e.field.as_str())
+            .collect();
+        let close = closest(&end.name, ends.iter().copied());
+        let help = match close {
+            Some(close) => format!("did you mean `{}.{close}`?", parent.name),
+            None if ends.is_empty() => format!(
+                "`{}` is an end of no relation: declare the relation, or query `{}` itself \
+                 (`on {}`)",
+                parent.name, parent.name, parent.name
+            ),
+            None => format!(
+                "`{}` has the relation ends {}",
+                parent.name,
+                all_of(ends.iter().copied())
+            ),
+        };
+        r.report(
+            Diagnostic::error(
+                codes::UNKNOWN_CHILDREN_END,
+                end.span,
+                format!("`{}` has no relation end `{}`", parent.name, end.name),
+            )
+            .with_label("no such relation end")
+            .with_help(help)
+            .with_fix_from(close.map(|c| (end.span, c))),
+        );
+        return None;
+    };
+    let is_parent_end = rel.kind == RelationKind::OneToMany && std::ptr::eq(rel.parent(), here);
+    if !is_parent_end {
+        let why = match rel.kind {
+            RelationKind::ManyToMany => format!(
+                "`{}.{}` is an end of a many-to-many relation: its other side has no single parent",
+                parent.name, end.name
+            ),
+            _ => format!(
+                "`{}.{}` reaches one `{}`, not children",
+                parent.name, end.name, other.entity
+            ),
+        };
+        let help = match (rel.kind, rel.kind == RelationKind::OneToMany) {
+            (RelationKind::ManyToMany, _) => format!(
+                "query `{}` itself, filtering on its end: `query q on {} {{ where {} == ? }}`",
+                other.entity, other.entity, other.field
+            ),
+            (_, true) => format!(
+                "name the parent's end: `on {}.{}`",
+                rel.parent().entity,
+                rel.parent().field
+            ),
+            _ => format!(
+                "a one-to-one end is read with its owner; query `{}` itself (`on {}`)",
+                other.entity, other.entity
+            ),
+        };
+        r.report(
+            Diagnostic::error(codes::NOT_A_CHILDREN_END, end.span, why)
+                .with_label("not a parent's end of a one-to-many relation")
+                .with_help(help),
+        );
+        return None;
+    }
+    let child = model.entity(&other.entity)?;
+    Some((
+        ChildrenOf {
+            relation: rel.id.clone(),
+            parent: parent.name.clone(),
+            parent_end: here.field.clone(),
+            child_end: other.field.clone(),
+        },
+        child,
+    ))
+}
+
+/// Whether a path of a query on children stays on the children's own fields; reports E0510
+/// when it crosses a relation end of theirs.
+fn own_path(r: &mut Resolver<'_>, decl: &QueryDecl, path: &FieldPath, span: Span) -> bool {
+    let Some(t) = &path.through else {
+        return true;
+    };
+    let end = path.segments.first().cloned().unwrap_or_default();
+    r.report(
+        Diagnostic::error(
+            codes::CHILDREN_QUERY_THROUGH_RELATION,
+            span,
+            format!(
+                "query `{}` reads children of `{}`, but `{}` goes through `{end}` to `{}`",
+                decl.name.name,
+                decl.entity.name,
+                path.dotted(),
+                t.entity
+            ),
+        )
+        .with_label("through another relation")
+        .with_help(
+            "compare the children's own fields: a query on a parent's children reads them \
+             where that parent keeps them, where other entities' fields are not stored",
+        ),
+    );
+    false
 }
 
 /// What a path ends at.

@@ -307,7 +307,26 @@ impl<'a> Generator<'a> {
             impls
         };
         let queries = if self.settings.derive_document && !self.types_only {
-            queries::methods(self.plan, &c.name, &name)
+            // The element types of the arrays of children that queries on a parent's children
+            // return (made with the fields above: looked up, not made again).
+            let mut elements = BTreeMap::new();
+            for array in self
+                .plan
+                .queries
+                .iter()
+                .filter(|q| q.collection == c.name)
+                .filter_map(|q| q.children.as_ref()?.array.clone())
+            {
+                if let Some(f) = c
+                    .fields
+                    .iter()
+                    .find(|f| f.name == array && f.bson_type == "object")
+                {
+                    let ident = self.object_type(f, &owner);
+                    elements.insert(array, ident);
+                }
+            }
+            queries::methods(self.plan, &c.name, &name, &elements)
         } else {
             TokenStream::new()
         };

@@ -2,20 +2,35 @@
 //! the sort, the limit, and the collation of a case-insensitive index, so the query is served by
 //! the index the Plan made for it.
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::plan::{Plan, QueryCondition, QueryOp, QueryPlan};
+use crate::plan::{ChildrenPlan, Plan, QueryCondition, QueryOp, QueryPlan};
 
 use super::names::field_ident;
 
 /// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
-pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident) -> TokenStream {
+/// `elements` names the Rust type of each array of children (by its stored path) that a query
+/// on a parent's children returns the elements of.
+pub(super) fn methods(
+    plan: &Plan,
+    collection: &str,
+    ty: &Ident,
+    elements: &BTreeMap<String, Ident>,
+) -> TokenStream {
     let methods: Vec<TokenStream> = plan
         .queries
         .iter()
         .filter(|q| q.collection == collection && q.join.is_none() && q.unstored.is_empty())
-        .map(|q| method(plan, q, ty))
+        .filter_map(|q| {
+            let returned = match q.children.as_ref().and_then(|c| c.array.as_ref()) {
+                Some(array) => elements.get(array)?,
+                None => ty,
+            };
+            Some(method(plan, q, returned))
+        })
         .collect();
     if methods.is_empty() {
         return TokenStream::new();
@@ -33,6 +48,16 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
     let mut params = Vec::new();
     let mut clauses = Vec::new();
     let mut used: Vec<String> = Vec::new();
+    // A query on a parent's children takes the parent's id first.
+    let parent = q.children.as_ref().map(|ch| {
+        let p = field_ident(&ch.parent_param);
+        used.push(ch.parent_param.clone());
+        let t = id_param_type(&ch.parent_id_type);
+        params.push(quote!(#p: #t));
+        let path = &ch.parent_path;
+        let v = scalar_value(&ch.parent_id_type, &p);
+        quote!(#path: #v)
+    });
     let mut ignore_case = false;
     let mut nearest: Option<Ident> = None;
     for c in &q.conditions {
@@ -167,11 +192,25 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
             "Points at most `{max}` meters away (`$near`), {order}."
         ));
     }
+    if let Some(ch) = &q.children {
+        lines.push(children_words(q, ch));
+    }
     let doc = super::docs_of(&q.docs, &lines);
     let names = method_names(q);
     let args: Vec<TokenStream> = params.clone();
-    let filter = quote!(::squillion::bson::doc! { #(#clauses),* });
-    let run = quote!(::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await);
+    let (filter, run) = match (&parent, q.children.as_ref().and_then(|c| c.array.as_ref())) {
+        (Some(parent), Some(array)) => (
+            quote!(::squillion::bson::doc! { #(#clauses),* }),
+            quote!(::squillion::__private::query::children(self.collection(), ::squillion::bson::doc! { #parent }, #array, filter, #sort, #limit, #collation).await),
+        ),
+        (parent, _) => {
+            let parent = parent.iter();
+            (
+                quote!(::squillion::bson::doc! { #(#parent,)* #(#clauses),* }),
+                quote!(::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await),
+            )
+        }
+    };
     let main = if q.limit == Some(1) {
         quote! {
             #doc
@@ -259,6 +298,8 @@ pub(crate) fn method_names(q: &QueryPlan) -> Vec<String> {
         s => s,
     };
     match q.limit {
+        // A query on a parent's children reads one parent's: a list, whatever the layout.
+        _ if q.children.is_some() => vec![name.clone()],
         Some(1) => vec![name.clone()],
         Some(_) => vec![name.clone(), format!("{stem}_stream")],
         None => vec![
@@ -311,6 +352,50 @@ fn value(c: &QueryCondition, p: &Ident) -> TokenStream {
             quote!(*#p)
         }
         _ => quote!(#p.clone()),
+    }
+}
+
+/// "The `comments` of one `Post` (given by `post`), read from the array `comments` of its
+/// document." - where a query on a parent's children finds them.
+fn children_words(q: &QueryPlan, ch: &ChildrenPlan) -> String {
+    let whose = format!(
+        "Reads `{}` of the one `{}` whose id is `{}`",
+        ch.relation, ch.parent, ch.parent_param
+    );
+    match &ch.array {
+        Some(array) if ch.parent_path == "_id" => format!(
+            "{whose}: the elements of its document's `{array}` that match (an aggregation on its `_id`)."
+        ),
+        Some(array) => format!(
+            "{whose}: the elements of `{array}` that match, in its buckets in `{}` (an aggregation on `{}`).",
+            q.collection, ch.parent_path
+        ),
+        None => format!(
+            "{whose}: the documents of `{}` that match and whose `{}` references it.",
+            q.collection, ch.parent_path
+        ),
+    }
+}
+
+/// The value of an id parameter `p` of BSON type `bson` as `doc!` converts it.
+fn scalar_value(bson: &str, p: &Ident) -> TokenStream {
+    match bson {
+        "string" => quote!(#p),
+        "int" | "long" | "double" | "bool" | "objectId" | "date" | "timestamp" | "decimal" => {
+            quote!(*#p)
+        }
+        _ => quote!(#p.clone()),
+    }
+}
+
+/// The parameter type of an id of BSON type `bson`: `&str` for strings, `&T` otherwise.
+fn id_param_type(bson: &str) -> TokenStream {
+    match bson {
+        "string" => quote!(&str),
+        other => {
+            let t = super::scalar_type(other);
+            quote!(&#t)
+        }
     }
 }
 

@@ -66,3 +66,12 @@ fn alignment_groups_break_at_empty_lines() {
         "entity A {\n  a:         int32\n  long_name: string\n\n  b:  bool\n  /// doc\n  cc: bool\n}\n"
     );
 }
+
+#[test]
+fn queries_on_a_parents_children() {
+    let source = "query q on Post . comments{where votes>? sort votes desc}";
+    assert_eq!(
+        fmt(source),
+        "query q on Post.comments {\n  where votes > ?\n  sort votes desc\n}\n"
+    );
+}

@@ -6,6 +6,10 @@
 
 // The goldens are the generator's bytes (prettyplease), not rustfmt's.
 
+/// `examples/generated/schemas/children.sqn`: queries on a parent's children, one per layout
+/// (the server test `tests/children_queries.rs`).
+#[rustfmt::skip]
+pub mod children;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

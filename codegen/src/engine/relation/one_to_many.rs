@@ -436,8 +436,12 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 }
 
 /// A query on the child that filters through this relationship (`where author == ?` or
-/// `author.name starts_with ?` on Book): the child is found by its parent.
+/// `author.name starts_with ?` on Book), or a query on the parent's children (`on
+/// Author.books`): the child is found by its parent.
 fn child_found_through(ctx: &Ctx<'_>, rel: &Relation) -> Option<String> {
+    if let Some(q) = ctx.children_queries(&rel.id).first() {
+        return Some(q.name.clone());
+    }
     let child = rel.child();
     ctx.queries_on(&child.entity)
         .iter()
