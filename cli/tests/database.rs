@@ -326,6 +326,9 @@ mod examples;
 #[path = "database/audit_findings.rs"]
 mod audit_findings;
 
+#[path = "database/audit_drift.rs"]
+mod audit_drift;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -25,6 +25,16 @@ pub enum FindingKind {
     LayoutDiffers,
     /// A collection the plan needs does not exist.
     MissingCollection,
+    /// A copied field (rule 5) that differs from its source.
+    StaleCopy,
+    /// A subset or top-N list that does not hold the right children in the right order.
+    WrongSubset,
+    /// A subset or top-N copy that differs from the child it copies.
+    StaleSubset,
+    /// A summary that differs from the aggregate of what it summarises.
+    WrongSummary,
+    /// One side of a two-way link names a document that does not name it back.
+    BrokenLink,
 }
 
 /// One contradiction, aggregated over the sample.
@@ -42,6 +52,11 @@ pub struct Finding {
     pub example: Option<String>,
     /// The numbers: the largest length found and the bound, the size, the version...
     pub detail: String,
+    /// What to do about it: the command, repository method or update that repairs it.
+    pub help: Option<String>,
+    /// For the data invariants: the invariant, the documents compared and the first mismatches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<super::drift::Drift>,
     /// What it concerns, and its rank among the findings.
     pub cost: super::rank::Cost,
 }

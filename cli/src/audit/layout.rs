@@ -143,6 +143,8 @@ pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> 
                 planned(d, here)
             ),
             (None, Some(p)) if p.optional => continue,
+            // Present but never holding anything (empty arrays): any planned shape fits.
+            (None, Some(_)) if field.is_some_and(|f| f.present > 0) => continue,
             (None, Some(_)) => format!("no sampled document has `{end}`; {}", planned(d, here)),
         };
         out.push(Finding {
@@ -152,6 +154,8 @@ pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> 
             count: field.map_or(shape.seen, |f| f.present),
             example: None,
             detail,
+            help: None,
+            drift: None,
             cost: Default::default(),
         });
     }
@@ -183,6 +187,8 @@ pub fn missing_collection(plan: &Plan, name: &str) -> Option<Finding> {
         count: 0,
         example: None,
         detail: format!("the plan keeps {role} in `{name}`, which does not exist"),
+        help: None,
+        drift: None,
         cost: Default::default(),
     })
 }

@@ -2,9 +2,15 @@
 //! data contradicts the design.
 
 pub mod checks;
+pub mod copies;
+pub mod drift;
 pub mod layout;
+pub mod links;
+pub mod prose;
 pub mod rank;
 pub mod report;
+pub mod subsets;
+pub mod summaries;
 
 use std::collections::BTreeMap;
 
@@ -100,11 +106,13 @@ pub async fn audit(
             .await?;
         let mut count = 0u64;
         let mut refs: BTreeMap<String, FieldReferences> = BTreeMap::new();
+        let mut data = drift::Collector::new(plan, c);
         while let Some(d) = cursor.try_next().await? {
             let d = &d;
             count += 1;
             progress(1);
             shape.observe(d, 0);
+            data.observe(d);
             let id = d.get("_id").map(|v| v.to_string());
             for o in checks::check_document(c, &plan.settings, d, c.schema_version) {
                 let key = (c.name.clone(), o.kind, o.path.clone());
@@ -145,6 +153,9 @@ pub async fn audit(
             }
         }
         sampled.insert(c.name.clone(), count);
+        for f in data.finish(db).await? {
+            findings.insert((f.collection.clone(), f.kind, f.path.clone()), f);
+        }
         layouts.extend(layout::findings(model, plan, &c.name, &shape));
         for (path, FieldReferences { target, ids }) in refs {
             let Some(coll) = entity_collection.get(target.as_str()) else {
@@ -199,6 +210,8 @@ pub async fn audit(
                          (e.g. {value})",
                         dangling.len()
                     ),
+                    help: None,
+                    drift: None,
                     cost: Default::default(),
                 },
             );
@@ -214,6 +227,8 @@ pub async fn audit(
                 count: t.count,
                 example: t.example,
                 detail: detail(&t.worst, t.count, &plan.settings),
+                help: None,
+                drift: None,
                 cost: Default::default(),
             },
         );
@@ -230,6 +245,8 @@ pub async fn audit(
                         count: 1,
                         example: None,
                         detail: format!("declared index {name} {keys} is missing (squillion indexes --apply creates it)"),
+                        help: None,
+                        drift: None,
                         cost: Default::default(),
                     },
                 );
@@ -252,6 +269,9 @@ pub async fn audit(
             })
     });
     findings.extend(layouts);
+    for f in &mut findings {
+        f.help = prose::help(f);
+    }
     rank::rank(&mut findings, plan, &sampled, &estimated);
     Ok(AuditReport { sampled, findings })
 }
@@ -298,6 +318,11 @@ fn detail(
         FindingKind::MissingIndex
         | FindingKind::DanglingReference
         | FindingKind::LayoutDiffers
-        | FindingKind::MissingCollection => String::new(),
+        | FindingKind::MissingCollection
+        | FindingKind::StaleCopy
+        | FindingKind::WrongSubset
+        | FindingKind::StaleSubset
+        | FindingKind::WrongSummary
+        | FindingKind::BrokenLink => String::new(),
     }
 }

@@ -91,6 +91,8 @@ mod tests {
             count,
             example: None,
             detail: String::new(),
+            help: None,
+            drift: None,
             cost: Cost::default(),
         }
     }

@@ -38,6 +38,9 @@ pub fn text(report: &AuditReport) -> String {
             size(f.cost.bytes),
             f.detail
         ));
+        if let Some(help) = &f.help {
+            out.push_str(&format!("{:>6}help: {help}\n", ""));
+        }
     }
     out
 }
