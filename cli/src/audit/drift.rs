@@ -80,8 +80,10 @@ pub enum Invariant {
         descending: bool,
         /// The children's collection.
         children: String,
-        /// The children's reference to their parent.
-        back: String,
+        /// The children's reference to their parent (`None`: the parent names them).
+        back: Option<String>,
+        /// The parent's array naming its children (parent references).
+        named: Option<String>,
         /// The children's fields each copy keeps (empty: as the copies hold them).
         kept: Vec<String>,
     },

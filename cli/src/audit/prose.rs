@@ -214,10 +214,18 @@ pub fn help(f: &Finding) -> Option<String> {
                 descending,
                 children,
                 back,
+                named,
                 kept,
                 ..
             }),
         ) => {
+            let filter = match (back, named) {
+                (Some(back), _) => format!("{{{}: {id}}}", key(back)),
+                (None, named) => format!(
+                    "{{_id: {{$in: db.{c}.findOne({{_id: {id}}}).{}}}}}",
+                    named.as_deref().unwrap_or_default()
+                ),
+            };
             let mut projection: Vec<String> =
                 kept.iter().map(|k| format!("{}: 1", key(k))).collect();
             if !kept.iter().any(|k| k == "_id") {
@@ -226,9 +234,8 @@ pub fn help(f: &Finding) -> Option<String> {
             format!(
                 "add and remove children through the generated repository (it keeps the list in \
                  step), or rebuild one parent's list: db.{c}.updateOne({{_id: {id}}}, {{$set: \
-                 {{{}: db.{children}.find({{{}: {id}}}, {{{}}}).sort({{{}: {}}}).limit({n}).toArray()}}}})",
+                 {{{}: db.{children}.find({filter}, {{{}}}).sort({{{}: {}}}).limit({n}).toArray()}}}})",
                 key(path),
-                key(back),
                 projection.join(", "),
                 key(sort_by),
                 if *descending { -1 } else { 1 }

@@ -22,16 +22,19 @@ struct List<'p> {
     sort_by: &'p str,
     descending: bool,
     children: &'p str,
-    /// The children's reference to the parent, as a path to the id.
-    back: String,
+    /// The children's reference to the parent, as a path to the id (`None`: the parent names
+    /// them in `named`).
+    back: Option<String>,
+    /// The parent's array of its children's ids (parent references).
+    named: Option<&'p str>,
     /// The child's stored name of the field ordering the list, and the copy's.
     sort_child: &'p str,
     sort_copy: &'p str,
     /// `(copy's name, child's name)` of each kept field (empty: the copy's own names).
     fields: Vec<(&'p str, &'p str)>,
     sensitive: bool,
-    /// `(parent, its copies)` per sampled parent.
-    seen: Vec<(Bson, Vec<Document>)>,
+    /// `(parent, its copies, the ids it names)` per sampled parent.
+    seen: Vec<(Bson, Vec<Document>, Vec<Bson>)>,
 }
 
 /// The subset and top-N check of one collection.
@@ -87,14 +90,23 @@ impl<'p> Check<'p> {
                 let Some(children) = drift::entity_collection(plan, &d.child) else {
                     continue;
                 };
-                let Some(back) = d.placement.iter().find(|p| {
+                let named = d
+                    .placement
+                    .iter()
+                    .find(|p| {
+                        p.collection == c.name
+                            && !p.path.contains('.')
+                            && p.target == d.child
+                            && matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs)
+                    })
+                    .map(|p| p.path.as_str());
+                let back = d.placement.iter().find(|p| {
                     p.collection == children.name && !p.path.contains('.') && p.target == d.parent
-                }) else {
-                    continue;
-                };
-                let back = match back.shape {
-                    Shape::Id => back.path.clone(),
-                    Shape::ExtendedRef => format!("{}.id", back.path),
+                });
+                let back = match back.map(|b| (b.shape, &b.path)) {
+                    _ if named.is_some() => None,
+                    Some((Shape::Id, path)) => Some(path.clone()),
+                    Some((Shape::ExtendedRef, path)) => Some(format!("{path}.id")),
                     _ => continue,
                 };
                 let Some(sort_child) = drift::field_named(&children.fields, sort_by) else {
@@ -117,6 +129,7 @@ impl<'p> Check<'p> {
                     descending,
                     children: &children.name,
                     back,
+                    named,
                     sort_child: &sort_child.name,
                     sort_copy,
                     fields,
@@ -138,7 +151,16 @@ impl<'p> Check<'p> {
                 Some(Bson::Array(a)) => a.iter().filter_map(Bson::as_document).cloned().collect(),
                 _ => Vec::new(),
             };
-            l.seen.push((id.clone(), copies));
+            let named = l
+                .named
+                .map(|a| {
+                    drift::reference_ids(doc.get(a))
+                        .into_iter()
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            l.seen.push((id.clone(), copies, named));
         }
     }
 
@@ -150,7 +172,7 @@ impl<'p> Check<'p> {
             let (mut wrong, mut stale) = (Tally::default(), Tally::default());
             wrong.checked = l.seen.len() as u64;
             stale.checked = l.seen.len() as u64;
-            for (id, copies) in &l.seen {
+            for (id, copies, _) in &l.seen {
                 let fetched = children
                     .get(&super::id_key(id))
                     .map_or(&[][..], Vec::as_slice);
@@ -163,6 +185,7 @@ impl<'p> Check<'p> {
                 descending: l.descending,
                 children: l.children.to_owned(),
                 back: l.back.clone(),
+                named: l.named.map(str::to_owned),
                 kept: l
                     .fields
                     .iter()
@@ -279,9 +302,12 @@ async fn first_children(
         projection.insert(*name, 1);
     }
     let direction = if l.descending { -1 } else { 1 };
+    let Some(back) = &l.back else {
+        return named_children(db, l, projection).await;
+    };
     let limit = i64::try_from(l.n.saturating_add(1)).unwrap_or(i64::MAX);
     let mut lookup = vec![
-        doc! { "$match": { "$expr": { "$eq": [format!("${}", l.back), "$$parent"] } } },
+        doc! { "$match": { "$expr": { "$eq": [format!("${back}"), "$$parent"] } } },
         doc! { "$sort": { l.sort_child: direction, "_id": 1 } },
         doc! { "$limit": limit },
     ];
@@ -292,7 +318,7 @@ async fn first_children(
     let per_query = usize::try_from(100_000 / l.n.max(1))
         .unwrap_or(1)
         .clamp(1, super::IDS_PER_QUERY);
-    let ids: Vec<Bson> = l.seen.iter().map(|(id, _)| id.clone()).collect();
+    let ids: Vec<Bson> = l.seen.iter().map(|(id, _, _)| id.clone()).collect();
     let mut out = std::collections::BTreeMap::new();
     for chunk in ids.chunks(per_query) {
         let pipeline = vec![
@@ -317,6 +343,39 @@ async fn first_children(
             };
             out.insert(super::id_key(id), children);
         }
+    }
+    Ok(out)
+}
+
+/// [`first_children`] of parents that name their children: the children named, read a batch of
+/// ids per query, sorted here.
+async fn named_children(
+    db: &Database,
+    l: &List<'_>,
+    projection: Document,
+) -> mongodb::error::Result<std::collections::BTreeMap<String, Vec<Document>>> {
+    let ids: Vec<Bson> = l.seen.iter().flat_map(|x| x.2.clone()).collect();
+    let children = drift::fetch(db, l.children, &ids, projection).await?;
+    let n = usize::try_from(l.n.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut out = std::collections::BTreeMap::new();
+    for (id, _, named) in &l.seen {
+        let mut mine: Vec<Document> = named
+            .iter()
+            .filter_map(|x| children.get(&super::id_key(x)).cloned())
+            .collect();
+        mine.sort_by(|a, b| {
+            let order = match (a.get(l.sort_child), b.get(l.sort_child)) {
+                (Some(x), Some(y)) => drift::compare(x, y).unwrap_or(std::cmp::Ordering::Equal),
+                _ => std::cmp::Ordering::Equal,
+            };
+            if l.descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        mine.truncate(n);
+        out.insert(super::id_key(id), mine);
     }
     Ok(out)
 }

@@ -32,6 +32,13 @@ enum Of<'p> {
         many: bool,
         field: Option<&'p str>,
     },
+    /// The children in `collection` whose ids the parent's array `array` holds (parent
+    /// references); `field` is their stored name of the field read.
+    Named {
+        collection: &'p str,
+        array: &'p str,
+        field: Option<&'p str>,
+    },
 }
 
 /// One summary stored in the sampled collection.
@@ -45,8 +52,9 @@ struct Summary<'p> {
     /// The child's field, as the schema names it.
     field: Option<&'p str>,
     of: Of<'p>,
-    /// `(document, stored value)`, for summaries of children in their own collection.
-    seen: Vec<(Bson, Option<Bson>)>,
+    /// `(document, stored value, ids named)`, for summaries of children in their own
+    /// collection.
+    seen: Vec<(Bson, Option<Bson>, Vec<Bson>)>,
     tally: Tally,
 }
 
@@ -127,6 +135,23 @@ fn of<'p>(
         return None;
     }
     let children = drift::entity_collection(plan, &d.child)?;
+    let named = d.placement.iter().find(|p| {
+        p.collection == c.name
+            && !p.path.contains('.')
+            && p.target == d.child
+            && matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs)
+    });
+    let child_field = |f: &str| Some(drift::field_named(&children.fields, f)?.name.as_str());
+    if let Some(p) = named {
+        return Some(Of::Named {
+            collection: &children.name,
+            array: &p.path,
+            field: match field {
+                Some(f) => Some(child_field(f)?),
+                None => None,
+            },
+        });
+    }
     let back = d
         .placement
         .iter()
@@ -240,9 +265,15 @@ impl<'p> Check<'p> {
                     }
                 }
                 Of::Children { .. } => {
-                    if s.holders.is_empty() {
-                        s.seen.push((id.clone(), doc.get(s.name).cloned()));
-                    }
+                    s.seen
+                        .push((id.clone(), doc.get(s.name).cloned(), Vec::new()));
+                }
+                Of::Named { array, .. } => {
+                    let named = drift::reference_ids(doc.get(*array))
+                        .into_iter()
+                        .cloned()
+                        .collect();
+                    s.seen.push((id.clone(), doc.get(s.name).cloned(), named));
                 }
             }
         }
@@ -267,7 +298,7 @@ impl<'p> Check<'p> {
                     let found =
                         recompute(db, collection, back, *many, *field, s.function, &s.seen).await?;
                     s.tally.checked = s.seen.len() as u64;
-                    for (id, have) in &s.seen {
+                    for (id, have, _) in &s.seen {
                         let want = match found.get(&super::id_key(id)) {
                             Some(g) => g.get("value").cloned(),
                             None => aggregate(s.function, 0, &[]),
@@ -281,6 +312,37 @@ impl<'p> Check<'p> {
                         }
                     }
                     format!("{collection}.{}", back.trim_end_matches(".id"))
+                }
+                Of::Named {
+                    collection,
+                    array,
+                    field,
+                } => {
+                    let ids: Vec<Bson> = s.seen.iter().flat_map(|x| x.2.clone()).collect();
+                    let projection = match field {
+                        Some(f) => doc! { *f: 1 },
+                        None => doc! { "_id": 1 },
+                    };
+                    let children = drift::fetch(db, collection, &ids, projection).await?;
+                    s.tally.checked = s.seen.len() as u64;
+                    for (id, have, named) in &s.seen {
+                        let found: Vec<&Document> = named
+                            .iter()
+                            .filter_map(|n| children.get(&super::id_key(n)))
+                            .collect();
+                        let values: Vec<&Bson> = match field {
+                            Some(f) => found.iter().filter_map(|c| c.get(*f)).collect(),
+                            None => vec![],
+                        };
+                        let want = aggregate(s.function, found.len(), &values);
+                        if !drift::same(have.as_ref(), want.as_ref()) {
+                            s.tally.add(
+                                id,
+                                Mismatch::new(id, None, have.as_ref(), want.as_ref(), false),
+                            );
+                        }
+                    }
+                    format!("the {collection} named in `{array}`")
                 }
             };
             out.extend(s.tally.finding(
@@ -307,7 +369,7 @@ async fn recompute(
     many: bool,
     field: Option<&str>,
     function: SummaryFn,
-    seen: &[(Bson, Option<Bson>)],
+    seen: &[(Bson, Option<Bson>, Vec<Bson>)],
 ) -> mongodb::error::Result<std::collections::BTreeMap<String, Document>> {
     let value = match (function, field) {
         (SummaryFn::Count, _) => doc! { "$sum": 1 },
@@ -317,7 +379,7 @@ async fn recompute(
         _ => return Ok(Default::default()),
     };
     let mut out = std::collections::BTreeMap::new();
-    let ids: Vec<Bson> = seen.iter().map(|(id, _)| id.clone()).collect();
+    let ids: Vec<Bson> = seen.iter().map(|(id, _, _)| id.clone()).collect();
     for chunk in ids.chunks(super::IDS_PER_QUERY) {
         let matched = doc! { "$match": { back: { "$in": chunk.to_vec() } } };
         let mut pipeline = vec![matched.clone()];
