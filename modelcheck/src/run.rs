@@ -434,6 +434,44 @@ pub async fn run(
     }
 }
 
+/// Draws and runs up to `steps` operations from `seed` on a fresh database, each checked as
+/// [`run`] checks it, and leaves the database for the caller (who drops it): data written only
+/// through the generated repositories, for tools that read a live database (`squillion audit`).
+pub async fn populate(
+    client: &Client,
+    entry: &Entry,
+    seed: u64,
+    steps: usize,
+) -> Result<(Database, Plan), String> {
+    let plan = plan_of(entry.name, entry.sqn)?;
+    let s = Schema {
+        plan: &plan,
+        methods: entry.driver.methods(),
+    };
+    let db = client.database(&database_name(entry.name));
+    let filled = async {
+        setup(entry.driver, &db, &plan).await?;
+        let mut rng = Rng::new(seed);
+        let (mut r, mut read) = (Reference::default(), Reference::default());
+        let mut methods = BTreeMap::new();
+        for _ in 0..steps {
+            let Some(op) = ops::draw(&s, &r, &mut rng) else {
+                break;
+            };
+            step(entry.driver, &db, &s, &mut r, &mut read, &op, &mut methods).await?;
+        }
+        Ok::<(), String>(())
+    }
+    .await;
+    match filled {
+        Ok(()) => Ok((db, plan)),
+        Err(e) => {
+            let _ = db.drop().await;
+            Err(e)
+        }
+    }
+}
+
 /// Removes operations while the sequence still fails: chunks of halving size, then one by one.
 pub async fn shrink(
     client: &Client,
