@@ -4,6 +4,8 @@
 
 pub mod cost;
 pub(crate) mod decision;
+mod obligations;
+mod rejections;
 
 /// `a` or `an` before a word as written (`an Address`, `a string`, `an int32`).
 pub fn article(word: &str) -> &'static str {

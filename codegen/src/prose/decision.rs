@@ -3,26 +3,27 @@
 //! writes a layout obliges) is made here, from the data the engine records
 //! (`crate::engine::basis`). Nothing here decides anything.
 
-use crate::engine::basis::{
-    Against, Alone, Broken, Declined, Fact, Growth, LinkWhy, Obligation, Ratio, Reason, Through,
-};
-use crate::plan::{Decision, Shape};
+use crate::engine::basis::{Alone, Fact, Growth, LinkWhy, Ratio, Reason, Through};
+use crate::plan::Decision;
 
 use super::{a, n_of, plural, thousands, up_to};
 
+pub(crate) use super::obligations::obligation;
+pub(crate) use super::rejections::{against, broken, declined};
+
 /// `ids` of an id array's bound: `up to 5,000 ids`.
-fn ids(max: Option<u64>) -> String {
+pub(super) fn ids(max: Option<u64>) -> String {
     match max {
         Some(n) => format!("up to {}", n_of(n, "id")),
         None => "an unbounded number of ids".to_owned(),
     }
 }
 
-fn list(names: &[String]) -> String {
+pub(super) fn list(names: &[String]) -> String {
     names.join(", ")
 }
 
-fn ratio(r: f64) -> String {
+pub(super) fn ratio(r: f64) -> String {
     if r.fract() == 0.0 && r.abs() < 1e15 {
         thousands(r as u64)
     } else {
@@ -31,7 +32,7 @@ fn ratio(r: f64) -> String {
 }
 
 /// `1 read per update`, `1,000 reads per update`.
-fn reads_per_update(r: f64) -> String {
+pub(super) fn reads_per_update(r: f64) -> String {
     if r == 1.0 {
         "1 read per update".to_owned()
     } else {
@@ -39,7 +40,7 @@ fn reads_per_update(r: f64) -> String {
     }
 }
 
-fn growth(g: Growth) -> &'static str {
+pub(super) fn growth(g: Growth) -> &'static str {
     match (g.append_heavy, g.unbounded) {
         (true, true) => "are added often and without bound",
         (true, false) => "are added often (append-heavy)",
@@ -48,7 +49,7 @@ fn growth(g: Growth) -> &'static str {
 }
 
 /// `A embeds B embeds A`, or `A embeds itself`.
-fn chain(names: &[String]) -> String {
+pub(super) fn chain(names: &[String]) -> String {
     match names {
         [one] => format!("{one} embeds itself"),
         _ => {
@@ -408,363 +409,6 @@ pub(crate) fn reason(r: &Reason) -> String {
     }
 }
 
-/// Why an alternative lost.
-pub(crate) fn against(x: &Against) -> String {
-    match x {
-        Against::Overridden { forced, reason: r } => format!(
-            "the engine's choice, overridden by `force {}`: {}",
-            forced.as_str(),
-            reason(r)
-        ),
-        Against::Costlier { chosen, percent } => format!(
-            "the rules accept it, but under the declared workload it is estimated at {percent}% of {}'s cost",
-            chosen.as_str()
-        ),
-        Against::LoadsLargeSide { owner, other, bytes } => format!(
-            "embedding would load {} of seldom-read {other} data into every read of {}",
-            super::bytes(*bytes),
-            a(owner)
-        ),
-        Against::ReadAlone { entity } => format!("{entity} is read on its own (rule 2)"),
-        Against::SecondRead { owner, other } => format!(
-            "a separate {other} collection costs a second read for every {owner} and buys nothing: {other} is never read on its own"
-        ),
-        Against::TooManyToEmbed { parent, child, max, limit } => {
-            let bound = match max {
-                Some(_) => format!(
-                    "{} per {parent} is more than the {} an embedded array should hold (rule 3)",
-                    up_to(*max, child),
-                    thousands(*limit)
-                ),
-                None => format!(
-                    "{} per {parent} would make an embedded array without bound (rule 3)",
-                    up_to(*max, child)
-                ),
-            };
-            bound
-        }
-        Against::CannotPage { child } => format!(
-            "an embedded array cannot be read a page at a time without reading every {child}"
-        ),
-        Against::DocumentPerChild { child, size } => format!(
-            "one document per {child} costs an index entry and a read per {child}; a bucket returns {} in one read",
-            thousands(*size)
-        ),
-        Against::NoDocumentsToReference { child } => format!(
-            "{} are never read on their own, so they need no documents of their own to reference",
-            plural(child)
-        ),
-        Against::RareParentHolds { parent, child, max } => format!(
-            "embedding every {child} lets the rare {parent} hold {} (rule 3)",
-            up_to(*max, child)
-        ),
-        Against::UsualFewInline { parent, child, typical } => format!(
-            "a separate read for the {} of the usual {parent} buys nothing",
-            n_of(*typical, child)
-        ),
-        Against::ReferencesBuyNothing { child } => format!(
-            "{} are never read on their own: references would cost a second query and buy nothing",
-            plural(child)
-        ),
-        Against::ChildCollection { parent, child } => format!(
-            "{} collection would need an index on the {parent} id and a second read",
-            a(child)
-        ),
-        Against::ParentGrows { parent, child, growth: g } => format!(
-            "{} {}: the {parent} document would grow with every new {child} (rule 3; seed 000: continually growing documents)",
-            plural(child),
-            growth(*g)
-        ),
-        Against::IdArrayGrows { parent, child } => format!(
-            "an id array in the {parent} would grow with every new {child} (rule 3; seed 000: continually growing documents)"
-        ),
-        Against::KeepsExpiredIds { parent, child } => format!(
-            "an id array in the {parent} would keep the ids of expired {}: references to nothing that fill its bound",
-            plural(child)
-        ),
-        Against::TooManyIds { max, limit } => format!(
-            "an array of {} exceeds the {} an id array should hold (rule 3)",
-            ids(*max),
-            thousands(*limit)
-        ),
-        Against::ParentSideTooMany { parent, max, limit } => format!(
-            "the {parent} side would need an array of {}, beyond the {} an id array should hold (rule 3)",
-            ids(*max),
-            thousands(*limit)
-        ),
-        Against::NoAtomicMoveTwoWay { parent, child } => format!(
-            "with references on both sides, moving {} to another {parent} updates three documents: no single atomic update can do it (seed 004)",
-            a(child)
-        ),
-        Against::NoAtomicMoveArray { parent, child } => format!(
-            "moving {} would update the arrays of two {}: not one atomic update",
-            a(child),
-            plural(parent)
-        ),
-        Against::QueryThroughArray { parent, child, query } => format!(
-            "query `{query}` reads {} through the relationship: an id array in the {parent} cannot answer it without first reading the {parent}",
-            plural(child)
-        ),
-        Against::ParentNotRead { parent, child } => format!(
-            "nothing reads from the {parent} side: an id array of {} in the {parent} would only cost writes",
-            plural(child)
-        ),
-        Against::ParentNeedsMultikey { parent, child } => format!(
-            "finding {}'s {parent} through an id array in the {parent} needs a multikey index on that array, where the {child}'s own reference is one read",
-            a(child)
-        ),
-        Against::ListNeedsIndex { parent, child } => format!(
-            "listing {}'s {} would need a query on an index instead of reading its array",
-            a(parent),
-            plural(child)
-        ),
-        Against::ArrayServesParent { parent, child, max } => format!(
-            "with {} per {parent}, an id array in the {parent} serves its reads without an index on {child}",
-            up_to(*max, child)
-        ),
-        Against::LinkForBoundedList { holder, other } => format!(
-            "a document per pair costs a second collection and a join for every read of {}'s {}, which one bounded array serves",
-            a(holder),
-            plural(other)
-        ),
-        Against::FieldsTwice { fields } => format!(
-            "arrays on both sides would copy {} twice and keep them in step on every change",
-            list(fields)
-        ),
-        Against::IdsHoldNoFields => "id arrays cannot hold the relationship's own fields without copying them on both sides".to_owned(),
-        Against::OneSideOnly => "an array on one side serves only that side's reads; the other side would need a multikey index for every read".to_owned(),
-        Against::RareEndTooMany { end, max } => format!(
-            "the rare {end} would hold {} (rule 3)",
-            ids(*max)
-        ),
-        Against::LinkForUsual { end, other, typical } => format!(
-            "a link document per pair costs a join for the usual {end} of {}",
-            n_of(*typical, other)
-        ),
-        Against::OtherWayQueried { holder, other, query } => format!(
-            "query `{query}` already finds the {} of {} through the {holder}'s array: a second array in {} would only cost writes and could drift out of step",
-            plural(holder),
-            a(other),
-            plural(other)
-        ),
-        Against::OtherDirectionUnread => "the other direction is not read: a second id array would only cost writes".to_owned(),
-        Against::NeedsMultikey => "reading the other direction would need a multikey index on the id array".to_owned(),
-        Against::JoinTableForSmall => "a link document per pair is the relational join table: a third collection and a join for bounded, small lists".to_owned(),
-        Against::LargeSideTooMany { entity, max, limit } => format!(
-            "{} would hold {}, beyond the {} an id array should hold (rule 3)",
-            a(entity),
-            ids(*max),
-            thousands(*limit)
-        ),
-        Against::SmallSideServesBoth { holder } => format!(
-            "the {holder} side's bounded array serves both directions without a join table"
-        ),
-        Against::BothArraysTooLarge => "both id arrays would be beyond what an id array should hold (rule 3)".to_owned(),
-        Against::EitherArrayTooLarge => "either side's id array would be beyond what an id array should hold (rule 3)".to_owned(),
-        Against::EmbedCycle { names, reason: r } => format!(
-            "{}: embedded both ways, no {} would be stored anywhere ({})",
-            chain(names),
-            match names.as_slice() {
-                [one] => one.clone(),
-                _ => names.join(" or "),
-            },
-            reason(r)
-        ),
-        Against::Copy { sources, why } => format!("copying {sources}: {}", declined(sources, why)),
-    }
-}
-
-/// Why a copy of `sources` was declined.
-pub(crate) fn declined(sources: &str, d: &Declined) -> String {
-    match d {
-        Declined::UpdatedOften { ratio: r } => format!(
-            "{sources} is updated at least as often as it is read (ratio {}): copies would cost more writes than the reads they save (rule 5)",
-            ratio(*r)
-        ),
-        Declined::BelowThreshold { ratio: r, threshold } => format!(
-            "{sources} is read {} times per update, below the threshold of {} (rule 5): an application-level join is cheaper (rule 4)",
-            ratio(*r),
-            ratio(*threshold)
-        ),
-        Declined::NoRatio => format!(
-            "no read/write ratio is given for {sources}: state `ratio` to let rule 5 decide; until then the application joins (rule 4)"
-        ),
-        Declined::NoReference {
-            on,
-            from,
-            layout,
-            needed,
-        } => format!(
-            "{} holds no reference to {from} in the {} layout: giving it one would take {} that the layout chose not to keep",
-            a(on),
-            layout.as_str(),
-            match needed {
-                Some(1) => "a reference".to_owned(),
-                n => format!("an array of {}", ids(*n)),
-            }
-        ),
-        Declined::Unknown { what } => format!("{what} is not in the schema"),
-    }
-}
-
-/// A rule a forced layout breaks.
-pub(crate) fn broken(b: &Broken) -> String {
-    match b {
-        Broken::EmbedsReadAlone { child } => {
-            format!("{child} is read on its own but is embedded")
-        }
-        Broken::EmbedsTooMany {
-            parent,
-            child,
-            max,
-            limit,
-        } => format!(
-            "{} per {parent} would be embedded (more than {})",
-            up_to(*max, child),
-            thousands(*limit)
-        ),
-        Broken::CopiesIntoEvery { parent, child } => {
-            format!("each {child} would be copied into every {parent} that has it")
-        }
-        Broken::TooManyIds { holder, max, limit } => format!(
-            "{} would hold {} (more than {})",
-            a(holder),
-            ids(*max),
-            thousands(*limit)
-        ),
-        Broken::NoAtomicMove { child } => format!(
-            "{} must move atomically, which two-way references cannot do in one update",
-            a(child)
-        ),
-        Broken::BothTooLarge => "both sides are too large for an id array".to_owned(),
-        Broken::BucketsReadAlone { child } => {
-            format!("{child} is read on its own but is stored inside buckets")
-        }
-        Broken::NoSingleParent => {
-            "a many-to-many child has no single parent to reference".to_owned()
-        }
-        Broken::FewNotEmbedded { child } => format!(
-            "{} are few and never read on their own: embedding them is favoured",
-            plural(child)
-        ),
-        Broken::NoPages => {
-            "children are read a page at a time; this layout cannot return one page per read"
-                .to_owned()
-        }
-    }
-}
-
-/// Where a decision stores a shape, with its final collection and path: `notes.user`.
-fn stored(d: &Decision, shapes: &[Shape]) -> Option<String> {
-    d.placement
-        .iter()
-        .find(|p| shapes.contains(&p.shape))
-        .map(|p| {
-            let id = if matches!(p.shape, Shape::ExtendedRef | Shape::ArrayOfExtendedRefs) {
-                ".id"
-            } else {
-                ""
-            };
-            format!("{}.{}{id}", p.collection, p.path)
-        })
-}
-
-/// An obligation, with the names of the final placement.
-pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
-    match o {
-        Obligation::ListByIndex { parent, child } => match stored(d, &[Shape::Id, Shape::ExtendedRef]) {
-            Some(at) => format!(
-                "listing {}'s {} is one query on the index of {at}",
-                a(parent),
-                plural(child)
-            ),
-            None => format!(
-                "listing {}'s {} is one query on the index of their reference",
-                a(parent),
-                plural(child)
-            ),
-        },
-        Obligation::AddToArray { parent, child, cap } => {
-            let placed = d
-                .placement
-                .iter()
-                .find(|p| matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs));
-            let (at, field) = match placed {
-                Some(p) => (
-                    format!("{}.{}", p.collection, p.path),
-                    p.path.rsplit('.').next().unwrap_or(&p.path).to_owned(),
-                ),
-                None => ("its array".to_owned(), "list".to_owned()),
-            };
-            format!(
-                "adding {} to {}'s `{field}` is `$addToSet` on {at} guarded by its bound ({}); loading them is one `$in` query with a projection",
-                a(child),
-                a(parent),
-                cap.map(thousands).unwrap_or_else(|| "none".to_owned())
-            )
-        }
-        Obligation::LinkBoth { parent, child } => format!(
-            "linking or unlinking {} and {} updates both documents: one transaction keeps them in agreement",
-            a(parent),
-            a(child)
-        ),
-        Obligation::Overflow { parent, child, cap, overflow } => format!(
-            "adding {} to a full {parent} ({} already) sets the flag and appends to `{overflow}`; reads of flagged {} also read their overflow",
-            a(child),
-            n_of(*cap, child),
-            plural(parent)
-        ),
-        Obligation::BucketAppend { child, collection, key, size } => format!(
-            "appending {} is one upsert on `{collection}` filtered on {{{key}, count < {size}}} with $push and $inc (a new bucket is created when the last is full)",
-            a(child)
-        ),
-        Obligation::LinkInsert { collection } => format!(
-            "linking is one insert into `{collection}` (idempotent under the unique index on the pair); listing either side's partners is one indexed query, then one `$in` query"
-        ),
-        Obligation::LatestEmbedded { n, child } => format!(
-            "the latest {} are already embedded with the rest: no subset copy needed",
-            n_of(*n, child)
-        ),
-        Obligation::SubsetPush { child, path, by, n } => format!(
-            "adding {} also pushes a copy into the {}'s `{path}` with $each, $sort by {by} and $slice -{n} (the oldest fall out)",
-            a(child),
-            d.parent
-        ),
-        Obligation::TopPush { child, path, by, n } => format!(
-            "recording {} also updates the {}'s `{path}`: $push with $each, $sort by {by} and $slice {n} (upsert)",
-            a(child),
-            d.parent
-        ),
-        Obligation::SummaryUpdate { child, path } => format!(
-            "adding or removing {} updates the {}'s `{path}` in the same write",
-            a(child),
-            d.parent
-        ),
-        Obligation::FanOut(i) => match d.denormalized.get(*i) {
-            Some(x) => match x.reads_per_update {
-                _ if x.immutable => format!(
-                    "{} is immutable: its copies in `{}` never need updating",
-                    x.source, x.collection
-                ),
-                r => format!(
-                    "updating {} fans out to every copy: updateMany on `{}` where {} is the {}'s id, setting {}{}",
-                    x.source,
-                    x.fan_out.collection,
-                    x.fan_out.match_path,
-                    x.source.split('.').next().unwrap_or(&x.source),
-                    x.fan_out.set_path,
-                    match r {
-                        Some(1.0) => " (about 1 update per read)".to_owned(),
-                        Some(r) => format!(" (about 1 update per {} reads)", ratio(r)),
-                        None => String::new(),
-                    }
-                ),
-            },
-            None => String::new(),
-        },
-    }
-}
-
 /// Words a decision: its reason (with the copies and subset it carries), facts, rejected
 /// alternatives and obligations, from what the engine recorded. Runs once every collection and
 /// path is final, so the sentences name only what exists.
@@ -823,7 +467,7 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
 /// How children reach the reader: "only read through their Author"; a tree of an entity's own
 /// kind is not read through "its" node as if it were another entity, but nested in the one that
 /// holds it.
-fn read_through(parent: &str, child: &str) -> String {
+pub(super) fn read_through(parent: &str, child: &str) -> String {
     if parent == child {
         format!("nested in the {parent} that holds them and never read on their own")
     } else {

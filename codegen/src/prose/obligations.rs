@@ -1,0 +1,119 @@
+//! The writes a layout obliges the application to make, in words, with the names of the final
+//! placement (`Obligation`). Part of a decision's prose (`super::decision`).
+
+use crate::engine::basis::Obligation;
+use crate::plan::{Decision, Shape};
+
+use super::decision::ratio;
+use super::{a, n_of, plural, thousands};
+
+/// Where a decision stores a shape, with its final collection and path: `notes.user`.
+fn stored(d: &Decision, shapes: &[Shape]) -> Option<String> {
+    d.placement
+        .iter()
+        .find(|p| shapes.contains(&p.shape))
+        .map(|p| {
+            let id = if matches!(p.shape, Shape::ExtendedRef | Shape::ArrayOfExtendedRefs) {
+                ".id"
+            } else {
+                ""
+            };
+            format!("{}.{}{id}", p.collection, p.path)
+        })
+}
+
+/// An obligation, with the names of the final placement.
+pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
+    match o {
+        Obligation::ListByIndex { parent, child } => match stored(d, &[Shape::Id, Shape::ExtendedRef]) {
+            Some(at) => format!(
+                "listing {}'s {} is one query on the index of {at}",
+                a(parent),
+                plural(child)
+            ),
+            None => format!(
+                "listing {}'s {} is one query on the index of their reference",
+                a(parent),
+                plural(child)
+            ),
+        },
+        Obligation::AddToArray { parent, child, cap } => {
+            let placed = d
+                .placement
+                .iter()
+                .find(|p| matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs));
+            let (at, field) = match placed {
+                Some(p) => (
+                    format!("{}.{}", p.collection, p.path),
+                    p.path.rsplit('.').next().unwrap_or(&p.path).to_owned(),
+                ),
+                None => ("its array".to_owned(), "list".to_owned()),
+            };
+            format!(
+                "adding {} to {}'s `{field}` is `$addToSet` on {at} guarded by its bound ({}); loading them is one `$in` query with a projection",
+                a(child),
+                a(parent),
+                cap.map(thousands).unwrap_or_else(|| "none".to_owned())
+            )
+        }
+        Obligation::LinkBoth { parent, child } => format!(
+            "linking or unlinking {} and {} updates both documents: one transaction keeps them in agreement",
+            a(parent),
+            a(child)
+        ),
+        Obligation::Overflow { parent, child, cap, overflow } => format!(
+            "adding {} to a full {parent} ({} already) sets the flag and appends to `{overflow}`; reads of flagged {} also read their overflow",
+            a(child),
+            n_of(*cap, child),
+            plural(parent)
+        ),
+        Obligation::BucketAppend { child, collection, key, size } => format!(
+            "appending {} is one upsert on `{collection}` filtered on {{{key}, count < {size}}} with $push and $inc (a new bucket is created when the last is full)",
+            a(child)
+        ),
+        Obligation::LinkInsert { collection } => format!(
+            "linking is one insert into `{collection}` (idempotent under the unique index on the pair); listing either side's partners is one indexed query, then one `$in` query"
+        ),
+        Obligation::LatestEmbedded { n, child } => format!(
+            "the latest {} are already embedded with the rest: no subset copy needed",
+            n_of(*n, child)
+        ),
+        Obligation::SubsetPush { child, path, by, n } => format!(
+            "adding {} also pushes a copy into the {}'s `{path}` with $each, $sort by {by} and $slice -{n} (the oldest fall out)",
+            a(child),
+            d.parent
+        ),
+        Obligation::TopPush { child, path, by, n } => format!(
+            "recording {} also updates the {}'s `{path}`: $push with $each, $sort by {by} and $slice {n} (upsert)",
+            a(child),
+            d.parent
+        ),
+        Obligation::SummaryUpdate { child, path } => format!(
+            "adding or removing {} updates the {}'s `{path}` in the same write",
+            a(child),
+            d.parent
+        ),
+        Obligation::FanOut(i) => match d.denormalized.get(*i) {
+            Some(x) => match x.reads_per_update {
+                _ if x.immutable => format!(
+                    "{} is immutable: its copies in `{}` never need updating",
+                    x.source, x.collection
+                ),
+                r => format!(
+                    "updating {} fans out to every copy: updateMany on `{}` where {} is the {}'s id, setting {}{}",
+                    x.source,
+                    x.fan_out.collection,
+                    x.fan_out.match_path,
+                    x.source.split('.').next().unwrap_or(&x.source),
+                    x.fan_out.set_path,
+                    match r {
+                        Some(1.0) => " (about 1 update per read)".to_owned(),
+                        Some(r) => format!(" (about 1 update per {} reads)", ratio(r)),
+                        None => String::new(),
+                    }
+                ),
+            },
+            None => String::new(),
+        },
+    }
+}
