@@ -22,7 +22,8 @@ const UNBOUNDED_AVERAGE: u64 = 10;
 
 /// Fills the size of every field and collection.
 /// A field's `size` holds, before estimation, its declared hint: `average` from `@size` (or
-/// `@large`), `worst` from `@large`; zero/none when nothing was declared.
+/// `@large`), `worst` from `@large`; zero/none when nothing was declared. On an array or a map
+/// the hint is each element's (each value's) size.
 pub(crate) fn estimate(collections: &mut [Collection]) {
     for c in collections {
         let mut avg: u64 = 5;
@@ -193,11 +194,13 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
             },
             FieldType::Value { .. } => 5 + 3 * (STRING_AVERAGE + 8),
+            // A declared size (`@large`, `@size`) is each element's, as in `field` above: an
+            // array of N large values is N times the size.
             FieldType::Array { elem, bound, .. } => {
                 let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
-                5 + n.saturating_mul(value(elem, None) + 3)
+                5 + n.saturating_mul(value(elem, declared) + 3)
             }
-            FieldType::Map { value: v } => 5 + MAP_AVERAGE.saturating_mul(value(v, None) + 10),
+            FieldType::Map { value: v } => 5 + MAP_AVERAGE.saturating_mul(value(v, declared) + 10),
             FieldType::Counters { dims } => {
                 5 + dims
                     .iter()
