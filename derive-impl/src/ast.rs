@@ -401,6 +401,13 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 },
             }
         }
+        if let Some(span) = f.attrs.counter {
+            if !crate::expand::numeric_type(f.ty) {
+                cx.error_at(span, format!("`counter` needs a number: `{}` must be an i32, i64 or f64 (not optional: `$inc` cannot add to null)", f.ident));
+            } else if i == item.id {
+                cx.error_at(span, "the id never changes, so it cannot be a counter");
+            }
+        }
         if !f.attrs.fan_out.is_empty() && i == item.id {
             cx.error_at(
                 f.attrs.fan_out[0].span,

@@ -182,6 +182,29 @@ pub struct FanOutDecl {
     pub array: Option<String>,
 }
 
+/// `inner(path = "a.b", name = a_b, ty = Type, counter)`: a field inside an embedded subdocument,
+/// set (and, for numbers, incremented) in place.
+pub struct InnerDecl {
+    /// Its path below the field.
+    pub path: String,
+    /// The method suffix after the field's name (`set_<field>_<name>`).
+    pub name: String,
+    pub ty: syn::Type,
+    pub counter: bool,
+}
+
+/// `inner_array(path = "items", name = items, elem = Type, max = N, key = "sku", key_ty = Type)`:
+/// a bounded array inside an embedded subdocument, its elements pushed (bound checked), replaced
+/// and removed by their key.
+pub struct InnerArrayDecl {
+    pub path: String,
+    pub name: String,
+    pub elem: syn::Type,
+    pub max: u64,
+    /// The element's key (its path in the element) and the key's type.
+    pub key: Option<(String, syn::Type)>,
+}
+
 /// Validation facts of a field.
 #[derive(Default)]
 pub struct Facts {
@@ -202,6 +225,15 @@ pub struct FieldAttrs {
     pub index: Option<(IndexDecl, Span)>,
     pub facts: Facts,
     pub fan_out: Vec<FanOutDecl>,
+    /// `counter`: a number changed by increments and guarded decrements (`dec_<f>`).
+    pub counter: Option<Span>,
+    /// `maintained`: the repository's other operations write this field (a summary, a copy, a
+    /// pattern's field): no setter.
+    pub maintained: Option<Span>,
+    /// `inner(...)`: fields inside an embedded subdocument.
+    pub inner: Vec<InnerDecl>,
+    /// `inner_array(...)`: bounded arrays inside an embedded subdocument.
+    pub inner_arrays: Vec<InnerArrayDecl>,
     pub denormalized_from: Option<String>,
     pub serde_rename: Option<String>,
     pub serde_default: bool,
@@ -211,7 +243,7 @@ pub struct FieldAttrs {
 }
 
 const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link";
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, maintained, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
 
 /// Skips the value of a key we reported as unknown (`= expr` or `(...)`), so reading goes on.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
@@ -924,6 +956,59 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                         }
                         Ok(())
                     })?;
+                }
+                "counter" => out.counter = Some(span),
+                "maintained" => out.maintained = Some(span),
+                "inner" => {
+                    let (mut path, mut name, mut ty, mut counter) = (None, None, None, false);
+                    meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "path" => path = Some(name_value(&m)?),
+                            "name" => name = Some(name_value(&m)?),
+                            "ty" => ty = Some(m.value()?.parse::<syn::Type>()?),
+                            "counter" => counter = true,
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown inner option `{other}`; expected path, name, ty, counter"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    match (path, name, ty) {
+                        (Some(path), Some(name), Some(ty)) => out.inner.push(InnerDecl { path, name, ty, counter }),
+                        _ => cx.error_at(span, "`inner` needs `path = \"path below the field\"`, `name = method_suffix` and `ty = Type`"),
+                    }
+                }
+                "inner_array" => {
+                    let (mut path, mut name, mut elem, mut max) = (None, None, None, None);
+                    let (mut key, mut key_ty) = (None, None);
+                    meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "path" => path = Some(name_value(&m)?),
+                            "name" => name = Some(name_value(&m)?),
+                            "elem" => elem = Some(m.value()?.parse::<syn::Type>()?),
+                            "max" => max = Some(relation_max(&m, cx)?.0),
+                            "key" => key = Some(name_value(&m)?),
+                            "key_ty" => key_ty = Some(m.value()?.parse::<syn::Type>()?),
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown inner_array option `{other}`; expected path, name, elem, max, key, key_ty"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    let key = match (key, key_ty) {
+                        (Some(k), Some(t)) => Some((k, t)),
+                        (None, None) => None,
+                        _ => {
+                            cx.error_at(span, "`inner_array` takes `key = \"field\"` and `key_ty = Type` together");
+                            None
+                        }
+                    };
+                    match (path, name, elem, max) {
+                        (Some(path), Some(name), Some(elem), Some(max)) => out.inner_arrays.push(InnerArrayDecl { path, name, elem, max, key }),
+                        _ => cx.error_at(span, "`inner_array` needs `path = \"path below the field\"`, `name = method_suffix`, `elem = Type` and `max = N` (rule of thumb 3: arrays must not grow without bound)"),
+                    }
                 }
                 "minimum" => out.facts.minimum = Some(lit_f64(&meta)?),
                 "maximum" => out.facts.maximum = Some(lit_f64(&meta)?),

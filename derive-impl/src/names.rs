@@ -52,6 +52,67 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// The `#[squillion(...)]` field attributes that leave a field's value to the application: a
+/// field carrying only these (or none) gets a plain setter `set_<f>`. Every other attribute names
+/// a layout, a summary or a copy whose own operations keep the stored value right.
+pub const PLAIN_FIELD_ATTRS: &[&str] = &[
+    "child_ref",
+    "index",
+    "unique",
+    "counter",
+    "inner",
+    "inner_array",
+    "minimum",
+    "maximum",
+    "min_length",
+    "max_length",
+    "pattern",
+    "one_of",
+];
+
+/// The Rust types `inc_<f>` adds to with `$inc`: the numbers BSON stores (int32, int64, double).
+pub const NUMERIC_TYPES: &[&str] = &["i32", "i64", "f64"];
+
+/// What the derive knows of a field when it writes the field's own update methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldShape {
+    /// The field is the document's `_id`, or a tree's or a versioned document's field, which
+    /// their patterns' operations maintain.
+    pub maintained: bool,
+    /// A bounded array (`BoundedVec`): its layout's `set_<f>` checks the bound.
+    pub bounded: bool,
+    /// Every `#[squillion(...)]` attribute of the field is in [`PLAIN_FIELD_ATTRS`].
+    pub plain: bool,
+    /// Its type is one of [`NUMERIC_TYPES`] (not optional: `$inc` fails on null).
+    pub numeric: bool,
+    /// Declared a counter (`#[squillion(counter)]`).
+    pub counter: bool,
+}
+
+/// The update methods of one field, as `(prefix, suffix)` like [`layout_methods`]: `set_<f>` for
+/// a plain field, `inc_<f>` for a plain number, and the guarded `dec_<f>` for a counter.
+pub fn field_methods(shape: FieldShape) -> &'static [(&'static str, &'static str)] {
+    if shape.maintained || shape.bounded || !shape.plain {
+        return &[];
+    }
+    match (shape.numeric, shape.counter) {
+        (true, true) => &[("set", ""), ("inc", ""), ("dec", "")],
+        (true, false) => &[("set", ""), ("inc", "")],
+        _ => &[("set", "")],
+    }
+}
+
+/// The methods of a bounded array inside an embedded subdocument (`inner_array`), as
+/// `(prefix, suffix)`: push, and with a key to find an element by, update and remove by key
+/// (without one, remove by equality).
+pub fn inner_array_methods(keyed: bool) -> &'static [(&'static str, &'static str)] {
+    if keyed {
+        &[("push", ""), ("update", ""), ("remove", "")]
+    } else {
+        &[("push", ""), ("remove", "")]
+    }
+}
+
 /// The methods the document pattern `pattern` (the container attribute: `queue`, `tree`,
 /// `versioned`, `link`) adds; a link also adds [`link_methods`].
 pub fn pattern_methods(pattern: &str) -> &'static [&'static str] {
@@ -169,6 +230,22 @@ mod tests {
                     for (p, x) in layout_methods(&layout) {
                         expected.push(field_method(p, &name, x));
                     }
+                }
+                // Over-approximated: a field a pattern maintains is listed as plain.
+                let ty = &f.ty;
+                let ty = quote::quote!(#ty).to_string();
+                let attrs = attr_names(&f.attrs);
+                let shape = FieldShape {
+                    maintained: attrs.iter().any(|a| a == "id"),
+                    bounded,
+                    plain: attrs
+                        .iter()
+                        .all(|a| PLAIN_FIELD_ATTRS.contains(&a.as_str())),
+                    numeric: NUMERIC_TYPES.contains(&ty.as_str()),
+                    counter: attrs.iter().any(|a| a == "counter"),
+                };
+                for (p, x) in field_methods(shape) {
+                    expected.push(field_method(p, &name, x));
                 }
             }
             let out = crate::derive_document(quote::quote!(#s)).unwrap();

@@ -84,6 +84,17 @@ pub enum Error {
         /// The sort keys of the query.
         expected: String,
     },
+    /// An increment or decrement whose amount cannot be applied to the field (its negation or
+    /// the counter's floor does not fit the number's type, or the amount is not a number).
+    #[error("cannot change `{field}` by {amount}: {reason}")]
+    InvalidAmount {
+        /// The field changed.
+        field: String,
+        /// The amount, as extended JSON.
+        amount: String,
+        /// Why it cannot be applied.
+        reason: &'static str,
+    },
     /// The driver or the server failed. Its `Display` is one line: the operation, the
     /// collection, the server's code and message; [`DriverError::driver`] is the driver's error.
     #[error("{0}")]

@@ -8,6 +8,7 @@ pub mod arrays;
 pub mod bucket;
 pub mod core;
 pub mod fanout;
+pub mod fields;
 pub mod indexes;
 pub mod json;
 pub mod links;

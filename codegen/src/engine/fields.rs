@@ -71,6 +71,7 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
         indexed: field.facts.indexed,
         ignore_case: field.facts.ignore_case,
         expire_after_seconds: field.facts.expires_after_seconds,
+        counter: field.facts.counter,
     };
     out.size = SizeEstimate {
         average: field

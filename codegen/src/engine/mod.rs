@@ -14,6 +14,7 @@ mod cost;
 mod cycles;
 mod denormalize;
 mod fields;
+mod hot;
 mod indexes;
 mod placement;
 mod queries;
@@ -188,6 +189,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
     warnings::collections(&mut emit, &collections, &decisions, &spans);
+    hot::warn(&mut emit, &collections, &spans);
     warnings::queries(&mut emit, &joins, &declined);
     warnings::unstored(&mut emit, &queries);
     warnings::too_deep(&mut emit, &placements.too_deep.borrow());

@@ -55,6 +55,8 @@ pub mod codes {
     pub const EXPIRING_EMBEDDED: &str = "W120";
     /// Forced embeddings form a cycle: no entity of it would have a collection.
     pub const FORCED_EMBEDDING_CYCLE: &str = "W121";
+    /// A field updated often in a large document read often.
+    pub const HOT_FIELD: &str = "W122";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -107,6 +109,10 @@ pub mod codes {
         (
             FORCED_EMBEDDING_CYCLE,
             "forced embeddings form a cycle: its entities have no collection",
+        ),
+        (
+            HOT_FIELD,
+            "field updated often in a large document read often",
         ),
     ];
 }

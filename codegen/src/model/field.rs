@@ -222,6 +222,8 @@ pub struct FieldFacts {
     pub payload: bool,
     /// `@attributes`: open-ended attributes (a map stored as `[{k, v}]`).
     pub attributes: bool,
+    /// `@counter`: a number changed by increments and guarded decrements, never below 0.
+    pub counter: bool,
     /// `@large(size)`: a large value, bytes.
     pub large_bytes: Option<u64>,
     /// `@size(size)`: average size of the value, bytes.

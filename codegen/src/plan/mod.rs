@@ -668,6 +668,9 @@ pub struct FieldFlags {
     pub ignore_case: bool,
     /// TTL in seconds (a date field whose documents expire).
     pub expire_after_seconds: Option<u64>,
+    /// A counter (`@counter`): the repository adds to it and takes from it without going below 0.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counter: bool,
 }
 
 /// A secondary index.

@@ -12,7 +12,7 @@ use crate::codes;
 use crate::model::{BsonType, FieldFacts, FieldType};
 
 /// Field attributes and the form each is written in.
-pub(super) const FIELD_ATTRS: [(&str, &str); 14] = [
+pub(super) const FIELD_ATTRS: [(&str, &str); 15] = [
     ("key", "@key"),
     ("unique", "@unique"),
     ("index", "@index"),
@@ -25,6 +25,7 @@ pub(super) const FIELD_ATTRS: [(&str, &str); 14] = [
     ("large", "@large(20KB)"),
     ("size", "@size(200B)"),
     ("updates", "@updates(5/day)"),
+    ("counter", "@counter"),
     ("stored", "@stored(\"name\")"),
     ("expires", "@expires(30d)"),
 ];
@@ -267,6 +268,7 @@ pub(super) fn field_attrs<'a>(
             "seldom_read" => Some(&mut facts.seldom_read),
             "payload" => Some(&mut facts.payload),
             "attributes" => Some(&mut facts.attributes),
+            "counter" => Some(&mut facts.counter),
             _ => None,
         };
         if let Some(flag) = flag {
@@ -309,7 +311,7 @@ pub(super) fn field_attrs<'a>(
 }
 
 /// Pairs of attributes that cannot hold together, and why.
-const CONTRADICTIONS: [(&str, &str, &str); 7] = [
+const CONTRADICTIONS: [(&str, &str, &str); 9] = [
     (
         "payload",
         "index",
@@ -344,6 +346,16 @@ const CONTRADICTIONS: [(&str, &str, &str); 7] = [
         "immutable",
         "updates",
         "an immutable value is never updated",
+    ),
+    (
+        "immutable",
+        "counter",
+        "a counter changes with every increment",
+    ),
+    (
+        "key",
+        "counter",
+        "a key never changes, a counter always does",
     ),
 ];
 
@@ -389,7 +401,25 @@ fn type_mismatches(
         FieldType::Counters { .. } => true,
         _ => false,
     };
-    let checks: [(&str, bool, &str, &str); 5] = [
+    let number = matches!(
+        ty,
+        FieldType::Scalar {
+            bson: BsonType::Int32 | BsonType::Int64 | BsonType::Double
+        }
+    );
+    let checks: [(&str, bool, &str, &str); 7] = [
+        (
+            "counter",
+            !number,
+            "a counter is a number the repository adds to and takes from (`$inc`)",
+            "make the field an `int32`, `int64` or `double`, or remove `@counter`",
+        ),
+        (
+            "counter",
+            number && field.optional,
+            "`$inc` cannot add to an absent value's null, and a counter starts at a number",
+            "remove the `?`: a counter is always stored, starting at 0",
+        ),
         (
             "ignore_case",
             elem != Some(BsonType::String),

@@ -10,11 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::TokenStream;
 use squillion_derive_impl::names as derived;
 use squillion_grammar::{Diagnostic, Span};
 
-use super::layout::{self, PlanIndex};
+use super::layout::{self, attr_name, PlanIndex};
 use super::names::{field_ident, TypeNames};
 use crate::codes;
 use crate::model::Model;
@@ -76,6 +75,8 @@ pub enum MethodOrigin {
         /// The layout (`embed`, `parent_refs`, ..., `fan_out`).
         layout: String,
     },
+    /// The update methods of a field (`set_<f>`, `inc_<f>`, `dec_<f>`).
+    Field(String),
     /// A declared query.
     Query(String),
 }
@@ -191,12 +192,10 @@ impl<'a> FieldScope<'a> {
     }
 }
 
-/// The name inside a `#[squillion(...)]` attribute: `embed` of `embed(max = 10)`.
-fn attr_name(tokens: &TokenStream) -> Option<String> {
-    match tokens.clone().into_iter().next()? {
-        proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
-        _ => None,
-    }
+/// Whether the derive sees `f` as a number `inc_<f>` adds to: a required int32, int64 or double
+/// (the emitter writes `i32`, `i64`, `f64`).
+fn numeric(f: &PlanField) -> bool {
+    f.array_depth == 0 && !f.optional && matches!(f.bson_type.as_str(), "int" | "long" | "double")
 }
 
 /// The methods of the collection's repository: the derive's, then the queries'.
@@ -246,6 +245,30 @@ fn repository_methods(
         let bounded = f.array_depth > 0 && f.max_items.is_some();
         if layouts.is_empty() && bounded && !attrs.unbounded.contains(&f.name) {
             layouts.push("embed".to_owned());
+        }
+        let names: Vec<String> = attrs
+            .fields
+            .get(&f.name)
+            .into_iter()
+            .flatten()
+            .filter_map(attr_name)
+            .collect();
+        let shape = derived::FieldShape {
+            maintained: f.name == "_id" || f.kind == FieldKind::Pattern,
+            bounded: bounded && !attrs.unbounded.contains(&f.name),
+            plain: names
+                .iter()
+                .all(|n| derived::PLAIN_FIELD_ATTRS.contains(&n.as_str()))
+                && !matches!(f.kind, FieldKind::Computed | FieldKind::Denormalized),
+            numeric: numeric(f),
+            counter: names.iter().any(|n| n == "counter"),
+        };
+        for (prefix, suffix) in derived::field_methods(shape) {
+            let origin = MethodOrigin::Field(f.code_name.clone());
+            add(derived::field_method(prefix, &rust, suffix), origin, out);
+        }
+        for name in super::inner::method_names(f) {
+            add(name, MethodOrigin::Field(f.code_name.clone()), out);
         }
         for layout in layouts {
             for (prefix, suffix) in derived::layout_methods(&layout) {
@@ -395,14 +418,16 @@ fn describe_method(o: &MethodOrigin) -> String {
         MethodOrigin::Layout { field, layout } => {
             format!("a method of the `{layout}` layout of `{field}`")
         }
+        MethodOrigin::Field(field) => format!("an update method of field `{field}`"),
         MethodOrigin::Query(q) => format!("query `{q}`"),
     }
 }
 
 /// Where the field whose layout writes a method is declared (a field or a relation end).
 fn layout_span(model: &Model, entity: &str, o: &MethodOrigin) -> Option<Span> {
-    let MethodOrigin::Layout { field, .. } = o else {
-        return None;
+    let field = match o {
+        MethodOrigin::Layout { field, .. } | MethodOrigin::Field(field) => field,
+        _ => return None,
     };
     model
         .entity(entity)

@@ -10,7 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::model::{Layout, SummaryFn};
-use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, Plan, Shape};
+use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape};
 
 use super::names::{field_ident, type_ident};
 
@@ -127,6 +127,14 @@ impl<'a> PlanIndex<'a> {
     }
 }
 
+/// The name inside a `#[squillion(...)]` attribute: `embed` of `embed(max = 10)`.
+pub(super) fn attr_name(tokens: &TokenStream) -> Option<String> {
+    match tokens.clone().into_iter().next()? {
+        proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+        _ => None,
+    }
+}
+
 /// The Rust identifier of the top-level field stored as `bson`.
 fn ident_of(c: &Collection, bson: &str) -> Option<proc_macro2::Ident> {
     c.field(bson).map(|f| field_ident(&f.code_name))
@@ -184,6 +192,35 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         if let (false, Some(m)) = (unique.is_empty(), f.max_items) {
             let m = lit(m);
             out.field(&f.name, quote!(embed(max = #m, unique(#(#unique),*))));
+        }
+    }
+    // Counters: the derive writes their guarded `dec_<f>` beside `set_<f>` and `inc_<f>`.
+    for f in c
+        .fields
+        .iter()
+        .filter(|f| f.flags.counter && f.variant.is_none())
+    {
+        out.field(&f.name, quote!(counter));
+    }
+    // Fields the repository writes itself (summaries, copies, a pattern's fields) get no setter
+    // the application could break them with; most already carry the attribute that says so.
+    for f in c
+        .fields
+        .iter()
+        .filter(|f| f.variant.is_none() && f.name != "_id")
+    {
+        let written = matches!(
+            f.kind,
+            FieldKind::Computed | FieldKind::Pattern | FieldKind::Denormalized
+        );
+        let plain = out.fields.get(&f.name).is_none_or(|attrs| {
+            attrs
+                .iter()
+                .filter_map(attr_name)
+                .all(|n| squillion_derive_impl::names::PLAIN_FIELD_ATTRS.contains(&n.as_str()))
+        });
+        if written && plain {
+            out.field(&f.name, quote!(maintained));
         }
     }
     for i in &c.indexes {

@@ -4,6 +4,7 @@
 //! identical plans give identical bytes.
 
 pub mod clashes;
+mod inner;
 mod layout;
 pub(crate) mod names;
 mod queries;
@@ -243,7 +244,10 @@ impl<'a> Generator<'a> {
                     // Overflows by design: the repository bounds what stays in the document.
                     f.max_items = None;
                 }
-                let layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
+                let mut layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
+                if self.settings.derive_document {
+                    layout.extend(self.inner_attrs(&f, &owner));
+                }
                 self.field_in(&f, &owner, true, &layout)
             })
             .collect();
@@ -446,6 +450,44 @@ impl<'a> Generator<'a> {
             ty = quote!(::std::option::Option<#ty>);
         }
         ty
+    }
+
+    /// `inner(...)` and `inner_array(...)` for what the repository updates inside top-level field
+    /// `f` of struct `owner` (see [`inner`]). Registers the subdocument's types first, in the order
+    /// the field itself would.
+    fn inner_attrs(&mut self, f: &PlanField, owner: &str) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        for i in inner::of(f) {
+            // The owner of each field on the way is the type of the one before it.
+            let mut parent_owner = owner.to_owned();
+            for p in &i.parents {
+                parent_owner = self.object_type(p, &parent_owner).to_string();
+            }
+            let (path, name) = (&i.path, &i.name);
+            let ty = self.rust_type(i.field, &parent_owner);
+            let counter = if i.field.flags.counter {
+                quote!(, counter)
+            } else {
+                TokenStream::new()
+            };
+            out.push(quote!(inner(path = #path, name = #name, ty = #ty #counter)));
+            if let Some((max, key)) = i.array {
+                let elem = self.object_type(i.field, &parent_owner);
+                let elem_owner = elem.to_string();
+                let max = Literal::u64_unsuffixed(max);
+                let key = match key {
+                    Some(k) => {
+                        let (k_name, k_ty) = (&k.name, self.rust_type(k, &elem_owner));
+                        quote!(, key = #k_name, key_ty = #k_ty)
+                    }
+                    None => TokenStream::new(),
+                };
+                out.push(
+                    quote!(inner_array(path = #path, name = #name, elem = #elem, max = #max #key)),
+                );
+            }
+        }
+        out
     }
 
     /// The type of an embedded document, generated once per name and shape.

@@ -1,7 +1,9 @@
 //! Writing the tokens: the `squillion::Document` impl, `<Name>Repo` with its CRUD, index and
 //! validator methods, and one group of methods per layout.
 
+mod fields;
 mod indexes;
+mod inner;
 mod layouts;
 mod patterns;
 mod schema;
@@ -14,6 +16,11 @@ use crate::ast::{Field, Item};
 /// `::squillion::__private`.
 pub(crate) fn rt() -> TokenStream {
     quote!(::squillion::__private)
+}
+
+/// Whether `ty` is a number `$inc` adds to (`i32`, `i64`, `f64`).
+pub(crate) fn numeric_type(ty: &syn::Type) -> bool {
+    fields::numeric(ty)
 }
 
 /// The method name `prefix_field` (raw identifiers lose their `r#`).
@@ -58,6 +65,8 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
 
     let layout_methods = layouts::methods(item);
     let pattern_methods = patterns::methods(item);
+    let mut field_methods = fields::methods(item);
+    field_methods.extend(inner::methods(item));
     let extra_index_calls = layouts::extra_index_calls(item);
 
     let repo_doc = format!(
@@ -161,6 +170,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
 
             #layout_methods
             #pattern_methods
+            #field_methods
         }
     }
 }

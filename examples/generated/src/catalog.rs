@@ -340,8 +340,13 @@ pub struct Order {
     /// `line_items`: an embedded document.
     pub line_items: ::squillion::BoundedVec<LineItem, 100>,
     /// `address`: an embedded document.
+    #[squillion(inner(path = "name", name = "name", ty = ::std::string::String))]
+    #[squillion(inner(path = "street", name = "street", ty = ::std::string::String))]
+    #[squillion(inner(path = "zip", name = "zip", ty = i32))]
     pub address: ShippingAddress,
     /// `payment`: an embedded document.
+    #[squillion(inner(path = "cc", name = "cc", ty = i32))]
+    #[squillion(inner(path = "exp", name = "exp", ty = ::squillion::bson::DateTime))]
     pub payment: Payment,
     /// `subtotal` (BSON `int`).
     pub subtotal: i32,
@@ -709,9 +714,11 @@ pub struct Node {
     #[serde(rename = "_id")]
     pub name: ::std::string::String,
     /// the parent node's id; absent on roots (seed 001 trees)
+    #[squillion(maintained)]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub parent: ::std::option::Option<::std::string::String>,
     /// ids of every ancestor, root first: descendants are one indexed query (seed 000, seed 001)
+    #[squillion(maintained)]
     pub ancestors: ::std::vec::Vec<::std::string::String>,
 }
 impl Node {
@@ -774,8 +781,10 @@ pub struct Job {
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
     /// set when a worker claims the job with find-and-modify (seed 001 queue)
+    #[squillion(maintained)]
     pub in_progress: bool,
     /// when the job was claimed
+    #[squillion(maintained)]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub started: ::std::option::Option<::squillion::bson::DateTime>,
     /// Higher runs first.

@@ -46,6 +46,13 @@ pub struct Book {
     /// `slug` (BSON `string`).
     pub slug: ::std::string::String,
     /// `publisher`: an embedded document.
+    #[squillion(
+        inner(path = "publisher_name", name = "name", ty = ::std::string::String)
+    )]
+    #[squillion(inner(path = "date", name = "date", ty = ::squillion::bson::DateTime))]
+    #[squillion(
+        inner(path = "publisher_city", name = "city", ty = ::std::string::String)
+    )]
     pub publisher: Publisher,
     /// `available` (BSON `bool`).
     pub available: bool,
@@ -547,6 +554,7 @@ pub struct BookNotesBucket {
     #[squillion(bucket(size = 10, key = book, count = count))]
     pub notes: ::squillion::BoundedVec<Note, 10>,
     /// number of Notes in this bucket; appends are guarded by `count < 10`
+    #[squillion(maintained)]
     pub count: i32,
     /// max of date over this bucket (computed on write)
     #[squillion(computed(max = "date", of = notes))]

@@ -294,6 +294,7 @@ pub struct Movie {
     )]
     pub cast: ::std::vec::Vec<CastMember>,
     /// outlier (Movie.cast): set when this Movie has more than 200 CastMembers and the rest overflow into `movies_cast_overflow`
+    #[squillion(maintained)]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cast_overflow: ::std::option::Option<bool>,
 }
@@ -354,14 +355,19 @@ pub struct VersionedDocument {
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
     /// the document all versions belong to (seed 002 versioning pattern 1)
+    #[squillion(maintained)]
     pub document_id: ::squillion::bson::oid::ObjectId,
     /// version number
+    #[squillion(maintained)]
     pub version: i32,
     /// first instant this version is current (may be in the future)
+    #[squillion(maintained)]
     pub valid_from: ::squillion::bson::DateTime,
     /// first instant this version is no longer current
+    #[squillion(maintained)]
     pub valid_to: ::squillion::bson::DateTime,
     /// "Payload - the document you are keeping versions of": stored, never queried.
+    #[squillion(inner(path = "d", name = "d", ty = ::std::string::String))]
     pub payload: Payload,
 }
 impl VersionedDocument {
@@ -418,6 +424,7 @@ pub struct EventHistogram {
     pub name: ::std::string::String,
     /// One counter per minute of the day, incremented with `$inc` per event. The seed's benchmark
     /// sends 20,000 events; 20,000 a day is a guess.
+    #[squillion(maintained)]
     #[serde(rename = "a")]
     pub minutes: ::squillion::BoundedVec<::squillion::BoundedVec<i64, 60>, 24>,
 }
@@ -473,6 +480,7 @@ pub struct Product {
     pub sku: ::std::string::String,
     /// Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;
     /// values are strings here.
+    #[squillion(maintained)]
     pub attrs: ::std::vec::Vec<AttrsAttribute>,
 }
 impl Product {
@@ -669,6 +677,7 @@ pub struct User {
     #[serde(rename = "_id")]
     pub userid: ::std::string::String,
     /// schema version written on every insert; readers accept older versions (seed 002 schema versioning)
+    #[squillion(maintained)]
     pub schema_version: i32,
     /// `dateCreated` (BSON `date`).
     #[serde(rename = "dateCreated")]
@@ -732,6 +741,7 @@ pub struct Post {
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
     /// schema version written on every insert; readers accept older versions (seed 002 schema versioning)
+    #[squillion(maintained)]
     pub schema_version: i32,
     /// `date` (BSON `date`).
     pub date: ::squillion::bson::DateTime,
@@ -849,6 +859,7 @@ pub struct SensorReadingsBucket {
     )]
     pub readings: ::squillion::BoundedVec<Reading, 200>,
     /// number of Readings in this bucket; appends are guarded by `count < 200`
+    #[squillion(maintained)]
     pub count: i32,
     /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
@@ -927,6 +938,7 @@ pub struct MoviesCastOverflow {
     /// `items`: an embedded document.
     pub items: ::squillion::BoundedVec<CastMember, 200>,
     /// `count`: computed, kept up to date by every write that changes what it summarises.
+    #[squillion(maintained)]
     pub count: i32,
 }
 impl MoviesCastOverflow {
