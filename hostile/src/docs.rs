@@ -176,6 +176,7 @@ pub struct Log {
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
     /// `stamp`: an embedded document.
+    #[squillion(inner(path = "by", name = "by", ty = ::std::string::String))]
     pub stamp: Stamp,
     /// `line` (BSON `string`).
     pub line: ::std::string::String,

@@ -1780,6 +1780,7 @@ pub struct Product {
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
     /// `attrs`: maintained by the repository for the collection's pattern.
+    #[squillion(maintained)]
     pub attrs: ::std::vec::Vec<AttrsAttribute>,
     /// `tags`: an embedded document.
     pub tags: ::squillion::BoundedVec<TagsAttribute, 5>,
