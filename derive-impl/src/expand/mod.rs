@@ -97,7 +97,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
         }
 
         #[automatically_derived]
-        #[allow(dead_code, clippy::needless_lifetimes, clippy::too_many_arguments)]
+        #[allow(dead_code, non_snake_case, clippy::needless_lifetimes, clippy::too_many_arguments)]
         impl #repo {
             /// The repository of the collection in `db`.
             pub fn new(db: &#rt::mongodb::Database) -> Self {
