@@ -84,6 +84,7 @@ pub struct BlogPostCommentsBucket {
     #[squillion(bucket(size = 50, key = blog_entry_id, count = count))]
     pub comments: ::squillion::BoundedVec<Comment, 50>,
     /// number of Comments in this bucket; appends are guarded by `count < 50`
+    #[squillion(maintained)]
     pub count: i32,
 }
 impl BlogPostCommentsBucket {

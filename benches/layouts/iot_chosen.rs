@@ -80,6 +80,7 @@ pub struct SensorReadingsBucket {
     )]
     pub readings: ::squillion::BoundedVec<Reading, 200>,
     /// number of Readings in this bucket; appends are guarded by `count < 200`
+    #[squillion(maintained)]
     pub count: i32,
     /// smallest time of the Readings in this bucket
     #[squillion(computed(min = "time"))]
