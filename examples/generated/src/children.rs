@@ -286,6 +286,7 @@ pub struct BlogEntriesBucket {
     #[squillion(bucket(size = 20, key = blog, count = count))]
     pub entries: ::squillion::BoundedVec<Entry, 20>,
     /// number of Entries in this bucket; appends are guarded by `count < 20`
+    #[squillion(maintained)]
     pub count: i32,
 }
 impl BlogEntriesBucket {
