@@ -227,7 +227,8 @@ impl Variant for BlogAllRefs {
         self.comments.insert_many(&all).await.unwrap();
     }
     async fn run(&self, op: Op, i: usize) -> usize {
-        let (p, page) = blog_target(i);
+        // The first page: the keyset `find_by_` starts from a cursor, not a page number.
+        let (p, _) = blog_target(i);
         if op == Op::Write {
             let c = comment!(blog_all_refs, COMMENTS_PER_POST + i,
                 id: ObjectId::new(), blog_entry_id: self.posts[p]);
@@ -236,10 +237,7 @@ impl Variant for BlogAllRefs {
         }
         let page = self
             .comments
-            .find_by_blog_entry_id(
-                &self.posts[p],
-                PageRequest::new(page as u64, COMMENT_PAGE as u64),
-            )
+            .find_by_blog_entry_id(&self.posts[p], None, COMMENT_PAGE as u32)
             .await
             .unwrap();
         page.items.len()

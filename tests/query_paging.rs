@@ -102,7 +102,16 @@ proptest! {
         sort in sort(),
         filter in filter(),
         per_page in 1u32..8,
+        returns in prop::option::of(prop::sample::subsequence(vec!["a", "b", "c"], 1..3)),
     ) {
+        // A query's `returns`: the projection `{_id: 1, f: 1, ...}`.
+        let projection = returns.as_ref().map(|fields| {
+            let mut p = doc! { "_id": 1 };
+            for f in fields {
+                p.insert(*f, 1);
+            }
+            p
+        });
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(async {
             let t = TestDb::new("query_paging").await;
@@ -116,9 +125,22 @@ proptest! {
             let mut cursor = None;
             let mut pages = 0;
             loop {
-                let page = paging::page(&c, filter.clone(), sort.clone(), None, cursor.as_ref(), per_page)
+                let page = paging::page(&c, filter.clone(), sort.clone(), None, cursor.as_ref(), per_page, projection.clone())
                     .await
                     .unwrap();
+                // Projected pages hold the returned fields and the sort keys their cursor reads.
+                if let Some(fields) = &returns {
+                    let sorted = paging::keyset_sort(sort.clone());
+                    for d in &page.items {
+                        for k in d.keys() {
+                            let top = |p: &str| p.split('.').next() == Some(k.as_str());
+                            assert!(
+                                fields.contains(&k.as_str()) || sorted.keys().any(|s| top(s)),
+                                "{k} was not projected: {d}"
+                            );
+                        }
+                    }
+                }
                 pages += 1;
                 assert!(page.items.len() <= per_page as usize);
                 assert!(page.next.is_none() || page.items.len() == per_page as usize, "a short page is the last");
@@ -133,7 +155,7 @@ proptest! {
             assert_eq!(ids(&read), ids(&expected), "sort {sort:?}, filter {filter:?}, per page {per_page}");
 
             // The stream: the query's documents, in the declared order of its keys.
-            let streamed: Vec<Document> = paging::stream(c.clone(), filter.clone(), sort.clone(), None, None)
+            let streamed: Vec<Document> = paging::stream(c.clone(), filter.clone(), sort.clone(), None, None, None)
                 .try_collect()
                 .await
                 .unwrap();
@@ -156,13 +178,21 @@ async fn a_cursor_of_another_query_is_refused() {
     c.insert_many(vec![doc! { "a": 1 }, doc! { "a": 2 }])
         .await
         .unwrap();
-    let page = paging::page(&c, doc! {}, Some(doc! { "a": -1 }), None, None, 1)
+    let page = paging::page(&c, doc! {}, Some(doc! { "a": -1 }), None, None, 1, None)
         .await
         .unwrap();
     let next = page.next.expect("a second page");
-    let err = paging::page(&c, doc! {}, Some(doc! { "b": 1 }), None, Some(&next), 1)
-        .await
-        .unwrap_err();
+    let err = paging::page(
+        &c,
+        doc! {},
+        Some(doc! { "b": 1 }),
+        None,
+        Some(&next),
+        1,
+        None,
+    )
+    .await
+    .unwrap_err();
     assert!(
         matches!(err, squillion::Error::InvalidCursor { .. }),
         "{err}"

@@ -69,8 +69,8 @@ impl BlogPost {
     validator = Comment::validator_document,
     implied_indexes = false,
     index(
-        keys("blog_entry_id" = 1, "created_on" = 1),
-        name = "blog_entry_id_1_created_on_1"
+        keys("blog_entry_id" = 1, "created_on" = 1, "_id" = 1),
+        name = "blog_entry_id_1_created_on_1__id_1"
     )
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -85,7 +85,7 @@ pub struct Comment {
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
     /// child_ref (BlogPost.comments): forced to child_ref by the schema (the engine would choose bucket)
-    #[squillion(child_ref(to = BlogPost))]
+    #[squillion(child_ref(to = BlogPost, order("created_on" = 1)))]
     pub blog_entry_id: ::squillion::bson::oid::ObjectId,
 }
 impl Comment {
@@ -93,10 +93,10 @@ impl Comment {
     pub const COLLECTION: &'static str = "comments";
     /// The indexes of `comments` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `blog_entry_id_1_created_on_1`: child_ref (BlogPost.comments): a BlogPost's Comments through `blog_entry_id`
+    /// - `blog_entry_id_1_created_on_1__id_1`: child_ref (BlogPost.comments): a BlogPost's Comments through `blog_entry_id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"blog_entry_id":1,"created_on":1},"name":"blog_entry_id_1_created_on_1"}]"#,
+            r#"[{"key":{"blog_entry_id":1,"created_on":1,"_id":1},"name":"blog_entry_id_1_created_on_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `comments`.

@@ -62,7 +62,7 @@ impl Sensor {
     collection = "readings",
     validator = Reading::validator_document,
     implied_indexes = false,
-    index(keys("sensor" = 1, "ts" = 1), name = "sensor_1_ts_1")
+    index(keys("sensor" = 1, "ts" = 1, "_id" = 1), name = "sensor_1_ts_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Reading {
@@ -76,7 +76,7 @@ pub struct Reading {
     #[serde(rename = "v")]
     pub value: f64,
     /// child_ref (Sensor.readings): forced to child_ref by the schema (the engine would choose bucket)
-    #[squillion(child_ref(to = Sensor))]
+    #[squillion(child_ref(to = Sensor, order("ts" = 1)))]
     pub sensor: i32,
 }
 impl Reading {
@@ -84,10 +84,10 @@ impl Reading {
     pub const COLLECTION: &'static str = "readings";
     /// The indexes of `readings` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `sensor_1_ts_1`: child_ref (Sensor.readings): a Sensor's Readings through `sensor`
+    /// - `sensor_1_ts_1__id_1`: child_ref (Sensor.readings): a Sensor's Readings through `sensor`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"sensor":1,"ts":1},"name":"sensor_1_ts_1"}]"#,
+            r#"[{"key":{"sensor":1,"ts":1,"_id":1},"name":"sensor_1_ts_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `readings`.

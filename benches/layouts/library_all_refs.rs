@@ -21,8 +21,8 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("author" = 1), name = "author_1"),
-    index(keys("title" = 1), name = "title_1")
+    index(keys("author" = 1, "_id" = 1), name = "author_1__id_1"),
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Book {
@@ -52,12 +52,12 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `author_1`: child_ref (Author.books): an Author's Books through `author`; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author_1__id_1`: child_ref (Author.books): an Author's Books through `author`; query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"author":1},"name":"author_1"},{"key":{"title":1},"name":"title_1"}]"#,
+            r#"[{"key":{"author":1,"_id":1},"name":"author_1__id_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -74,7 +74,7 @@ impl Book {
     }
 }
 impl BookRepo {
-    /// Query `books_by_title` on `books`, served by the index `title_1`.
+    /// Query `books_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn books_by_title(
         &self,
         title: &str,
@@ -85,6 +85,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -108,6 +109,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -127,9 +129,10 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `books_by_author` on `books`, served by the index `author_1`.
+    /// Query `books_by_author` on `books`, served by the index `author_1__id_1`.
     pub async fn books_by_author(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -140,6 +143,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -163,6 +167,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -179,6 +184,7 @@ impl BookRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -200,11 +206,14 @@ impl BookRepo {
     validator = Author::validator_document,
     implied_indexes = false,
     index(
-        keys("first_name" = 1),
-        name = "first_name_1",
+        keys("first_name" = 1, "_id" = 1),
+        name = "first_name_1__id_1",
         collation(locale = "en", strength = 2)
     ),
-    index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
+    index(
+        keys("first_name" = 1, "last_name" = 1, "_id" = 1),
+        name = "first_name_1_last_name_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -221,12 +230,12 @@ impl Author {
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `first_name_1`: query `authors_by_first_name`, 200/s (equality, then sort, then range)
+    /// - `first_name_1__id_1`: query `authors_by_first_name`, 200/s (equality, then range, then `_id` for keyset pages)
     ///
-    /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `first_name_1_last_name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"first_name":1},"name":"first_name_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+            r#"[{"key":{"first_name":1,"_id":1},"name":"first_name_1__id_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1,"_id":1},"name":"first_name_1_last_name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -243,7 +252,7 @@ impl Author {
     }
 }
 impl AuthorRepo {
-    /// Query `authors_by_first_name` on `authors`, served by the index `first_name_1`.
+    /// Query `authors_by_first_name` on `authors`, served by the index `first_name_1__id_1`.
     /// Compares case-insensitively, with the index's collation (strength 2).
     pub async fn authors_by_first_name(
         &self,
@@ -261,6 +270,7 @@ impl AuthorRepo {
                 ::std::option::Option::Some(
                     ::squillion::__private::query::case_insensitive("en"),
                 ),
+                ::std::option::Option::None,
             )
             .await
     }
@@ -284,6 +294,7 @@ impl AuthorRepo {
                 ),
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -306,9 +317,10 @@ impl AuthorRepo {
             ::std::option::Option::Some(
                 ::squillion::__private::query::case_insensitive("en"),
             ),
+            ::std::option::Option::None,
         )
     }
-    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
         first_name: &str,
@@ -320,6 +332,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -344,6 +357,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -361,6 +375,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

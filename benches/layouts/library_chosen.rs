@@ -21,11 +21,11 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("author.id" = 1), name = "author.id_1"),
-    index(keys("title" = 1), name = "title_1"),
+    index(keys("author.id" = 1, "_id" = 1), name = "author.id_1__id_1"),
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1"),
     index(
-        keys("author.first_name" = 1),
-        name = "author.first_name_1",
+        keys("author.first_name" = 1, "_id" = 1),
+        name = "author.first_name_1__id_1",
         collation(locale = "en", strength = 2)
     )
 )]
@@ -49,6 +49,7 @@ pub struct Book {
     /// `language` (BSON `string`).
     pub language: ::std::string::String,
     /// child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
+    #[squillion(child_ref(to = Author, id = "id"))]
     pub author: AuthorRef,
 }
 impl Book {
@@ -56,14 +57,14 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `author.id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author.id_1__id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
+    /// - `author.first_name_1__id_1`: query `books_by_author_first_name`, 200/s (equality, then range, then `_id` for keyset pages)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"author.id":1},"name":"author.id_1"},{"key":{"title":1},"name":"title_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
+            r#"[{"key":{"author.id":1,"_id":1},"name":"author.id_1__id_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"},{"key":{"author.first_name":1,"_id":1},"name":"author.first_name_1__id_1","collation":{"locale":"en","strength":2}}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -80,7 +81,7 @@ impl Book {
     }
 }
 impl BookRepo {
-    /// Query `books_by_title` on `books`, served by the index `title_1`.
+    /// Query `books_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn books_by_title(
         &self,
         title: &str,
@@ -91,6 +92,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -114,6 +116,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -133,9 +136,10 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `books_by_author` on `books`, served by the index `author.id_1`.
+    /// Query `books_by_author` on `books`, served by the index `author.id_1__id_1`.
     pub async fn books_by_author(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -146,6 +150,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -169,6 +174,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -188,9 +194,10 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1`.
+    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1__id_1`.
     /// Compares case-insensitively, with the index's collation (strength 2).
     pub async fn books_by_author_first_name(
         &self,
@@ -208,6 +215,7 @@ impl BookRepo {
                 ::std::option::Option::Some(
                     ::squillion::__private::query::case_insensitive("en"),
                 ),
+                ::std::option::Option::None,
             )
             .await
     }
@@ -231,6 +239,7 @@ impl BookRepo {
                 ),
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -253,6 +262,7 @@ impl BookRepo {
             ::std::option::Option::Some(
                 ::squillion::__private::query::case_insensitive("en"),
             ),
+            ::std::option::Option::None,
         )
     }
 }
@@ -270,7 +280,10 @@ impl BookRepo {
     collection = "authors",
     validator = Author::validator_document,
     implied_indexes = false,
-    index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
+    index(
+        keys("first_name" = 1, "last_name" = 1, "_id" = 1),
+        name = "first_name_1_last_name_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -289,10 +302,10 @@ impl Author {
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `first_name_1_last_name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+            r#"[{"key":{"first_name":1,"last_name":1,"_id":1},"name":"first_name_1_last_name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -309,7 +322,7 @@ impl Author {
     }
 }
 impl AuthorRepo {
-    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
         first_name: &str,
@@ -321,6 +334,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -345,6 +359,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -362,6 +377,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

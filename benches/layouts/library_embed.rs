@@ -18,7 +18,7 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("title" = 1), name = "title_1")
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Book {
@@ -45,10 +45,10 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"title":1},"name":"title_1"}]"#,
+            r#"[{"key":{"title":1,"_id":1},"name":"title_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -65,7 +65,7 @@ impl Book {
     }
 }
 impl BookRepo {
-    /// Query `books_by_title` on `books`, served by the index `title_1`.
+    /// Query `books_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn books_by_title(
         &self,
         title: &str,
@@ -76,6 +76,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -99,6 +100,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -115,6 +117,7 @@ impl BookRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -143,7 +146,10 @@ impl BookRepo {
         name = "first_name_1",
         collation(locale = "en", strength = 2)
     ),
-    index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
+    index(
+        keys("first_name" = 1, "last_name" = 1, "_id" = 1),
+        name = "first_name_1_last_name_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -165,10 +171,10 @@ impl Author {
     ///
     /// - `first_name_1`: query `books_by_author_first_name` joins through Author.books: first step
     ///
-    /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `first_name_1_last_name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"first_name":1},"name":"first_name_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+            r#"[{"key":{"first_name":1},"name":"first_name_1","collation":{"locale":"en","strength":2}},{"key":{"first_name":1,"last_name":1,"_id":1},"name":"first_name_1_last_name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -185,7 +191,7 @@ impl Author {
     }
 }
 impl AuthorRepo {
-    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
         first_name: &str,
@@ -197,6 +203,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -221,6 +228,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -238,6 +246,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

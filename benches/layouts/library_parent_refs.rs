@@ -18,11 +18,11 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("title" = 1), name = "title_1"),
-    index(keys("author.id" = 1), name = "author.id_1"),
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1"),
+    index(keys("author.id" = 1, "_id" = 1), name = "author.id_1__id_1"),
     index(
-        keys("author.first_name" = 1),
-        name = "author.first_name_1",
+        keys("author.first_name" = 1, "_id" = 1),
+        name = "author.first_name_1__id_1",
         collation(locale = "en", strength = 2)
     )
 )]
@@ -53,14 +53,14 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `author.id_1`: query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author.id_1__id_1`: query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
+    /// - `author.first_name_1__id_1`: query `books_by_author_first_name`, 200/s (equality, then range, then `_id` for keyset pages)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"title":1},"name":"title_1"},{"key":{"author.id":1},"name":"author.id_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
+            r#"[{"key":{"title":1,"_id":1},"name":"title_1__id_1"},{"key":{"author.id":1,"_id":1},"name":"author.id_1__id_1"},{"key":{"author.first_name":1,"_id":1},"name":"author.first_name_1__id_1","collation":{"locale":"en","strength":2}}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -77,7 +77,7 @@ impl Book {
     }
 }
 impl BookRepo {
-    /// Query `books_by_title` on `books`, served by the index `title_1`.
+    /// Query `books_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn books_by_title(
         &self,
         title: &str,
@@ -88,6 +88,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -111,6 +112,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -130,9 +132,10 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `books_by_author` on `books`, served by the index `author.id_1`.
+    /// Query `books_by_author` on `books`, served by the index `author.id_1__id_1`.
     pub async fn books_by_author(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -143,6 +146,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -166,6 +170,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -185,9 +190,10 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1`.
+    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1__id_1`.
     /// Compares case-insensitively, with the index's collation (strength 2).
     pub async fn books_by_author_first_name(
         &self,
@@ -205,6 +211,7 @@ impl BookRepo {
                 ::std::option::Option::Some(
                     ::squillion::__private::query::case_insensitive("en"),
                 ),
+                ::std::option::Option::None,
             )
             .await
     }
@@ -228,6 +235,7 @@ impl BookRepo {
                 ),
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -250,6 +258,7 @@ impl BookRepo {
             ::std::option::Option::Some(
                 ::squillion::__private::query::case_insensitive("en"),
             ),
+            ::std::option::Option::None,
         )
     }
 }
@@ -270,7 +279,10 @@ impl BookRepo {
     collection = "authors",
     validator = Author::validator_document,
     implied_indexes = false,
-    index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
+    index(
+        keys("first_name" = 1, "last_name" = 1, "_id" = 1),
+        name = "first_name_1_last_name_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -292,10 +304,10 @@ impl Author {
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `first_name_1_last_name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+            r#"[{"key":{"first_name":1,"last_name":1,"_id":1},"name":"first_name_1_last_name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -312,7 +324,7 @@ impl Author {
     }
 }
 impl AuthorRepo {
-    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
         first_name: &str,
@@ -324,6 +336,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -348,6 +361,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -365,6 +379,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

@@ -145,6 +145,8 @@ pub const UNKNOWN_CHILDREN_END: &str = "E0508";
 pub const NOT_A_CHILDREN_END: &str = "E0509";
 /// A query on a parent's children compares a field through a relation end of the children.
 pub const CHILDREN_QUERY_THROUGH_RELATION: &str = "E0510";
+/// A field named twice in a query's `returns`.
+pub const DUPLICATE_RETURNED_FIELD: &str = "E0511";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -279,6 +281,7 @@ pub const ALL: &[(&str, &str)] = &[
         CHILDREN_QUERY_THROUGH_RELATION,
         "query on children through another relation",
     ),
+    (DUPLICATE_RETURNED_FIELD, "field returned twice by a query"),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),
     (INVALID_SETTING_VALUE, "wrong kind of setting value"),

@@ -490,6 +490,18 @@ fn cases() -> Vec<Case> {
             "query `q` reads children of `P`, but `u.n` goes through `u` to `U`",
         ),
         case(
+            "E0511",
+            "entity A { t: string }\nquery q on A { where t == ? returns t, t }",
+            (2, 40),
+            "query `q` returns `t` twice",
+        ),
+        case(
+            "E0501",
+            "entity A { title: string }\nquery q on A { where title == ? returns titel }",
+            (2, 41),
+            "entity `A` has no field `titel`",
+        ),
+        case(
             "E0503",
             "entity A { t: string }\nquery q on A { where t.x == ? }",
             (2, 24),

@@ -106,6 +106,7 @@ fn with_geo(mut schema: Schema, geos: &[Geo]) -> (Schema, Vec<(String, String)>)
                 vec![]
             },
             limit: None,
+            returns: vec![],
         });
     }
     (schema, wanted)

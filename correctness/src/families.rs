@@ -26,6 +26,8 @@ pub fn all() -> Vec<Schema> {
     out.extend(copies());
     out.extend(summaries());
     out.extend(geo());
+    out.extend(projections());
+    out.extend(child_pages());
     out
 }
 
@@ -347,6 +349,59 @@ pub fn geo() -> Vec<Schema> {
             "spot: Spot",
             "value Spot { label: string  loc: point }\n",
             "spot.loc",
+        ),
+    ]
+}
+
+/// Issue 12: queries that declare the fields they return (`returns`), over several sort
+/// declarations (ascending, descending, compound, none), each returning a different set of fields
+/// (scalars, an array, a large string), and one query returning whole documents. Prices and ranks
+/// take few values, so most sort keys tie and `_id` breaks the ties.
+pub fn projections() -> Vec<Schema> {
+    vec![Schema {
+        name: "projection_items".to_owned(),
+        doc: "Issue 12: projections (`returns`) and keyset paging in the declared order.".to_owned(),
+        sqn: "entity Item {\n  \
+              title: string\n  \
+              price: int32\n  \
+              rank: int32\n  \
+              summary: string @size(20KB)\n  \
+              tags: [string; 10]\n\
+              }\n\
+              query by_price on Item { where price >= ? sort price returns title, price }\n\
+              query by_price_desc on Item { where price >= ? sort price desc returns title }\n\
+              query by_price_rank on Item { where price >= ? sort price desc, rank returns rank, tags }\n\
+              query by_rank_title on Item { where rank <= ? sort rank, title desc returns title, summary }\n\
+              query unsorted on Item { where price >= ? returns price }\n\
+              query cheapest on Item { where price >= ? sort price limit 1 returns title }\n\
+              query whole on Item { where price >= ? sort price desc }\n"
+            .to_owned(),
+    }]
+}
+
+/// Issue 12: `find_by_<parent>` of a child_ref relationship pages by keyset in the order the
+/// relation declares (`page N by f [desc]`, or none: `_id`), with the reference stored as an id
+/// or as an extended reference (`show`). Every schema has `Customer { name }` and
+/// `Order { placed_at, total }` related as `Customer.orders <-> Order.customer`.
+pub fn child_pages() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, facts: &str| Schema {
+        name: format!("child_pages_{name}"),
+        doc: format!("Issue 12: `find_by_customer` pages {doc}."),
+        sqn: format!(
+            "entity Customer {{ name: string }}\n\
+             entity Order {{ placed_at: date  total: int32 }}\n\
+             relation Customer.orders: squillions <-> Order.customer: one {{\n  \
+             standalone Order\n{facts}}}\n"
+        ),
+    };
+    vec![
+        schema("desc", "newest first", "  page 20 by placed_at desc\n"),
+        schema("asc", "oldest first", "  page 20 by placed_at\n"),
+        schema("by_id", "by `_id` (no order declared)", ""),
+        schema(
+            "extended_desc",
+            "newest first, through an extended reference",
+            "  page 20 by placed_at desc\n  show Customer.name on Order ratio 1000:1\n",
         ),
     ]
 }

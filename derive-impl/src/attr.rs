@@ -103,6 +103,11 @@ pub enum Layout {
     },
     ChildRef {
         to: syn::Path,
+        /// The order `find_by_<f>` pages in (`order(placed_at = -1)`), before `_id`.
+        order: Vec<(String, KeyKind)>,
+        /// For an extended reference (a struct holding the id and copies): the id's field in it
+        /// (`id = "id"`); `find_by_<f>` then takes the parent's id.
+        id: Option<String>,
     },
     TwoWay {
         to: syn::Path,
@@ -772,9 +777,11 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut n = None;
                     let mut sort = None;
                     let mut desc = false;
+                    let mut order = Vec::new();
+                    let mut id = None;
                     let allowed: &[&str] = match key.as_str() {
                         "parent_refs" => &["to", "max", "fields"],
-                        "child_ref" => &["to"],
+                        "child_ref" => &["to", "order", "id"],
                         "two_way" => &["to", "max", "inverse", "inverse_max"],
                         _ => &["to", "n", "sort", "desc", "asc", "keep"],
                     };
@@ -792,6 +799,8 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "inverse_max" => inverse_max = Some(relation_max(&m, cx)?.0),
                             "n" => n = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
+                            "order" => order = index_keys(&m)?,
+                            "id" => id = Some(name_value(&m)?),
                             "desc" => desc = true,
                             _ => desc = false,
                         }
@@ -803,7 +812,12 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     };
                     match key.as_str() {
                         "parent_refs" => set_layout(&mut out.layout, cx, span, Layout::ParentRefs { to, max, fields }),
-                        "child_ref" => set_layout(&mut out.layout, cx, span, Layout::ChildRef { to }),
+                        "child_ref" => {
+                            if order.iter().any(|(_, k)| !matches!(k, KeyKind::Asc | KeyKind::Desc)) {
+                                cx.error_at(span, "`child_ref(order(...))` sorts children: each key is 1 or -1");
+                            }
+                            set_layout(&mut out.layout, cx, span, Layout::ChildRef { to, order, id })
+                        }
                         "two_way" => match inverse {
                             Some(inverse) => set_layout(&mut out.layout, cx, span, Layout::TwoWay { to, max, inverse, inverse_max }),
                             None => cx.error_at(span, "`two_way` needs the field of the other side: `inverse = field`"),

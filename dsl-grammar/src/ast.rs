@@ -459,7 +459,7 @@ impl RatioExpr {
     }
 }
 
-/// `query name on Entity { where ... sort ... limit ... rate ... }`, or
+/// `query name on Entity { where ... sort ... limit ... rate ... returns ... }`, or
 /// `query name on Parent.children { ... }` for one parent's children.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryDecl {
@@ -480,6 +480,9 @@ pub struct QueryDecl {
     pub limit: Option<Quantity>,
     /// `rate 100/s`.
     pub rate: Option<Quantity>,
+    /// `returns title, price`: the fields the query returns (a projection); empty when the
+    /// query returns whole documents.
+    pub returns: Vec<Ident>,
     /// Clauses written more than once (reported by validation).
     pub repeated_clauses: Vec<Span>,
     /// The whole declaration.

@@ -410,6 +410,7 @@ fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::sort_key => "a sort key like `created desc`",
         Rule::limit_clause | Rule::kw_limit => "`limit`",
         Rule::rate_clause | Rule::kw_rate => "`rate`",
+        Rule::returns_clause | Rule::kw_returns => "`returns`",
         _ => return None,
     })
 }
@@ -1002,10 +1003,11 @@ fn query_decl(pair: Pair<'_, Rule>) -> Build<QueryDecl> {
         sort: Vec::new(),
         limit: None,
         rate: None,
+        returns: Vec::new(),
         repeated_clauses: Vec::new(),
         span,
     };
-    let (mut seen_where, mut seen_sort) = (false, false);
+    let (mut seen_where, mut seen_sort, mut seen_returns) = (false, false, false);
     for clause in c.rest() {
         let clause_span: Span = clause.as_span().into();
         match clause.as_rule() {
@@ -1041,6 +1043,17 @@ fn query_decl(pair: Pair<'_, Rule>) -> Build<QueryDecl> {
                         span,
                     });
                 }
+            }
+            Rule::returns_clause => {
+                if std::mem::replace(&mut seen_returns, true) {
+                    query.repeated_clauses.push(clause_span);
+                }
+                query.returns.extend(
+                    clause
+                        .into_inner()
+                        .filter(|p| p.as_rule() == Rule::ident)
+                        .map(ident),
+                );
             }
             Rule::limit_clause | Rule::rate_clause => {
                 let is_limit = clause.as_rule() == Rule::limit_clause;

@@ -360,6 +360,24 @@ fn queries_with_every_operator_ignore_case_sort_limit_and_rate() {
 }
 
 #[test]
+fn returns_names_fields_in_order_once_per_clause() {
+    let src = "query q on Book { where a == ? returns title, price,author }";
+    let q = query(src);
+    let names: Vec<&str> = q.returns.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["title", "price", "author"]);
+    for i in &q.returns {
+        assert_eq!(&src[i.span.start..i.span.end], i.name);
+    }
+    assert!(q.repeated_clauses.is_empty());
+    let q = query("query q on Book { returns a returns b }");
+    assert_eq!(q.repeated_clauses.len(), 1);
+    // `returns` stays usable as a name.
+    let q = query("query returns on Book { where returns == ? returns returns }");
+    assert_eq!(q.name.name, "returns");
+    assert_eq!(q.returns[0].name, "returns");
+}
+
+#[test]
 fn spans_point_at_the_text() {
     let src = "entity Book { title: string }";
     let e = entity(src);

@@ -51,7 +51,7 @@
     collection = "notes",
     validator = Note::validator_document,
     implied_indexes = false,
-    index(keys("body" = 1), name = "body_1")
+    index(keys("body" = 1, "_id" = 1), name = "body_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Note {
@@ -74,10 +74,10 @@ impl Note {
     pub const COLLECTION: &'static str = "notes";
     /// The indexes of `notes` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `body_1`: query `notes_by_body` (equality, then sort, then range)
+    /// - `body_1__id_1`: query `notes_by_body` (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"body":1},"name":"body_1"}]"#,
+            r#"[{"key":{"body":1,"_id":1},"name":"body_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `notes`.
@@ -99,7 +99,7 @@ impl NoteRepo {
     /// unreachable!()
     /// ```
     ///
-    /// Query `notes_by_body` on `notes`, served by the index `body_1`.
+    /// Query `notes_by_body` on `notes`, served by the index `body_1__id_1`.
     pub async fn notes_by_body(
         &self,
         body: &str,
@@ -110,6 +110,7 @@ impl NoteRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -133,6 +134,7 @@ impl NoteRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -149,6 +151,7 @@ impl NoteRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

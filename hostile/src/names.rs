@@ -1181,11 +1181,11 @@ impl Crate {
     collection = "keywords",
     validator = Keywords::validator_document,
     implied_indexes = false,
-    index(keys("type" = 1), name = "type_1"),
-    index(keys("match" = 1, "fn" = 1), name = "match_1_fn_1"),
-    index(keys("self" = 1), name = "self_1"),
-    index(keys("crate" = 1, "super" = 1), name = "crate_1_super_1"),
-    index(keys("filter" = 1), name = "filter_1")
+    index(keys("type" = 1, "_id" = 1), name = "type_1__id_1"),
+    index(keys("match" = 1, "fn" = 1, "_id" = 1), name = "match_1_fn_1__id_1"),
+    index(keys("self" = 1, "_id" = 1), name = "self_1__id_1"),
+    index(keys("crate" = 1, "super" = 1, "_id" = 1), name = "crate_1_super_1__id_1"),
+    index(keys("filter" = 1, "_id" = 1), name = "filter_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Keywords {
@@ -1254,18 +1254,18 @@ impl Keywords {
     pub const COLLECTION: &'static str = "keywords";
     /// The indexes of `keywords` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `type_1`: query `type` (equality, then sort, then range)
+    /// - `type_1__id_1`: query `type` (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `match_1_fn_1`: query `match` (equality, then sort, then range)
+    /// - `match_1_fn_1__id_1`: query `match` (equality, then range, then `_id` for keyset pages)
     ///
-    /// - `self_1`: query `self_` (equality, then sort, then range)
+    /// - `self_1__id_1`: query `self_` (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `crate_1_super_1`: query `by_crate` (equality, then sort, then range)
+    /// - `crate_1_super_1__id_1`: query `by_crate` (equality, then range, then `_id` for keyset pages)
     ///
-    /// - `filter_1`: query `filter` (equality, then sort, then range)
+    /// - `filter_1__id_1`: query `filter` (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"type":1},"name":"type_1"},{"key":{"match":1,"fn":1},"name":"match_1_fn_1"},{"key":{"self":1},"name":"self_1"},{"key":{"crate":1,"super":1},"name":"crate_1_super_1"},{"key":{"filter":1},"name":"filter_1"}]"#,
+            r#"[{"key":{"type":1,"_id":1},"name":"type_1__id_1"},{"key":{"match":1,"fn":1,"_id":1},"name":"match_1_fn_1__id_1"},{"key":{"self":1,"_id":1},"name":"self_1__id_1"},{"key":{"crate":1,"super":1,"_id":1},"name":"crate_1_super_1__id_1"},{"key":{"filter":1,"_id":1},"name":"filter_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `keywords`.
@@ -1282,7 +1282,7 @@ impl Keywords {
     }
 }
 impl KeywordsRepo {
-    /// Query `type` on `keywords`, served by the index `type_1`.
+    /// Query `type` on `keywords`, served by the index `type_1__id_1`.
     pub async fn r#type(
         &self,
         r#type: &str,
@@ -1293,6 +1293,7 @@ impl KeywordsRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -1316,6 +1317,7 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1335,9 +1337,10 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `match` on `keywords`, served by the index `match_1_fn_1`.
+    /// Query `match` on `keywords`, served by the index `match_1_fn_1__id_1`.
     pub async fn r#match(
         &self,
         r#match: &str,
@@ -1349,6 +1352,7 @@ impl KeywordsRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -1373,6 +1377,7 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1393,9 +1398,10 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `self_` on `keywords`, served by the index `self_1`.
+    /// Query `self_` on `keywords`, served by the index `self_1__id_1`.
     pub async fn self_(
         &self,
         self_: &str,
@@ -1406,6 +1412,7 @@ impl KeywordsRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -1429,6 +1436,7 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1448,9 +1456,10 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `by_crate` on `keywords`, served by the index `crate_1_super_1`.
+    /// Query `by_crate` on `keywords`, served by the index `crate_1_super_1__id_1`.
     pub async fn by_crate(
         &self,
         crate_: &str,
@@ -1462,6 +1471,7 @@ impl KeywordsRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -1486,6 +1496,7 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1506,9 +1517,10 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `filter` on `keywords`, served by the index `filter_1`.
+    /// Query `filter` on `keywords`, served by the index `filter_1__id_1`.
     pub async fn filter(
         &self,
         filter: &str,
@@ -1519,6 +1531,7 @@ impl KeywordsRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -1542,6 +1555,7 @@ impl KeywordsRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1558,6 +1572,7 @@ impl KeywordsRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -1673,6 +1688,7 @@ impl BookRef {
     collection = "chapters",
     validator = Chapter::validator_document,
     implied_indexes = false,
+    index(keys("book.id" = 1, "_id" = 1), name = "book.id_1__id_1"),
     index(keys("book.id" = 1, "heading" = 1), name = "book.id_1_heading_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -1683,6 +1699,7 @@ pub struct Chapter {
     /// `heading` (BSON `string`).
     pub heading: ::std::string::String,
     /// child_ref (Book.chapters): the application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by author)
+    #[squillion(child_ref(to = Book, id = "id"))]
     pub book: BookRefEmbedded,
 }
 impl Chapter {
@@ -1690,10 +1707,12 @@ impl Chapter {
     pub const COLLECTION: &'static str = "chapters";
     /// The indexes of `chapters` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `book.id_1_heading_1`: query `chapters_by_book` (equality, then sort, then range); child_ref (Book.chapters): a Book's Chapters through `book.id`
+    /// - `book.id_1__id_1`: child_ref (Book.chapters): a Book's Chapters through `book.id`
+    ///
+    /// - `book.id_1_heading_1`: query `chapters_by_book` (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"book.id":1,"heading":1},"name":"book.id_1_heading_1"}]"#,
+            r#"[{"key":{"book.id":1,"_id":1},"name":"book.id_1__id_1"},{"key":{"book.id":1,"heading":1},"name":"book.id_1_heading_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `chapters`.
@@ -1728,6 +1747,7 @@ impl ChapterRepo {
                 ),
                 ::std::option::Option::Some(20),
                 ::std::option::Option::None,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -1750,6 +1770,7 @@ impl ChapterRepo {
                 },
             ),
             ::std::option::Option::Some(20),
+            ::std::option::Option::None,
             ::std::option::Option::None,
         )
     }

@@ -21,11 +21,15 @@
     collection = "art`i|c<l>e\"s\\ \"# \u{202e} q",
     validator = Article::validator_document,
     implied_indexes = false,
-    index(keys("{{ score }}" = 1), name = "{{ score }}_1"),
     index(
         keys("</code><script>x</script>" = 1),
         name = "</code><script>x</script>_1",
         unique
+    ),
+    index(keys("{{ score }}" = 1, "_id" = 1), name = "{{ score }}_1__id_1"),
+    index(
+        keys("</code><script>x</script>" = 1, "_id" = 1),
+        name = "</code><script>x</script>_1__id_1"
     )
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -55,12 +59,14 @@ impl Article {
     pub const COLLECTION: &'static str = "art`i|c<l>e\"s\\ \"# \u{202e} q";
     /// The indexes of `art`i|c<l>e"s\ "# \u{202e} q` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `{{ score }}_1`: field `{{ score }}` is declared @index; query `article_by_score` (equality, then sort, then range)
+    /// - `</code><script>x</script>_1`: field `</code><script>x</script>` is declared @unique
     ///
-    /// - `</code><script>x</script>_1`: field `</code><script>x</script>` is declared @unique; query `article_by_slug` (equality, then sort, then range)
+    /// - `{{ score }}_1__id_1`: query `article_by_score` (equality, then sort and `_id` for keyset pages, then range); field `{{ score }}` is declared @index
+    ///
+    /// - `</code><script>x</script>_1__id_1`: query `article_by_slug` (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"{{ score }}":1},"name":"{{ score }}_1"},{"key":{"</code><script>x</script>":1},"name":"</code><script>x</script>_1","unique":true}]"#,
+            r#"[{"key":{"</code><script>x</script>":1},"name":"</code><script>x</script>_1","unique":true},{"key":{"{{ score }}":1,"_id":1},"name":"{{ score }}_1__id_1"},{"key":{"</code><script>x</script>":1,"_id":1},"name":"</code><script>x</script>_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `art`i|c<l>e"s\ "# \u{202e} q`.
@@ -77,7 +83,7 @@ impl Article {
     }
 }
 impl ArticleRepo {
-    /// Query `article_by_score` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `{{ score }}_1`.
+    /// Query `article_by_score` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `{{ score }}_1__id_1`.
     pub async fn article_by_score(
         &self,
         score: &i32,
@@ -88,6 +94,7 @@ impl ArticleRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -111,6 +118,7 @@ impl ArticleRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -130,9 +138,10 @@ impl ArticleRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
-    /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1`.
+    /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1__id_1`.
     pub async fn article_by_slug(
         &self,
         slug: &str,
@@ -143,6 +152,7 @@ impl ArticleRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -166,6 +176,7 @@ impl ArticleRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -182,6 +193,7 @@ impl ArticleRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

@@ -46,6 +46,7 @@ pub const CLAUSES: &[&str] = &[
     "sort",
     "limit",
     "rate",
+    "returns",
     "asc",
     "desc",
     "starts_with",
@@ -185,7 +186,9 @@ fn relation_body(cx: &Context, symbols: &Symbols, ends: &[String]) -> Vec<Offer>
 
 fn query_body(cx: &Context, symbols: &Symbols, on: Option<&str>) -> Vec<Offer> {
     match cx.list_head() {
-        Some("where" | "and" | "sort") => on.map(|e| members(symbols, e)).unwrap_or_default(),
+        Some("where" | "and" | "sort" | "returns") => {
+            on.map(|e| members(symbols, e)).unwrap_or_default()
+        }
         _ => keywords(CLAUSES),
     }
 }

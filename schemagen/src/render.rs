@@ -213,5 +213,8 @@ fn query(out: &mut String, q: &Query) {
     if let Some(l) = q.limit {
         let _ = writeln!(out, "  limit {l}");
     }
+    if !q.returns.is_empty() {
+        let _ = writeln!(out, "  returns {}", q.returns.join(", "));
+    }
     out.push_str("}\n\n");
 }

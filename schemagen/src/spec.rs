@@ -278,7 +278,7 @@ pub enum Fact {
     Fields(Vec<Field>),
 }
 
-/// `query name on Entity { where ... sort ... limit N }`.
+/// `query name on Entity { where ... sort ... limit N returns ... }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
     /// Its name.
@@ -291,4 +291,6 @@ pub struct Query {
     pub sort: Vec<(String, bool)>,
     /// `limit N`.
     pub limit: Option<u32>,
+    /// `returns a, b`: the fields returned (a projection); empty: whole documents.
+    pub returns: Vec<String>,
 }

@@ -485,6 +485,14 @@ pub(crate) fn query_for(name: String, on: &Entity, kind: u8, ends: &[String]) ->
         conditions: vec![],
         sort: vec![],
         limit: None,
+        returns: vec![],
+    };
+    // A third of the queries return one field, a third every field of the entity (so every
+    // type a field can have is projected), the rest whole documents.
+    q.returns = match (kind / 36) % 3 {
+        1 => vec!["s".to_owned()],
+        2 => on.fields.iter().map(|f| f.name.clone()).collect(),
+        _ => vec![],
     };
     match kind % 6 {
         0 => q.conditions.push(("n".to_owned(), "==".to_owned())),

@@ -104,7 +104,8 @@ pub fn after(sort: &Document, cursor: &PageCursor) -> Result<Document> {
 }
 
 /// One page of at most `per_page` documents (at least 1) of `filter` in `sort` order, after
-/// `cursor` when given.
+/// `cursor` when given. With a `projection` (a query's `returns`), only those fields are read,
+/// with the sort keys the next cursor needs ([`with_sort_keys`]).
 pub async fn page<T>(
     collection: &Collection<T>,
     filter: Document,
@@ -112,6 +113,7 @@ pub async fn page<T>(
     collation: Option<Collation>,
     cursor: Option<&PageCursor>,
     per_page: u32,
+    projection: Option<Document>,
 ) -> Result<CursorPage<T>>
 where
     T: DeserializeOwned + Send + Sync,
@@ -126,6 +128,9 @@ where
     let mut find = raw.find(filter).sort(sort.clone()).limit(per_page + 1);
     if let Some(c) = collation {
         find = find.collation(c);
+    }
+    if let Some(p) = projection {
+        find = find.projection(with_sort_keys(p, &sort));
     }
     let cursor = find.await.during("find", collection.name())?;
     let mut docs: Vec<Document> = cursor
@@ -145,14 +150,37 @@ where
     Ok(CursorPage { items, next })
 }
 
+/// The inclusion projection `projection` with every key of `sort` a page's cursor reads (unless
+/// a returned field already holds it: projecting `a` and `a.b` together is a path collision).
+pub fn with_sort_keys(mut projection: Document, sort: &Document) -> Document {
+    for key in sort.keys() {
+        let covered = projection
+            .keys()
+            .any(|p| key == p || key.starts_with(&format!("{p}.")));
+        if !covered {
+            let inside: Vec<String> = projection
+                .keys()
+                .filter(|p| p.starts_with(&format!("{key}.")))
+                .cloned()
+                .collect();
+            for p in inside {
+                projection.remove(&p);
+            }
+            projection.insert(key.clone(), 1);
+        }
+    }
+    projection
+}
+
 /// Every document of `filter` in `sort` order (at most `limit`), read from one server cursor as
-/// the caller consumes them.
+/// the caller consumes them; only the fields of `projection` when given.
 pub fn stream<T>(
     collection: Collection<T>,
     filter: Document,
     sort: Option<Document>,
     limit: Option<i64>,
     collation: Option<Collation>,
+    projection: Option<Document>,
 ) -> impl Stream<Item = Result<T>> + Send + 'static
 where
     T: DeserializeOwned + Send + Sync + 'static,
@@ -160,7 +188,7 @@ where
     let name = collection.name().to_owned();
     futures::stream::once(async move {
         let name2 = name.clone();
-        super::query::find(&collection, filter, sort, limit, collation)
+        super::query::find(&collection, filter, sort, limit, collation, projection)
             .await
             .during("find", &name)
             .map(move |c| c.map(move |r| r.during("find", &name2)))
@@ -181,6 +209,18 @@ mod tests {
             after(&sort, &other),
             Err(Error::InvalidCursor { .. })
         ));
+    }
+
+    #[test]
+    fn pages_project_the_sort_keys_without_path_collisions() {
+        let sort = keyset_sort(Some(doc! { "author.first_name": 1, "price": -1 }));
+        let p = with_sort_keys(doc! { "_id": 1, "author": 1, "title": 1 }, &sort);
+        assert_eq!(p, doc! { "_id": 1, "author": 1, "title": 1, "price": 1 });
+        let p = with_sort_keys(
+            doc! { "_id": 1, "a.b": 1 },
+            &keyset_sort(Some(doc! { "a": 1 })),
+        );
+        assert_eq!(p, doc! { "_id": 1, "a": 1 });
     }
 
     #[test]

@@ -47,15 +47,19 @@ pub fn case_insensitive(locale: &str) -> Collation {
         .build()
 }
 
-/// The `find` of `filter` with an optional sort, limit and collation.
+/// The `find` of `filter` with an optional sort, limit, collation and projection.
 pub(crate) fn find<T: Send + Sync>(
     collection: &Collection<T>,
     filter: Document,
     sort: Option<Document>,
     limit: Option<i64>,
     collation: Option<Collation>,
+    projection: Option<Document>,
 ) -> mongodb::action::Find<'_, T> {
     let mut find = collection.find(filter);
+    if let Some(p) = projection {
+        find = find.projection(p);
+    }
     if let Some(s) = sort {
         find = find.sort(s);
     }
@@ -68,18 +72,20 @@ pub(crate) fn find<T: Send + Sync>(
     find
 }
 
-/// Runs `filter` with an optional sort, limit and collation, and collects the documents.
+/// Runs `filter` with an optional sort, limit, collation and projection (a query's `returns`,
+/// read as `T`, the query's projection struct), and collects the documents.
 pub async fn run<T>(
     collection: &Collection<T>,
     filter: Document,
     sort: Option<Document>,
     limit: Option<i64>,
     collation: Option<Collation>,
+    projection: Option<Document>,
 ) -> Result<Vec<T>>
 where
     T: DeserializeOwned + Send + Sync,
 {
-    let cursor = find(collection, filter, sort, limit, collation)
+    let cursor = find(collection, filter, sort, limit, collation, projection)
         .await
         .during("find", collection.name())?;
     cursor.try_collect().await.during("find", collection.name())

@@ -8,6 +8,11 @@
 
 pub mod sqn;
 
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mongodb::event::command::CommandEvent;
+use mongodb::event::EventHandler;
+use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 
 /// The server's URI, or a panic explaining how to get one (tests must not skip silently).
@@ -36,6 +41,29 @@ impl TestDb {
         let client = Client::with_uri_str(uri())
             .await
             .unwrap_or_else(|e| panic!("cannot connect to SQUILLION_MONGODB_URI: {e}"));
+        Self::on(client, test)
+    }
+
+    /// Like [`TestDb::new`], with a client that records every document the server sends in
+    /// reply to a `find` or `getMore`: what crossed the wire, before any decoding (to check, for
+    /// example, that a projection was sent).
+    pub async fn watching_reads(test: &str) -> (TestDb, SentDocuments) {
+        let mut options = ClientOptions::parse(uri())
+            .await
+            .unwrap_or_else(|e| panic!("cannot parse SQUILLION_MONGODB_URI: {e}"));
+        let sent = SentDocuments::default();
+        let record = sent.clone();
+        options.command_event_handler = Some(EventHandler::callback(move |event| {
+            if let CommandEvent::Succeeded(e) = event {
+                record.record(&e.command_name, &e.reply);
+            }
+        }));
+        let client = Client::with_options(options)
+            .unwrap_or_else(|e| panic!("cannot connect to SQUILLION_MONGODB_URI: {e}"));
+        (Self::on(client, test), sent)
+    }
+
+    fn on(client: Client, test: &str) -> TestDb {
         let suffix = bson::oid::ObjectId::new().to_hex();
         let name: String = format!(
             "t_{}_{}",
@@ -63,5 +91,33 @@ impl TestDb {
     /// Drops the test's database.
     pub async fn cleanup(self) {
         let _ = self.db.drop().await;
+    }
+}
+
+/// The documents of the `find` and `getMore` replies a client of [`TestDb::watching_reads`]
+/// received, in order.
+#[derive(Debug, Clone, Default)]
+pub struct SentDocuments(Arc<Mutex<Vec<bson::Document>>>);
+
+impl SentDocuments {
+    fn record(&self, command: &str, reply: &bson::Document) {
+        let batch = match command {
+            "find" => "firstBatch",
+            "getMore" => "nextBatch",
+            _ => return,
+        };
+        let Ok(docs) = reply
+            .get_document("cursor")
+            .and_then(|c| c.get_array(batch))
+        else {
+            return;
+        };
+        let mut sent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        sent.extend(docs.iter().filter_map(|d| d.as_document().cloned()));
+    }
+
+    /// The documents received since the last call, and forgets them.
+    pub fn take(&self) -> Vec<bson::Document> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }

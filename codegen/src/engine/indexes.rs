@@ -349,6 +349,11 @@ fn relationship(
             }
             let one_to_one = d.kind == crate::model::RelationKind::OneToOne;
             let unique = one_to_one && top_level;
+            // `find_by_<parent>` pages by keyset in this order then `_id`: `_id` last lets the
+            // index serve it (not on a unique index, whose keys it would weaken).
+            if !unique {
+                keys.push(("_id".to_owned(), 1));
+            }
             let children = if one_to_one {
                 d.child.clone()
             } else {
@@ -587,9 +592,27 @@ fn query(
     }
     let mut keys: Vec<(String, i32)> = Vec::new();
     let spheres: Vec<String> = geo.iter().map(|(p, _)| p.clone()).collect();
+    // A paged query (no `limit`: it has a `_page` method) reads its pages in its sort order and
+    // then `_id`: `_id` after the sort keys lets the index serve that order, with no sort in
+    // memory. Without a sort, `_id` goes last, after the range keys the index bounds on.
+    let paged = q.limit.is_none() && spheres.is_empty();
+    let id = || paged.then(|| ("_id".to_owned(), 1));
+    let (id_after_sort, id_last) = if sort.is_empty() {
+        (None, id())
+    } else {
+        (id(), None)
+    };
+    let id_is_last = id_last.is_some() && !range.is_empty();
     // Equality, then the 2dsphere key of `near`/`within` (MongoDB's compound geospatial index),
     // then sort, then range.
-    for k in eq.into_iter().chain(geo).chain(sort).chain(range) {
+    for k in eq
+        .into_iter()
+        .chain(geo)
+        .chain(sort)
+        .chain(id_after_sort)
+        .chain(range)
+        .chain(id_last)
+    {
         if !keys.iter().any(|(p, _)| *p == k.0) {
             keys.push(k);
         }
@@ -598,7 +621,11 @@ fn query(
         return;
     }
     let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
-    let order = if spheres.is_empty() {
+    let order = if id_is_last {
+        "equality, then range, then `_id` for keyset pages"
+    } else if paged {
+        "equality, then sort and `_id` for keyset pages, then range"
+    } else if spheres.is_empty() {
         "equality, then sort, then range"
     } else {
         "equality, then the 2dsphere key, then sort, then range"

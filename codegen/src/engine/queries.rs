@@ -9,6 +9,8 @@ use crate::plan::{
 
 use super::context::Ctx;
 use super::indexes::{bson_path_in, resolve_path};
+use super::warnings::{codes, Emit};
+use crate::plan::{RuleId, Severity};
 
 /// Where the children of a query on a parent's children (`on Post.comments`) are read.
 pub(crate) struct ChildrenSite<'c> {
@@ -158,6 +160,19 @@ pub(crate) fn plan(
                 None => unstored.push(k.path.segments.join(".")),
             }
         }
+        // A returned field the layout does not store here is an error (W123), reported by the
+        // warnings; the query is planned without it.
+        // Children read as elements of an array are returned whole (no projection).
+        let returns = match elements {
+            Some(_) => Vec::new(),
+            None => q
+                .returns
+                .iter()
+                .filter_map(|f| returned_field(c, &f.name))
+                .filter(|f| f.name != "_id")
+                .map(|f| f.name.clone())
+                .collect(),
+        };
         let marker = format!("query `{}`", q.name);
         let index = c
             .indexes
@@ -177,6 +192,7 @@ pub(crate) fn plan(
             join,
             unstored,
             children,
+            returns,
         });
     }
     out
@@ -200,6 +216,58 @@ fn children_plan(ctx: &Ctx<'_>, of: &ChildrenOf, site: &ChildrenSite<'_>) -> Chi
         parent_id_type,
         parent_path: site.parent_path.clone(),
         array: site.array.as_ref().map(|(p, _)| p.clone()),
+    }
+}
+
+/// The top-level field of collection `c` a query's `returns` names (`name` as written: a field,
+/// relation end or pattern field of the entity), if the layout stores it there. A natural key
+/// (`@key`) is `_id` itself, which every projection holds.
+pub(crate) fn returned_field<'c>(c: &'c Collection, name: &str) -> Option<&'c PlanField> {
+    c.fields.iter().find(|f| f.code_name == name)
+}
+
+/// W123: a query returns a field (a relation end, in practice) that the chosen layout keeps out
+/// of the query's collection, e.g. `Author.books` when each Book references its Author. An error:
+/// the projection struct would have a field no document holds.
+pub(crate) fn returns_not_stored(e: &mut Emit<'_, '_>, collections: &[Collection]) {
+    let ctx = e.ctx;
+    for q in &ctx.model.queries {
+        let Some(entity) = ctx.entity(&q.entity) else {
+            continue;
+        };
+        let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+            continue;
+        };
+        for f in q
+            .returns
+            .iter()
+            .filter(|f| returned_field(c, &f.name).is_none())
+        {
+            let stored: Vec<String> = c
+                .fields
+                .iter()
+                .filter(|f| f.name != "_id")
+                .map(|f| format!("`{}`", f.code_name))
+                .collect();
+            e.warn(
+                codes::RETURNS_NOT_STORED,
+                Severity::Error,
+                RuleId::Rule6,
+                f.span,
+                format!(
+                    "query `{}` returns `{}`, which the chosen layout does not store in `{}` documents",
+                    q.name, f.name, c.name
+                ),
+                Some(format!(
+                    "return fields `{}` documents hold ({}); read `{}` through its own collection or repository method",
+                    c.name,
+                    stored.join(", "),
+                    f.name
+                )),
+                Some(&c.name),
+                None,
+            );
+        }
     }
 }
 

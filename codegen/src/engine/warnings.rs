@@ -57,6 +57,8 @@ pub mod codes {
     pub const FORCED_EMBEDDING_CYCLE: &str = "W121";
     /// A field updated often in a large document read often.
     pub const HOT_FIELD: &str = "W122";
+    /// A query returns a field the chosen layout does not store in the query's collection.
+    pub const RETURNS_NOT_STORED: &str = "W123";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -113,6 +115,8 @@ pub mod codes {
         (
             HOT_FIELD,
             "field updated often in a large document read often",
+            RETURNS_NOT_STORED,
+            "query returns a field its collection does not store",
         ),
     ];
 }

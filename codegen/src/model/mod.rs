@@ -235,6 +235,10 @@ pub struct Query {
     pub limit: Option<u64>,
     /// Executions per second, if given.
     pub rate_per_second: Option<f64>,
+    /// `returns a, b`: the fields the query returns (a projection, `_id` always with them), in
+    /// the order written; empty when it returns whole documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<Returned>,
     /// The declaration's name.
     pub span: Span,
 }
@@ -250,6 +254,15 @@ pub struct ChildrenOf {
     pub parent_end: String,
     /// The children's end (`post`): the name of the parent's parameter.
     pub child_end: String,
+}
+
+/// A field a query returns (`returns title`): a field or relation end of the queried entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Returned {
+    /// The name as written.
+    pub name: String,
+    /// The name in the file.
+    pub span: Span,
 }
 
 /// A comparison.

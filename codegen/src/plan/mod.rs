@@ -845,6 +845,11 @@ pub struct QueryPlan {
     /// without them it would return the wrong documents (warning W119).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unstored: Vec<String>,
+    /// The stored (BSON) names of the top-level fields the query returns (`returns`), in the
+    /// order written; `_id` is always returned besides them. Empty: whole documents. The method
+    /// returns a projection struct of these fields and sends the projection to the server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<String>,
     /// Set for a query on a parent's children (`query q on Post.comments`): how one parent's
     /// children are found in `collection`. Its conditions' and sort keys' paths are then
     /// relative to each child when the children are elements of an array.

@@ -12,7 +12,7 @@ use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
     BsonType, ChildrenOf, Condition, Entity, Field, FieldPath, FieldType, Identity, Model, Query,
-    RelationKind, SortKey, Through, Versioning,
+    RelationKind, Returned, SortKey, Through, Versioning,
 };
 
 /// Resolves every query, in order.
@@ -54,8 +54,8 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
             )
             .with_label("written again here")
             .with_help(
-                "write each of `where`, `sort`, `limit` and `rate` at most once: join conditions \
-                 with `and`, sort keys with `,`",
+                "write each of `where`, `sort`, `limit`, `rate` and `returns` at most once: join \
+                 conditions with `and`, sort keys and returned fields with `,`",
             ),
         );
     }
@@ -77,8 +77,10 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
     }
     let mut conditions = Vec::new();
     let mut sort = Vec::new();
+    let mut returns = Vec::new();
     if let Some(entity) = entity {
         let paths = Paths { model, entity };
+        returns = paths.returns(r, decl);
         let mut geo: Option<&ast::Condition> = None;
         for cond in &decl.conditions {
             if matches!(cond.op, Operator::Near | Operator::Within) {
@@ -139,6 +141,7 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
         sort,
         limit,
         rate_per_second,
+        returns,
         span: decl.name.span,
     }
 }
@@ -318,6 +321,49 @@ struct Paths<'m> {
 }
 
 impl<'m> Paths<'m> {
+    /// The fields of `returns`: each a field, relation end or pattern field of the entity, named
+    /// once. `_id` is always returned, so naming it adds nothing.
+    fn returns(&self, r: &mut Resolver<'_>, decl: &QueryDecl) -> Vec<Returned> {
+        let mut out: Vec<Returned> = Vec::new();
+        for name in &decl.returns {
+            if let Some(first) = out.iter().find(|f| f.name == name.name) {
+                r.report(
+                    Diagnostic::error(
+                        codes::DUPLICATE_RETURNED_FIELD,
+                        name.span,
+                        format!("query `{}` returns `{}` twice", decl.name.name, name.name),
+                    )
+                    .with_label("named again here")
+                    .with_related(first.span, "first named here")
+                    .with_help(format!("name `{}` once in `returns`", name.name)),
+                );
+                continue;
+            }
+            if name.name == ID {
+                continue;
+            }
+            let known = self.entity.field(&name.name).is_some()
+                || self.relation_end(&name.name).is_some()
+                || pattern_field(self.entity, &name.name).is_some();
+            if !known {
+                let mut candidates: Vec<&str> = fields_of(self.entity);
+                candidates.extend(self.relation_ends());
+                candidates.extend(pattern_fields(self.entity));
+                r.report(unknown_field(
+                    name,
+                    &format!("entity `{}`", self.entity.name),
+                    candidates,
+                ));
+                continue;
+            }
+            out.push(Returned {
+                name: name.name.clone(),
+                span: name.span,
+            });
+        }
+        out
+    }
+
     fn condition(&self, r: &mut Resolver<'_>, cond: &ast::Condition) -> Option<Condition> {
         let (path, end) = self.resolve(r, &cond.path)?;
         let scalar = match &end {

@@ -308,11 +308,39 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 };
                 quote!(parent_refs(to = #to, max = #m))
             }
-            (Layout::ChildRef, Shape::Id) => {
+            (Layout::ChildRef, Shape::Id | Shape::ExtendedRef) => {
                 let Some(to) = lookup.document_type(&p.target) else {
                     continue;
                 };
-                quote!(child_ref(to = #to))
+                // `find_by_<f>` pages in the order the relation declares (`page N by f desc`),
+                // the keys the Plan's index puts after the reference.
+                let marker = format!("child_ref ({})", d.id);
+                let order: Vec<TokenStream> = c
+                    .indexes
+                    .iter()
+                    .find(|i| i.reasons.iter().any(|r| r.starts_with(&marker)))
+                    .map(|i| {
+                        i.keys
+                            .iter()
+                            .skip(1)
+                            .take_while(|k| k.path != "_id")
+                            .map(|k| {
+                                let (path, dir) = (&k.path, Literal::i32_unsuffixed(k.direction));
+                                quote!(#path = #dir)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let order = if order.is_empty() {
+                    quote!()
+                } else {
+                    quote!(, order(#(#order),*))
+                };
+                if p.shape == Shape::ExtendedRef {
+                    quote!(child_ref(to = #to, id = "id" #order))
+                } else {
+                    quote!(child_ref(to = #to #order))
+                }
             }
             // Both sides hold references: the derive links them from the side with the array.
             (Layout::TwoWay, Shape::ArrayOfIds) if i == 0 => {

@@ -7,6 +7,7 @@ pub mod clashes;
 mod inner;
 mod layout;
 pub(crate) mod names;
+mod projections;
 mod queries;
 mod text;
 mod values;
@@ -330,7 +331,10 @@ impl<'a> Generator<'a> {
                     elements.insert(array, ident);
                 }
             }
-            queries::methods(self.plan, &c.name, &name, &elements)
+            let (structs, names) = self.projections(c, &owner, &attrs.unbounded);
+            let mut out = structs;
+            out.extend(queries::methods(self.plan, &c.name, &name, &elements, &names));
+            out
         } else {
             TokenStream::new()
         };

@@ -148,6 +148,17 @@ impl TypeNames {
         (ident, true)
     }
 
+    /// The name of a query's projection struct: `base` (the query's name, in PascalCase), or
+    /// `base2`, ... when a collection's, an embedded or a declared type has it.
+    pub(super) fn projection(&mut self, base: &str) -> Ident {
+        let base = type_ident(base).to_string();
+        let name = self.fresh(&base, |names, n| {
+            !names.taken.contains_key(n) && !names.declared.contains(n)
+        });
+        self.taken.insert(name.clone(), None);
+        Ident::new(&name, Span::call_site())
+    }
+
     /// `base`, or `base2`, `base3`, ...: the first that `free` accepts.
     fn fresh(&self, base: &str, mut free: impl FnMut(&Self, &str) -> bool) -> String {
         if free(self, base) {

@@ -11,25 +11,36 @@ use crate::plan::{ChildrenPlan, Plan, QueryCondition, QueryOp, QueryPlan};
 
 use super::names::field_ident;
 
+/// The queries of collection `collection` that get methods: those that need no join and use
+/// only paths the layout stores there.
+pub(super) fn with_methods<'p>(
+    plan: &'p Plan,
+    collection: &'p str,
+) -> impl Iterator<Item = &'p QueryPlan> + 'p {
+    plan.queries
+        .iter()
+        .filter(move |q| q.collection == collection && q.join.is_none() && q.unstored.is_empty())
+}
+
 /// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
 /// `elements` names the Rust type of each array of children (by its stored path) that a query
-/// on a parent's children returns the elements of.
+/// on a parent's children returns the elements of; `projections` the projection struct of each
+/// query with `returns`.
 pub(super) fn methods(
     plan: &Plan,
     collection: &str,
     ty: &Ident,
     elements: &BTreeMap<String, Ident>,
+    projections: &[(String, Ident)],
 ) -> TokenStream {
-    let methods: Vec<TokenStream> = plan
-        .queries
-        .iter()
-        .filter(|q| q.collection == collection && q.join.is_none() && q.unstored.is_empty())
+    let methods: Vec<TokenStream> = with_methods(plan, collection)
         .filter_map(|q| {
             let returned = match q.children.as_ref().and_then(|c| c.array.as_ref()) {
                 Some(array) => elements.get(array)?,
                 None => ty,
             };
-            Some(method(plan, q, returned))
+            let projected = projections.iter().find(|(n, _)| *n == q.name);
+            Some(method(plan, q, returned, projected.map(|(_, p)| p)))
         })
         .collect();
     if methods.is_empty() {
@@ -43,8 +54,29 @@ pub(super) fn methods(
     }
 }
 
-fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
+fn method(plan: &Plan, q: &QueryPlan, doc_ty: &Ident, projected: Option<&Ident>) -> TokenStream {
     let name = field_ident(&q.name);
+    let ty = projected.unwrap_or(doc_ty);
+    // The collection read as the projection struct, and the projection sent with the find.
+    let (collection, projection) = match projected {
+        Some(p) => {
+            let fields = q.returns.iter();
+            (
+                quote!(self.collection().clone_with_type::<#p>()),
+                quote!(::std::option::Option::Some(
+                    ::squillion::bson::doc! { "_id": 1 #(, #fields: 1)* }
+                )),
+            )
+        }
+        None => (
+            quote!(self.collection().clone()),
+            quote!(::std::option::Option::None),
+        ),
+    };
+    let borrowed = match projected {
+        Some(_) => quote!(&#collection),
+        None => quote!(self.collection()),
+    };
     let mut params = Vec::new();
     let mut clauses = Vec::new();
     let mut used: Vec<String> = Vec::new();
@@ -177,6 +209,13 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
             None => String::new(),
         }
     ));
+    if projected.is_some() {
+        let fields: Vec<String> = q.returns.iter().map(|f| format!("`{f}`")).collect();
+        lines.push(format!(
+            "Reads only {} and `_id` (a projection: the rest of each document stays on the server).",
+            fields.join(", ")
+        ));
+    }
     if ignore_case {
         lines.push(
             "Compares case-insensitively, with the index's collation (strength 2).".to_owned(),
@@ -207,7 +246,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
             let parent = parent.iter();
             (
                 quote!(::squillion::bson::doc! { #(#parent,)* #(#clauses),* }),
-                quote!(::squillion::__private::query::run(self.collection(), filter, #sort, #limit, #collation).await),
+                quote!(::squillion::__private::query::run(#borrowed, filter, #sort, #limit, #collation, #projection).await),
             )
         }
     };
@@ -259,7 +298,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
                     #per_page: u32,
                 ) -> ::squillion::Result<::squillion::CursorPage<#ty>> {
                     let filter = #filter;
-                    ::squillion::__private::paging::page(self.collection(), filter, #sort, #collation, #after, #per_page).await
+                    ::squillion::__private::paging::page(#borrowed, filter, #sort, #collation, #after, #per_page, #projection).await
                 }
             });
         } else {
@@ -278,7 +317,7 @@ fn method(plan: &Plan, q: &QueryPlan, ty: &Ident) -> TokenStream {
                     #(#args),*
                 ) -> impl ::squillion::__private::futures::Stream<Item = ::squillion::Result<#ty>> + ::std::marker::Send + 'static {
                     let filter = #filter;
-                    ::squillion::__private::paging::stream(self.collection().clone(), filter, #sort, #limit, #collation)
+                    ::squillion::__private::paging::stream(#collection, filter, #sort, #limit, #collation, #projection)
                 }
             });
         }

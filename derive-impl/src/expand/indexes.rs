@@ -52,8 +52,19 @@ pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
     let mut implied: Vec<IndexOut> = Vec::new();
     for f in &item.fields {
         match f.attrs.layout.as_ref().map(|(l, _)| l) {
-            Some(Layout::ChildRef { .. }) => {
-                implied.push(plain(&[(&f.bson, KeyKind::Asc)], false));
+            Some(Layout::ChildRef { order, id, .. }) => {
+                // The reference, then the order `find_by_<f>` pages in, then `_id`: the index
+                // serves its keyset pages.
+                let path = match id {
+                    Some(id) => format!("{}.{id}", f.bson),
+                    None => f.bson.clone(),
+                };
+                let mut k: Vec<(&str, KeyKind)> = vec![(&path, KeyKind::Asc)];
+                k.extend(order.iter().map(|(p, d)| (p.as_str(), *d)));
+                if !order.iter().any(|(p, _)| p == "_id") {
+                    k.push(("_id", KeyKind::Asc));
+                }
+                implied.push(plain(&k, false));
             }
             Some(Layout::Bucket {
                 keys: bucket_keys,

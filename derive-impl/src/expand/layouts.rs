@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 
 use super::{method, rt};
 use crate::ast::{Field, Item};
-use crate::attr::{Layout, SummaryDecl};
+use crate::attr::{KeyKind, Layout, SummaryDecl};
 
 /// `&[ComputedField { .. }]` of the computed fields that summarise array `bson`.
 fn computed_for(item: &Item<'_>, bson: &str) -> TokenStream {
@@ -47,7 +47,7 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 }
             }
             Layout::ParentRefs { to, fields, .. } => parent_refs(item, f, to, fields),
-            Layout::ChildRef { to } => child_ref(item, f, to),
+            Layout::ChildRef { to, order, id } => child_ref(item, f, to, order, id.as_deref()),
             Layout::TwoWay {
                 to,
                 inverse,
@@ -287,25 +287,84 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
     }
 }
 
-fn child_ref(item: &Item<'_>, f: &Field<'_>, to: &syn::Path) -> TokenStream {
+fn child_ref(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    to: &syn::Path,
+    order: &[(String, KeyKind)],
+    id: Option<&str>,
+) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
-    let path = &f.bson;
-    let parent_ty = crate::types::option_inner(f.ty).unwrap_or(f.ty);
+    let path = match id {
+        Some(id) => format!("{}.{id}", f.bson),
+        None => f.bson.clone(),
+    };
+    let parent_ty = match id {
+        Some(_) => quote!(<#to as ::squillion::Document>::Id),
+        None => {
+            let ty = crate::types::option_inner(f.ty).unwrap_or(f.ty);
+            quote!(#ty)
+        }
+    };
     let find = method("find_by", f, "");
     let count = method("count_by", f, "");
     let to_name = quote!(#to).to_string().replace(' ', "");
+    let keys: Vec<TokenStream> = order
+        .iter()
+        .map(|(k, kind)| {
+            let dir = if matches!(kind, KeyKind::Desc) {
+                -1i32
+            } else {
+                1
+            };
+            quote!(#k: #dir)
+        })
+        .collect();
+    let words: Vec<String> = order
+        .iter()
+        .map(|(k, kind)| {
+            let dir = if matches!(kind, KeyKind::Desc) {
+                "descending"
+            } else {
+                "ascending"
+            };
+            format!("`{k}` {dir}, then ")
+        })
+        .collect();
+    let sort = if keys.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#rt::bson::doc! { #(#keys),* }))
+    };
     let find_doc = format!(
-        "One page of the documents whose `{path}` references this {to_name}: \
-         `find({{{path}: parent}}).sort({{_id: 1}}).skip(..).limit(..)`, served by the index on `{path}`."
+        "One page of the documents whose `{path}` references this {to_name}, in order ({}`_id`): \
+         at most `per_page`, starting after `after` (`None`: the first page). Keyset paging (each \
+         page starts after the last document of the one before, never skipping), served by the \
+         index on `{path}`; the page's `next` is the cursor of the page after it.",
+        words.concat()
     );
     let count_doc = format!(
         "How many documents reference this {to_name} (`countDocuments({{{path}: parent}})`)."
     );
     quote! {
         #[doc = #find_doc]
-        pub async fn #find(&self, parent: &#parent_ty, page: ::squillion::PageRequest) -> ::squillion::Result<::squillion::Page<#ident>> {
-            self.core.find_page(#rt::bson::doc! { #path: #rt::to_bson(parent)? }, #rt::bson::doc! { "_id": 1 }, page).await
+        pub async fn #find(
+            &self,
+            parent: &#parent_ty,
+            after: ::core::option::Option<&::squillion::PageCursor>,
+            per_page: u32,
+        ) -> ::squillion::Result<::squillion::CursorPage<#ident>> {
+            #rt::paging::page(
+                self.core.collection(),
+                #rt::bson::doc! { #path: #rt::to_bson(parent)? },
+                #sort,
+                ::core::option::Option::None,
+                after,
+                per_page,
+                ::core::option::Option::None,
+            )
+            .await
         }
 
         #[doc = #count_doc]

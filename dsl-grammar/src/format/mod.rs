@@ -138,6 +138,7 @@ fn is_body_item(rule: Rule) -> bool {
             | Rule::sort_clause
             | Rule::limit_clause
             | Rule::rate_clause
+            | Rule::returns_clause
     )
 }
 

@@ -18,10 +18,10 @@ fn one_statement_per_line_and_canonical_spacing() {
 
 #[test]
 fn relations_and_queries() {
-    let source = "relation Author.books:many( 300 )<->Book.author:one{standalone Book show Author.name on Book ratio 1000:1 page 50 by at desc}\nquery q on Book{where title==? and year between ? sort title asc,year limit 1 rate 100/s}";
+    let source = "relation Author.books:many( 300 )<->Book.author:one{standalone Book show Author.name on Book ratio 1000:1 page 50 by at desc}\nquery q on Book{where title==? and year between ? sort title asc,year limit 1 rate 100/s returns title ,year}";
     assert_eq!(
         fmt(source),
-        "relation Author.books: many(300) <-> Book.author: one {\n  standalone Book\n  show Author.name on Book ratio 1000:1\n  page 50 by at desc\n}\n\nquery q on Book {\n  where title == ? and year between ?\n  sort title asc, year\n  limit 1\n  rate 100/s\n}\n"
+        "relation Author.books: many(300) <-> Book.author: one {\n  standalone Book\n  show Author.name on Book ratio 1000:1\n  page 50 by at desc\n}\n\nquery q on Book {\n  where title == ? and year between ?\n  sort title asc, year\n  limit 1\n  rate 100/s\n  returns title, year\n}\n"
     );
 }
 

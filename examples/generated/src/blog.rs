@@ -131,7 +131,7 @@ impl BlogPost {
     validator = Book::validator_document,
     implied_indexes = false,
     index(keys("categories" = 1), name = "categories_1"),
-    index(keys("title" = 1), name = "title_1")
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Book {
@@ -154,10 +154,10 @@ impl Book {
     ///
     /// - `categories_1`: one_way (Book.categories): the other direction, through the multikey index on `categories`
     ///
-    /// - `title_1`: query `book_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `book_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"categories":1},"name":"categories_1"},{"key":{"title":1},"name":"title_1"}]"#,
+            r#"[{"key":{"categories":1},"name":"categories_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -176,7 +176,7 @@ impl Book {
 impl BookRepo {
     /// seed 003: `booksCollection.findOne({title: "A tale of two space ships"})`. The rate is a guess.
     ///
-    /// Query `book_by_title` on `books`, served by the index `title_1`.
+    /// Query `book_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn book_by_title(
         &self,
         title: &str,
@@ -187,6 +187,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -210,6 +211,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -226,6 +228,7 @@ impl BookRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -251,7 +254,7 @@ impl BookRepo {
     collection = "authors",
     validator = Author::validator_document,
     implied_indexes = false,
-    index(keys("name" = 1), name = "name_1")
+    index(keys("name" = 1, "_id" = 1), name = "name_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -269,10 +272,10 @@ impl Author {
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"name":1},"name":"name_1"}]"#,
+            r#"[{"key":{"name":1,"_id":1},"name":"name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -291,7 +294,7 @@ impl Author {
 impl AuthorRepo {
     /// seed 003: `authorsCollection.findOne({name: "Peter Standford"})`. The rate is a guess.
     ///
-    /// Query `author_by_name` on `authors`, served by the index `name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `name_1__id_1`.
     pub async fn author_by_name(
         &self,
         name: &str,
@@ -302,6 +305,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -325,6 +329,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -341,6 +346,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -363,7 +369,7 @@ impl AuthorRepo {
     collection = "categories",
     validator = Category::validator_document,
     implied_indexes = false,
-    index(keys("name" = 1), name = "name_1")
+    index(keys("name" = 1, "_id" = 1), name = "name_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Category {
@@ -378,10 +384,10 @@ impl Category {
     pub const COLLECTION: &'static str = "categories";
     /// The indexes of `categories` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `name_1`: query `category_by_name`, 20/s (equality, then sort, then range)
+    /// - `name_1__id_1`: query `category_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"name":1},"name":"name_1"}]"#,
+            r#"[{"key":{"name":1,"_id":1},"name":"name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `categories`.
@@ -400,7 +406,7 @@ impl Category {
 impl CategoryRepo {
     /// seed 003: `categoriesCollection.findOne({name: "drama"})`. The rate is a guess.
     ///
-    /// Query `category_by_name` on `categories`, served by the index `name_1`.
+    /// Query `category_by_name` on `categories`, served by the index `name_1__id_1`.
     pub async fn category_by_name(
         &self,
         name: &str,
@@ -411,6 +417,7 @@ impl CategoryRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -434,6 +441,7 @@ impl CategoryRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -450,6 +458,7 @@ impl CategoryRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

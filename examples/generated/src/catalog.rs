@@ -24,10 +24,10 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("author" = 1), name = "author_1"),
-    index(keys("tags" = 1), name = "tags_1"),
-    index(keys("comments.author" = 1), name = "comments.author_1"),
-    index(keys("comments.votes" = 1), name = "comments.votes_1")
+    index(keys("author" = 1, "_id" = 1), name = "author_1__id_1"),
+    index(keys("tags" = 1, "_id" = 1), name = "tags_1__id_1"),
+    index(keys("comments.author" = 1, "_id" = 1), name = "comments.author_1__id_1"),
+    index(keys("comments.votes" = 1, "_id" = 1), name = "comments.votes_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Book {
@@ -55,16 +55,16 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `author_1`: field `author` is declared @index; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author_1__id_1`: query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range); field `author` is declared @index
     ///
-    /// - `tags_1`: field `tags` is declared @index; query `books_by_tag`, 50/s (equality, then sort, then range)
+    /// - `tags_1__id_1`: query `books_by_tag`, 50/s (equality, then sort and `_id` for keyset pages, then range); field `tags` is declared @index
     ///
-    /// - `comments.author_1`: field `comments.author` is declared @index; query `books_commented_by`, 5/s (equality, then sort, then range)
+    /// - `comments.author_1__id_1`: query `books_commented_by`, 5/s (equality, then sort and `_id` for keyset pages, then range); field `comments.author` is declared @index
     ///
-    /// - `comments.votes_1`: field `comments.votes` is declared @index; query `books_with_popular_comments`, 1/s (equality, then sort, then range)
+    /// - `comments.votes_1__id_1`: query `books_with_popular_comments`, 1/s (equality, then range, then `_id` for keyset pages); field `comments.votes` is declared @index
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"author":1},"name":"author_1"},{"key":{"tags":1},"name":"tags_1"},{"key":{"comments.author":1},"name":"comments.author_1"},{"key":{"comments.votes":1},"name":"comments.votes_1"}]"#,
+            r#"[{"key":{"author":1,"_id":1},"name":"author_1__id_1"},{"key":{"tags":1,"_id":1},"name":"tags_1__id_1"},{"key":{"comments.author":1,"_id":1},"name":"comments.author_1__id_1"},{"key":{"comments.votes":1,"_id":1},"name":"comments.votes_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -84,7 +84,7 @@ impl BookRepo {
     /// seed 001: `db.books.find({author: 'hergé'})` ("cursor": "BtreeCursor author_1"). The rate is
     /// a guess.
     ///
-    /// Query `books_by_author` on `books`, served by the index `author_1`.
+    /// Query `books_by_author` on `books`, served by the index `author_1__id_1`.
     pub async fn books_by_author(
         &self,
         author: &str,
@@ -95,6 +95,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -118,6 +119,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -137,12 +139,13 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
     /// seed 001: "find posts with a specific tag (this will use an index!)" -
     /// `db.books.find({tags: 'comic'})`. The rate is a guess.
     ///
-    /// Query `books_by_tag` on `books`, served by the index `tags_1`.
+    /// Query `books_by_tag` on `books`, served by the index `tags_1__id_1`.
     pub async fn books_by_tag(
         &self,
         tags: &str,
@@ -153,6 +156,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -176,6 +180,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -195,12 +200,13 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
     /// seed 001, "the 'dot' operator": `db.books.find({comments.author: "kyle"})`. The rate is a
     /// guess.
     ///
-    /// Query `books_commented_by` on `books`, served by the index `comments.author_1`.
+    /// Query `books_commented_by` on `books`, served by the index `comments.author_1__id_1`.
     pub async fn books_commented_by(
         &self,
         comments_author: &str,
@@ -211,6 +217,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -234,6 +241,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -253,12 +261,13 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
     /// seed 001: "find all books with any comments with more than 50 votes" -
     /// `{comments.votes: {$gt: 50}}`. The rate is a guess.
     ///
-    /// Query `books_with_popular_comments` on `books`, served by the index `comments.votes_1`.
+    /// Query `books_with_popular_comments` on `books`, served by the index `comments.votes_1__id_1`.
     pub async fn books_with_popular_comments(
         &self,
         comments_votes_above: &i32,
@@ -269,6 +278,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -292,6 +302,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -308,6 +319,7 @@ impl BookRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -391,7 +403,7 @@ impl Order {
     collection = "shapes",
     validator = Shape::validator_document,
     implied_indexes = false,
-    index(keys("radius" = 1), name = "radius_1", sparse)
+    index(keys("radius" = 1, "_id" = 1), name = "radius_1__id_1", sparse)
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Shape {
@@ -409,10 +421,10 @@ impl Shape {
     pub const COLLECTION: &'static str = "shapes";
     /// The indexes of `shapes` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `radius_1`: variant field `radius` is declared @index; query `shapes_with_radius`, 1/s (equality, then sort, then range)
+    /// - `radius_1__id_1`: query `shapes_with_radius`, 1/s (equality, then range, then `_id` for keyset pages); variant field `radius` is declared @index
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"radius":1},"name":"radius_1","sparse":true}]"#,
+            r#"[{"key":{"radius":1,"_id":1},"name":"radius_1__id_1","sparse":true}]"#,
         )
     }
     /// The `$jsonSchema` validator of `shapes`.
@@ -464,7 +476,7 @@ impl ShapeRepo {
     /// seed 001: "find shapes where radius > 0" - `db.shapes.find({radius: {$gt: 0}})`. The rate is a
     /// guess.
     ///
-    /// Query `shapes_with_radius` on `shapes`, served by the index `radius_1`.
+    /// Query `shapes_with_radius` on `shapes`, served by the index `radius_1__id_1`.
     pub async fn shapes_with_radius(
         &self,
         radius_above: &f64,
@@ -475,6 +487,7 @@ impl ShapeRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -498,6 +511,7 @@ impl ShapeRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -514,6 +528,7 @@ impl ShapeRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -540,7 +555,7 @@ impl ShapeRepo {
     collection = "products",
     validator = Product::validator_document,
     implied_indexes = false,
-    index(keys("category_ids" = 1), name = "category_ids_1")
+    index(keys("category_ids" = 1, "_id" = 1), name = "category_ids_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Product {
@@ -558,10 +573,10 @@ impl Product {
     pub const COLLECTION: &'static str = "products";
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `category_ids_1`: one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`; query `products_in_category`, 100/s (equality, then sort, then range)
+    /// - `category_ids_1__id_1`: query `products_in_category`, 100/s (equality, then sort and `_id` for keyset pages, then range); one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"category_ids":1},"name":"category_ids_1"}]"#,
+            r#"[{"key":{"category_ids":1,"_id":1},"name":"category_ids_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
@@ -581,7 +596,7 @@ impl ProductRepo {
     /// seed 001: "all products for a given category" -
     /// `db.products.find({category_ids: ObjectId("4c4ca25433fb5941681b912f")})`. The rate is a guess.
     ///
-    /// Query `products_in_category` on `products`, served by the index `category_ids_1`.
+    /// Query `products_in_category` on `products`, served by the index `category_ids_1__id_1`.
     pub async fn products_in_category(
         &self,
         category_ids: &::squillion::bson::oid::ObjectId,
@@ -592,6 +607,7 @@ impl ProductRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -615,6 +631,7 @@ impl ProductRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -631,6 +648,7 @@ impl ProductRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,

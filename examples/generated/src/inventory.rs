@@ -85,7 +85,8 @@ impl Person {
     collection = "products",
     validator = Product::validator_document,
     implied_indexes = false,
-    index(keys("catalog_number" = 1), name = "catalog_number_1", unique)
+    index(keys("catalog_number" = 1), name = "catalog_number_1", unique),
+    index(keys("catalog_number" = 1, "_id" = 1), name = "catalog_number_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Product {
@@ -108,10 +109,12 @@ impl Product {
     pub const COLLECTION: &'static str = "products";
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `catalog_number_1`: field `catalog_number` is declared @unique; query `product_by_catalog_number`, 50/s (equality, then sort, then range)
+    /// - `catalog_number_1`: field `catalog_number` is declared @unique
+    ///
+    /// - `catalog_number_1__id_1`: query `product_by_catalog_number`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true}]"#,
+            r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true},{"key":{"catalog_number":1,"_id":1},"name":"catalog_number_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
@@ -131,7 +134,7 @@ impl ProductRepo {
     /// seed 004: `product = db.products.findOne({catalog_number: 1234})`, then
     /// `db.parts.find({_id: {$in: product.parts}})`. The rate is a guess.
     ///
-    /// Query `product_by_catalog_number` on `products`, served by the index `catalog_number_1`.
+    /// Query `product_by_catalog_number` on `products`, served by the index `catalog_number_1__id_1`.
     pub async fn product_by_catalog_number(
         &self,
         catalog_number: &i32,
@@ -142,6 +145,7 @@ impl ProductRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -165,6 +169,7 @@ impl ProductRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -181,6 +186,7 @@ impl ProductRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -203,7 +209,7 @@ impl ProductRepo {
     collection = "parts",
     validator = Part::validator_document,
     implied_indexes = false,
-    index(keys("partno" = 1), name = "partno_1")
+    index(keys("partno" = 1, "_id" = 1), name = "partno_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Part {
@@ -229,10 +235,10 @@ impl Part {
     pub const COLLECTION: &'static str = "parts";
     /// The indexes of `parts` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `partno_1`: query `part_by_partno`, 5/s (equality, then sort, then range)
+    /// - `partno_1__id_1`: query `part_by_partno`, 5/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"partno":1},"name":"partno_1"}]"#,
+            r#"[{"key":{"partno":1,"_id":1},"name":"partno_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `parts`.
@@ -252,7 +258,7 @@ impl PartRepo {
     /// seed 004: parts are "easy to search". Searching by part number is our example of that; the rate
     /// is a guess.
     ///
-    /// Query `part_by_partno` on `parts`, served by the index `partno_1`.
+    /// Query `part_by_partno` on `parts`, served by the index `partno_1__id_1`.
     pub async fn part_by_partno(
         &self,
         partno: &str,
@@ -263,6 +269,7 @@ impl PartRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -286,6 +293,7 @@ impl PartRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -302,6 +310,7 @@ impl PartRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -325,7 +334,7 @@ impl PartRepo {
     collection = "hosts",
     validator = Host::validator_document,
     implied_indexes = false,
-    index(keys("ipaddr" = 1), name = "ipaddr_1")
+    index(keys("ipaddr" = 1, "_id" = 1), name = "ipaddr_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Host {
@@ -349,10 +358,10 @@ impl Host {
     pub const COLLECTION: &'static str = "hosts";
     /// The indexes of `hosts` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `ipaddr_1`: query `host_by_ipaddr`, 500/s (equality, then sort, then range)
+    /// - `ipaddr_1__id_1`: query `host_by_ipaddr`, 500/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"ipaddr":1},"name":"ipaddr_1"}]"#,
+            r#"[{"key":{"ipaddr":1,"_id":1},"name":"ipaddr_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `hosts`.
@@ -372,7 +381,7 @@ impl HostRepo {
     /// seed 004: `host_doc = db.hosts.findOne({ipaddr: log_ip}, {_id: 1})`, once per incoming
     /// message. The rate is a guess for a busy monitoring system.
     ///
-    /// Query `host_by_ipaddr` on `hosts`, served by the index `ipaddr_1`.
+    /// Query `host_by_ipaddr` on `hosts`, served by the index `ipaddr_1__id_1`.
     pub async fn host_by_ipaddr(
         &self,
         ipaddr: &str,
@@ -383,6 +392,7 @@ impl HostRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -406,6 +416,7 @@ impl HostRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -422,6 +433,7 @@ impl HostRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -448,7 +460,7 @@ impl HostRepo {
     collection = "logmsg",
     validator = LogMessage::validator_document,
     implied_indexes = false,
-    index(keys("host.id" = 1, "time" = -1), name = "host.id_1_time_-1")
+    index(keys("host.id" = 1, "time" = -1, "_id" = 1), name = "host.id_1_time_-1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct LogMessage {
@@ -460,6 +472,7 @@ pub struct LogMessage {
     /// `message` (BSON `string`).
     pub message: ::std::string::String,
     /// child_ref (Host.logmsgs): a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions)
+    #[squillion(child_ref(to = Host, id = "id", order("time" = -1)))]
     pub host: HostRef,
 }
 impl LogMessage {
@@ -467,10 +480,10 @@ impl LogMessage {
     pub const COLLECTION: &'static str = "logmsg";
     /// The indexes of `logmsg` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `host.id_1_time_-1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
+    /// - `host.id_1_time_-1__id_1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"host.id":1,"time":-1},"name":"host.id_1_time_-1"}]"#,
+            r#"[{"key":{"host.id":1,"time":-1,"_id":1},"name":"host.id_1_time_-1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `logmsg`.

@@ -26,11 +26,15 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("author.id" = 1), name = "author.id_1"),
-    index(keys("title" = 1), name = "title_1"),
+    index(keys("author.id" = 1, "_id" = 1), name = "author.id_1__id_1"),
+    index(keys("title" = 1, "_id" = 1), name = "title_1__id_1"),
     index(
-        keys("author.first_name" = 1),
-        name = "author.first_name_1",
+        keys("author.id" = 1, "title" = 1, "_id" = 1),
+        name = "author.id_1_title_1__id_1"
+    ),
+    index(
+        keys("author.first_name" = 1, "_id" = 1),
+        name = "author.first_name_1__id_1",
         collation(locale = "en", strength = 2)
     )
 )]
@@ -66,6 +70,7 @@ pub struct Book {
     /// `language` (BSON `string`).
     pub language: ::std::string::String,
     /// child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
+    #[squillion(child_ref(to = Author, id = "id"))]
     pub author: AuthorRef,
 }
 impl Book {
@@ -73,14 +78,16 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `author.id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort, then range)
+    /// - `author.id_1__id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `title_1`: query `books_by_title`, 100/s (equality, then sort, then range)
+    /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `author.first_name_1`: query `books_by_author_first_name`, 200/s (equality, then sort, then range)
+    /// - `author.id_1_title_1__id_1`: query `book_listing`, 50/s (equality, then sort and `_id` for keyset pages, then range)
+    ///
+    /// - `author.first_name_1__id_1`: query `books_by_author_first_name`, 200/s (equality, then range, then `_id` for keyset pages)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"author.id":1},"name":"author.id_1"},{"key":{"title":1},"name":"title_1"},{"key":{"author.first_name":1},"name":"author.first_name_1","collation":{"locale":"en","strength":2}}]"#,
+            r#"[{"key":{"author.id":1,"_id":1},"name":"author.id_1__id_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"},{"key":{"author.id":1,"title":1,"_id":1},"name":"author.id_1_title_1__id_1"},{"key":{"author.first_name":1,"_id":1},"name":"author.first_name_1__id_1","collation":{"locale":"en","strength":2}}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.
@@ -96,11 +103,31 @@ impl Book {
         }
     }
 }
+/// What query `book_listing` returns (`returns`): `_id` and `title`, `author` of a document of `books`.
+///
+/// Its methods send the projection, so the rest of each document stays on the server.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct BookListing {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `title` (BSON `string`).
+    pub title: ::std::string::String,
+    /// child_ref (Author.books): the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
+    pub author: AuthorRef,
+}
 impl BookRepo {
     /// seed 000: "Query for books by title" - `db.books.find({title: "The Great Gatsby"})`. The rate
     /// is a guess.
     ///
-    /// Query `books_by_title` on `books`, served by the index `title_1`.
+    /// Query `books_by_title` on `books`, served by the index `title_1__id_1`.
     pub async fn books_by_title(
         &self,
         title: &str,
@@ -111,6 +138,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -134,6 +162,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -153,12 +182,13 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
         )
     }
     /// seed 000: "Query for all the books by a specific author" - `db.books.find({author:
     /// author._id})`. The rate is a guess.
     ///
-    /// Query `books_by_author` on `books`, served by the index `author.id_1`.
+    /// Query `books_by_author` on `books`, served by the index `author.id_1__id_1`.
     pub async fn books_by_author(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -169,6 +199,7 @@ impl BookRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -192,6 +223,7 @@ impl BookRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -211,6 +243,95 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
+    /// The Books page lists an author's books by title, a page at a time, each with its author's
+    /// cached name: the listing reads only the title and the author reference with its copies, and
+    /// leaves the rest (the 1 KB summary, subjects, publisher) on the server. Our example; the rate is
+    /// a guess.
+    ///
+    /// Query `book_listing` on `books`, served by the index `author.id_1_title_1__id_1`.
+    /// Reads only `title`, `author` and `_id` (a projection: the rest of each document stays on the server).
+    pub async fn book_listing(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<::std::vec::Vec<BookListing>> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::query::run(
+                &self.collection().clone_with_type::<BookListing>(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "title" : 1
+                    },
+                ),
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "_id" : 1, "title" : 1, "author" : 1
+                    },
+                ),
+            )
+            .await
+    }
+    /// Query `book_listing`, one page at a time: at most `per_page` documents in the query's order (`title` ascending, then `_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn book_listing_page(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<BookListing>> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::paging::page(
+                &self.collection().clone_with_type::<BookListing>(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "title" : 1
+                    },
+                ),
+                ::std::option::Option::None,
+                after,
+                per_page,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "_id" : 1, "title" : 1, "author" : 1
+                    },
+                ),
+            )
+            .await
+    }
+    /// Query `book_listing` as a stream: the documents in the query's order (`title` ascending), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn book_listing_stream(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<BookListing>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone_with_type::<BookListing>(),
+            filter,
+            ::std::option::Option::Some(
+                ::squillion::bson::doc! {
+                    "title" : 1
+                },
+            ),
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::Some(
+                ::squillion::bson::doc! {
+                    "_id" : 1, "title" : 1, "author" : 1
+                },
+            ),
         )
     }
     /// seed 000, read-heavy #1: "Frequent queries for books given an author's first name" - first
@@ -218,7 +339,7 @@ impl BookRepo {
     /// after the evolution, one query on the cached name: `db.books.find({author.name: /^f.*/i})`.
     /// A case-insensitive prefix match. "Frequent": the rate is a guess.
     ///
-    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1`.
+    /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1__id_1`.
     /// Compares case-insensitively, with the index's collation (strength 2).
     pub async fn books_by_author_first_name(
         &self,
@@ -236,6 +357,7 @@ impl BookRepo {
                 ::std::option::Option::Some(
                     ::squillion::__private::query::case_insensitive("en"),
                 ),
+                ::std::option::Option::None,
             )
             .await
     }
@@ -259,6 +381,7 @@ impl BookRepo {
                 ),
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -281,6 +404,7 @@ impl BookRepo {
             ::std::option::Option::Some(
                 ::squillion::__private::query::case_insensitive("en"),
             ),
+            ::std::option::Option::None,
         )
     }
 }
@@ -300,7 +424,10 @@ impl BookRepo {
     collection = "authors",
     validator = Author::validator_document,
     implied_indexes = false,
-    index(keys("first_name" = 1, "last_name" = 1), name = "first_name_1_last_name_1")
+    index(
+        keys("first_name" = 1, "last_name" = 1, "_id" = 1),
+        name = "first_name_1_last_name_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Author {
@@ -319,10 +446,10 @@ impl Author {
     pub const COLLECTION: &'static str = "authors";
     /// The indexes of `authors` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `first_name_1_last_name_1`: query `author_by_name`, 20/s (equality, then sort, then range)
+    /// - `first_name_1_last_name_1__id_1`: query `author_by_name`, 20/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"first_name":1,"last_name":1},"name":"first_name_1_last_name_1"}]"#,
+            r#"[{"key":{"first_name":1,"last_name":1,"_id":1},"name":"first_name_1_last_name_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `authors`.
@@ -342,7 +469,7 @@ impl AuthorRepo {
     /// seed 000: `db.authors.findOne({first_name: "F. Scott", last_name: "Fitzgerald"})`. The rate is
     /// a guess.
     ///
-    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1`.
+    /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
         first_name: &str,
@@ -354,6 +481,7 @@ impl AuthorRepo {
         ::squillion::__private::query::run(
                 self.collection(),
                 filter,
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
@@ -378,6 +506,7 @@ impl AuthorRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -395,6 +524,7 @@ impl AuthorRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -465,6 +595,7 @@ impl UserRepo {
                 ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -485,6 +616,7 @@ impl UserRepo {
                 ::std::option::Option::None,
                 after,
                 per_page,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -501,6 +633,7 @@ impl UserRepo {
         ::squillion::__private::paging::stream(
             self.collection().clone(),
             filter,
+            ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
             ::std::option::Option::None,
@@ -540,8 +673,11 @@ impl UserRepo {
     implied_indexes = false,
     index(keys("book" = 1, "count" = 1), name = "book_1_count_1"),
     index(keys("book" = 1, "_id" = 1), name = "book_1__id_1"),
-    index(keys("notes.user" = 1), name = "notes.user_1"),
-    index(keys("notes.comments.user" = 1), name = "notes.comments.user_1")
+    index(keys("notes.user" = 1, "_id" = 1), name = "notes.user_1__id_1"),
+    index(
+        keys("notes.comments.user" = 1, "_id" = 1),
+        name = "notes.comments.user_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BookNotesBucket {
@@ -569,12 +705,12 @@ impl BookNotesBucket {
     ///
     /// - `book_1__id_1`: bucket (Book.notes): page k of a parent (buckets in creation order)
     ///
-    /// - `notes.user_1`: child_ref (User.notes): a User's Notes through `notes.user`
+    /// - `notes.user_1__id_1`: child_ref (User.notes): a User's Notes through `notes.user`
     ///
-    /// - `notes.comments.user_1`: child_ref (User.comments): a User's Comments through `notes.comments.user`
+    /// - `notes.comments.user_1__id_1`: child_ref (User.comments): a User's Comments through `notes.comments.user`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"book":1,"count":1},"name":"book_1_count_1"},{"key":{"book":1,"_id":1},"name":"book_1__id_1"},{"key":{"notes.user":1},"name":"notes.user_1"},{"key":{"notes.comments.user":1},"name":"notes.comments.user_1"}]"#,
+            r#"[{"key":{"book":1,"count":1},"name":"book_1_count_1"},{"key":{"book":1,"_id":1},"name":"book_1__id_1"},{"key":{"notes.user":1,"_id":1},"name":"notes.user_1__id_1"},{"key":{"notes.comments.user":1,"_id":1},"name":"notes.comments.user_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `book_notes`.

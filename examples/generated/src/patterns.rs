@@ -113,7 +113,7 @@ impl Section {
     collection = "efforts",
     validator = Effort::validator_document,
     implied_indexes = false,
-    index(keys("section" = 1), name = "section_1")
+    index(keys("section" = 1, "_id" = 1), name = "section_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Effort {
@@ -133,10 +133,10 @@ impl Effort {
     pub const COLLECTION: &'static str = "efforts";
     /// The indexes of `efforts` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `section_1`: child_ref (Section.efforts): a Section's Efforts through `section`
+    /// - `section_1__id_1`: child_ref (Section.efforts): a Section's Efforts through `section`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"section":1},"name":"section_1"}]"#,
+            r#"[{"key":{"section":1,"_id":1},"name":"section_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `efforts`.
@@ -637,6 +637,7 @@ impl BusinessObjectRepo {
                     ),
                     ::std::option::Option::Some(1),
                     ::std::option::Option::None,
+                    ::std::option::Option::None,
                 )
                 .await?
                 .into_iter()
@@ -733,6 +734,7 @@ impl User {
     validator = Post::validator_document,
     implied_indexes = false,
     schema_version = 1,
+    index(keys("postedBy" = 1, "_id" = 1), name = "postedBy_1__id_1"),
     index(keys("postedBy" = 1, "date" = -1), name = "postedBy_1_date_-1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -757,10 +759,12 @@ impl Post {
     pub const COLLECTION: &'static str = "posts";
     /// The indexes of `posts` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range); child_ref (User.posts): a User's Posts through `postedBy`
+    /// - `postedBy_1__id_1`: child_ref (User.posts): a User's Posts through `postedBy`
+    ///
+    /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"postedBy":1,"date":-1},"name":"postedBy_1_date_-1"}]"#,
+            r#"[{"key":{"postedBy":1,"_id":1},"name":"postedBy_1__id_1"},{"key":{"postedBy":1,"date":-1},"name":"postedBy_1_date_-1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `posts`.
@@ -798,6 +802,7 @@ impl PostRepo {
                 ),
                 ::std::option::Option::Some(50),
                 ::std::option::Option::None,
+                ::std::option::Option::None,
             )
             .await
     }
@@ -820,6 +825,7 @@ impl PostRepo {
                 },
             ),
             ::std::option::Option::Some(50),
+            ::std::option::Option::None,
             ::std::option::Option::None,
         )
     }

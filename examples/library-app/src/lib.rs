@@ -12,7 +12,7 @@ pub mod schema {
     include!(concat!(env!("OUT_DIR"), "/library.rs"));
 }
 
-use schema::{AuthorRepo, Book, BookNotesBucketRepo, BookRepo, Note};
+use schema::{AuthorRepo, BookListing, BookNotesBucketRepo, BookRepo, Note};
 use squillion::bson::oid::ObjectId;
 use squillion::mongodb::Database;
 use squillion::{CursorPage, PageCursor};
@@ -50,16 +50,18 @@ pub async fn add_note(db: &Database, book: &ObjectId, note: &Note) -> squillion:
     Ok(())
 }
 
-/// One page of an author's books for a listing: at most `per_page`, starting after `after` (the
-/// `next` of the page before; `None` for the first). Keyset paging on the query
-/// `books_by_author`, served by its index: every page costs the same however deep it is.
+/// One page of an author's books for a listing, by title: at most `per_page`, starting after
+/// `after` (the `next` of the page before; `None` for the first). Keyset paging on the query
+/// `book_listing` (title, then `_id`), served by its index, so every page costs the same however
+/// deep it is; each book is read as a [`BookListing`] (its title and author), a projection, so the
+/// rest of the document stays on the server.
 pub async fn books_of_author(
     db: &Database,
     author: &ObjectId,
     after: Option<&PageCursor>,
     per_page: u32,
-) -> squillion::Result<CursorPage<Book>> {
+) -> squillion::Result<CursorPage<BookListing>> {
     BookRepo::new(db)
-        .books_by_author_page(author, after, per_page)
+        .book_listing_page(author, after, per_page)
         .await
 }

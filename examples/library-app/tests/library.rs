@@ -304,12 +304,14 @@ async fn declared_queries_are_methods_served_by_their_indexes() {
     t.cleanup().await;
 }
 
-/// An author's books listed page by page (`books_by_author_page`, keyset on `_id` as the query
-/// declares no sort) and streamed (`books_by_author_stream`): every book of the author once, in
-/// one order, none of another author's, whatever the page size.
+/// An author's books listed page by page (`book_listing_page` through `books_of_author`: keyset
+/// on the title, then `_id` for the books of one title) and streamed: every book of the author
+/// once, in the order a reference sort gives, none of another author's, whatever the page size.
+/// The listing is a projection: the documents the server sends hold `_id`, `title` and `author`
+/// only.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_authors_books_page_and_stream() {
-    let t = TestDb::new("library_pages").await;
+    let (t, sent) = TestDb::watching_reads("library_pages").await;
     squillion_example_library::set_up(&t.db).await.unwrap();
     let authors = squillion_example_library::schema::AuthorRepo::new(&t.db);
     let (scott, ernest) = (
@@ -329,8 +331,9 @@ async fn an_authors_books_page_and_stream() {
     let books = BookRepo::new(&t.db);
     let mut expected = Vec::new();
     for i in 0..11 {
-        let b = book(&format!("Scott {i}"), &scott);
-        expected.push(b.id);
+        // Titles repeat: `_id` orders the books of one title.
+        let b = book(&format!("Scott {}", (i * 7) % 4), &scott);
+        expected.push((b.title.clone(), b.id));
         books.insert(&b).await.unwrap();
         books
             .insert(&book(&format!("Ernest {i}"), &ernest))
@@ -338,6 +341,7 @@ async fn an_authors_books_page_and_stream() {
             .unwrap();
     }
     expected.sort();
+    sent.take();
     for per_page in [1, 3, 4, 11, 50] {
         let mut read = Vec::new();
         let mut after = None;
@@ -351,7 +355,11 @@ async fn an_authors_books_page_and_stream() {
             .await
             .unwrap();
             assert!(page.items.len() <= per_page as usize);
-            read.extend(page.items.iter().map(|b| b.id));
+            for b in &page.items {
+                assert_eq!(b.author.id, scott.id);
+                assert_eq!(b.author.last_name, "Fitzgerald");
+            }
+            read.extend(page.items.iter().map(|b| (b.title.clone(), b.id)));
             match page.next {
                 Some(next) => after = Some(next),
                 None => break,
@@ -359,14 +367,31 @@ async fn an_authors_books_page_and_stream() {
         }
         assert_eq!(read, expected, "pages of {per_page}");
     }
+    let wire = sent.take();
+    assert!(wire.len() >= expected.len() * 5);
+    for d in &wire {
+        let mut keys: Vec<&str> = d.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["_id", "author", "title"], "sent: {d}");
+    }
     let streamed: Vec<ObjectId> = books
-        .books_by_author_stream(&scott.id)
+        .book_listing_stream(&scott.id)
         .map_ok(|b| b.id)
         .try_collect()
         .await
         .unwrap();
+    let ids: Vec<ObjectId> = expected.iter().map(|(_, id)| *id).collect();
     let mut sorted = streamed.clone();
     sorted.sort();
-    assert_eq!(sorted, expected);
+    let mut want = ids.clone();
+    want.sort();
+    assert_eq!(sorted, want);
+    let all = books
+        .books_by_author_stream(&scott.id)
+        .map_ok(|b| b.summary)
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap();
+    assert_eq!(all.len(), ids.len());
     t.cleanup().await;
 }
