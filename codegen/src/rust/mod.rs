@@ -333,7 +333,9 @@ impl<'a> Generator<'a> {
             }
             let (structs, names) = self.projections(c, &owner, &attrs.unbounded);
             let mut out = structs;
-            out.extend(queries::methods(self.plan, &c.name, &name, &elements, &names));
+            out.extend(queries::methods(
+                self.plan, &c.name, &name, &elements, &names,
+            ));
             out
         } else {
             TokenStream::new()

@@ -144,7 +144,8 @@ impl Book {
     collection = "notes",
     validator = Note::validator_document,
     implied_indexes = false,
-    index(keys("book" = 1, "stars" = -1), name = "book_1_stars_-1")
+    index(keys("book" = 1, "_id" = 1), name = "book_1__id_1"),
+    index(keys("book" = 1, "stars" = -1, "_id" = 1), name = "book_1_stars_-1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Note {
@@ -164,10 +165,12 @@ impl Note {
     pub const COLLECTION: &'static str = "notes";
     /// The indexes of `notes` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `book_1_stars_-1`: query `starred_notes` (equality, then sort, then range); child_ref (Book.notes): a Book's Notes through `book`
+    /// - `book_1__id_1`: child_ref (Book.notes): a Book's Notes through `book`
+    ///
+    /// - `book_1_stars_-1__id_1`: query `starred_notes` (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"book":1,"stars":-1},"name":"book_1_stars_-1"}]"#,
+            r#"[{"key":{"book":1,"_id":1},"name":"book_1__id_1"},{"key":{"book":1,"stars":-1,"_id":1},"name":"book_1_stars_-1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `notes`.
@@ -186,7 +189,7 @@ impl Note {
 impl NoteRepo {
     /// A book's notes with at least some stars, most stars first.
     ///
-    /// Query `starred_notes` on `notes`, served by the index `book_1_stars_-1`.
+    /// Query `starred_notes` on `notes`, served by the index `book_1_stars_-1__id_1`.
     /// Reads `Book.notes` of the one `Book` whose id is `book`: the documents of `notes` that match and whose `book` references it.
     pub async fn starred_notes(
         &self,
@@ -204,6 +207,7 @@ impl NoteRepo {
                         "stars" : - 1
                     },
                 ),
+                ::std::option::Option::None,
                 ::std::option::Option::None,
                 ::std::option::Option::None,
             )
