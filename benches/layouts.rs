@@ -22,7 +22,7 @@ use squillion::__private::mongodb::event::command::CommandEvent;
 use squillion::__private::mongodb::event::EventHandler;
 use squillion::__private::mongodb::options::ClientOptions;
 use squillion::__private::mongodb::{Client, Collection, Database};
-use squillion::{BoundedVec, PageRequest};
+use squillion::BoundedVec;
 
 macro_rules! variant {
     ($name:ident, $file:literal) => {

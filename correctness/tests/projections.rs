@@ -67,11 +67,11 @@ fn assert_sent(query: &str, sent: &SentDocuments, returned: usize, expected: &[&
 }
 
 /// The items `keep` matches, in `order` and then by `_id` (the pages' order).
-fn reference<'a>(
-    items: &'a [Item],
+fn reference(
+    items: &[Item],
     keep: impl Fn(&Item) -> bool,
     order: impl Fn(&Item, &Item) -> Ordering,
-) -> Vec<&'a Item> {
+) -> Vec<&Item> {
     let mut out: Vec<&Item> = items.iter().filter(|i| keep(i)).collect();
     out.sort_by(|a, b| order(a, b).then(a.id.cmp(&b.id)));
     out
