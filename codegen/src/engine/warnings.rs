@@ -115,6 +115,8 @@ pub mod codes {
         (
             HOT_FIELD,
             "field updated often in a large document read often",
+        ),
+        (
             RETURNS_NOT_STORED,
             "query returns a field its collection does not store",
         ),
