@@ -25,6 +25,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(unique());
     out.extend(copies());
     out.extend(summaries());
+    out.extend(subsets());
     out.extend(geo());
     out.extend(projections());
     out.extend(child_pages());
@@ -317,6 +318,73 @@ pub fn summaries() -> Vec<Schema> {
                     latest 2 by at desc keep at, votes\n  summary count, total(votes), max(votes)\n}\n"
                 .to_owned(),
         },
+    ]
+}
+
+/// Defect 6: subsets (`latest N`) and top-N lists whose copies carry the child's `_id`, kept in
+/// step by every write of a child (push, replace, remove), with and without summaries, in both
+/// orders, both together, with an extended reference to the parent and with a child holding
+/// copies of its own. Every schema has `Owner { title }`, `Item { at, n, s }` and
+/// `Owner.items: squillions <-> Item.owner: one`; `Product { name }` where the item copies it.
+pub fn subsets() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, product: bool, facts: &str| Schema {
+        name: format!("subset_{name}"),
+        doc: format!("Defect 6: {doc}."),
+        sqn: format!(
+            "entity Owner {{ title: string }}\n\
+             entity Item {{ at: date  n: int32  s: string }}\n{}\
+             relation Owner.items: squillions <-> Item.owner: one {{\n{facts}\n}}\n",
+            if product {
+                "entity Product { name: string }\n\
+                 relation Product.items: squillions <-> Item.product: one { show Product.name on Item ratio 1000:1 }\n"
+            } else {
+                ""
+            }
+        ),
+    };
+    vec![
+        schema(
+            "latest_summaries",
+            "the latest 2 by `at`, newest first, beside every summary",
+            false,
+            "  latest 2 by at desc keep at, n\n  summary count, total(n), max(n), min(at)",
+        ),
+        schema(
+            "latest_asc",
+            "the latest 3 by `n`, stored oldest first, keeping every field",
+            false,
+            "  latest 3 by n asc",
+        ),
+        schema(
+            "top_summaries",
+            "the 3 smallest by `n` beside a count, a total and a minimum",
+            false,
+            "  standalone Item\n  top 3 by n asc keep n, s\n  summary count, total(n), min(n)",
+        ),
+        schema(
+            "top_one",
+            "the single largest by `n`, no summaries",
+            false,
+            "  standalone Item\n  top 1 by n desc keep s",
+        ),
+        schema(
+            "both",
+            "a subset and a top-N list of the same children, with summaries",
+            false,
+            "  latest 2 by at desc keep at\n  top 2 by n desc keep n\n  summary count, max(n)",
+        ),
+        schema(
+            "extended",
+            "children whose reference to the owner is extended with a copy of its title (`owner.id`)",
+            false,
+            "  show Owner.title on Item ratio 1000:1\n  latest 2 by at desc keep at, s, owner",
+        ),
+        schema(
+            "copies",
+            "children holding copies of their own (`product: {id, name}`), kept in the subset",
+            true,
+            "  latest 3 by at desc keep at, product\n  summary count",
+        ),
     ]
 }
 

@@ -380,8 +380,17 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 Some(of) => match item.field(of) {
                     Some(target) if types::array(target.ty).is_some() => match &target.attrs.layout {
                         // The writes these layouts generate keep the summaries: push, remove, pull
-                        // and set of an embedded array, a bucket's append, a subset's push.
-                        None | Some((Layout::Embed { .. } | Layout::Bucket { .. } | Layout::Subset { .. }, _)) => {
+                        // and set of an embedded array, a bucket's append, a subset's push, and the
+                        // push, replace and remove of a subset or top-N list refilled from its
+                        // children (`key`).
+                        None
+                        | Some((
+                            Layout::Embed { .. }
+                            | Layout::Bucket { .. }
+                            | Layout::Subset { .. }
+                            | Layout::Top { key: Some(_), .. },
+                            _,
+                        )) => {
                             computed_of = Some(target.bson.clone())
                         }
                         Some((other, _)) => cx.error_spanned_by(

@@ -121,11 +121,18 @@ pub enum Layout {
         sort: String,
         desc: bool,
         keep: Vec<String>,
+        /// Path, in each child, of its parent's id: the subset is refilled from the children.
+        key: Option<String>,
     },
     Top {
         n: u64,
         sort: String,
         desc: bool,
+        /// The children's type, whose collection the list is refilled from (with `key`).
+        to: Option<syn::Path>,
+        keep: Vec<String>,
+        /// Path, in each child, of its parent's id.
+        key: Option<String>,
     },
     Bucket {
         size: u64,
@@ -779,11 +786,12 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut desc = false;
                     let mut order = Vec::new();
                     let mut id = None;
+                    let mut key_path = None;
                     let allowed: &[&str] = match key.as_str() {
                         "parent_refs" => &["to", "max", "fields"],
                         "child_ref" => &["to", "order", "id"],
                         "two_way" => &["to", "max", "inverse", "inverse_max"],
-                        _ => &["to", "n", "sort", "desc", "asc", "keep"],
+                        _ => &["to", "n", "sort", "desc", "asc", "keep", "key"],
                     };
                     meta.parse_nested_meta(|m| {
                         let k = key_name(&m);
@@ -802,6 +810,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "order" => order = index_keys(&m)?,
                             "id" => id = Some(name_value(&m)?),
                             "desc" => desc = true,
+                            "key" => key_path = Some(name_value(&m)?),
                             _ => desc = false,
                         }
                         Ok(())
@@ -823,7 +832,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             None => cx.error_at(span, "`two_way` needs the field of the other side: `inverse = field`"),
                         },
                         _ => match (n, sort) {
-                            (Some(n), Some(sort)) => set_layout(&mut out.layout, cx, span, Layout::Subset { to, n, sort, desc, keep: fields }),
+                            (Some(n), Some(sort)) => set_layout(&mut out.layout, cx, span, Layout::Subset { to, n, sort, desc, keep: fields, key: key_path }),
                             _ => cx.error_at(span, "`subset` needs `n = N` (how many are kept) and `sort = field`"),
                         },
                     }
@@ -832,21 +841,30 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut n = None;
                     let mut sort = None;
                     let mut desc = false;
+                    let mut to = None;
+                    let mut keep = Vec::new();
+                    let mut key_path = None;
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "n" => n = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "desc" => desc = true,
                             "asc" => desc = false,
+                            "to" => to = Some(path_value(&m)?),
+                            "keep" => keep = name_list(&m)?,
+                            "key" => key_path = Some(name_value(&m)?),
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown top option `{other}`; expected n, sort, desc, asc"));
+                                cx.error_spanned_by(&m.path, format!("unknown top option `{other}`; expected n, sort, desc, asc, to, keep, key"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
+                    if to.is_some() != key_path.is_some() {
+                        cx.error_at(span, "`top` refilled from the children needs both `to = Type` (the children) and `key = \"path\"` (each child's field holding its parent's id)");
+                    }
                     match (n, sort) {
-                        (Some(n), Some(sort)) => set_layout(&mut out.layout, cx, span, Layout::Top { n, sort, desc }),
+                        (Some(n), Some(sort)) => set_layout(&mut out.layout, cx, span, Layout::Top { n, sort, desc, to, keep, key: key_path }),
                         _ => cx.error_at(span, "`top` needs `n = N` and `sort = field`"),
                     }
                 }

@@ -38,8 +38,14 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
         ],
         "child_ref" => &[("find_by", ""), ("count_by", "")],
         "two_way" => &[("link", ""), ("unlink", "")],
-        "subset" => &[("push", "")],
-        "top" => &[("offer", "")],
+        "subset" => &[("push", ""), ("replace", ""), ("remove", ""), ("refill", "")],
+        "top" => &[
+            ("offer", ""),
+            ("push", ""),
+            ("replace", ""),
+            ("remove", ""),
+            ("refill", ""),
+        ],
         "bucket" => &[
             ("append", ""),
             ("", "bucket"),

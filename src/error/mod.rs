@@ -48,6 +48,19 @@ pub enum Error {
         /// The id, as extended JSON.
         id: String,
     },
+    /// A child given to its parent's subset or top-N list names another parent (or one that
+    /// does not exist): nothing was written.
+    #[error("the child {child} of `{collection}` does not name {parent} in `{key}`: it is not that parent's child")]
+    WrongParent {
+        /// The children's collection.
+        collection: String,
+        /// The child's field holding its parent's id.
+        key: String,
+        /// The child's id, as extended JSON.
+        child: String,
+        /// The parent's id, as extended JSON.
+        parent: String,
+    },
     /// The deployment cannot run multi-document transactions (a standalone server): operations
     /// that must update two documents atomically refuse to run half of their work.
     #[error("this operation needs a multi-document transaction, and the deployment cannot run one (a standalone server; use a replica set)")]

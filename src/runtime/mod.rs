@@ -17,6 +17,7 @@ pub mod paging;
 pub mod query;
 pub mod queue;
 mod session;
+pub mod subsets;
 pub mod summaries;
 pub mod tree;
 pub mod two_way;

@@ -173,6 +173,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let mut collections = collections::build(&ctx, &placements, &mut spans);
     relocate(&mut decisions, &collections);
     copy_sites::place(&mut decisions, &mut bases, &collections);
+    placement::subset_children(&mut decisions, &collections);
     for (d, basis) in decisions.iter_mut().zip(&bases) {
         crate::prose::decision::render(d, basis);
     }

@@ -13,6 +13,9 @@ use super::fields::{new_field, reference};
 use super::relation::Choice;
 use crate::prose::{n_of, plural};
 
+/// The `_id` of a child, held by each of its copies in a subset or top-N list.
+const ID: &str = "_id";
+
 /// Whose documents a placed field goes into.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Holder {
@@ -723,7 +726,8 @@ fn modifiers(
             } else {
                 parent.field.clone()
             };
-            let mut field = copies_field(ctx, &name, child, &latest.keep, rel);
+            let kept = subset_keep(ctx, child, &latest.keep, &latest.by.field);
+            let mut field = copies_field(ctx, &name, child, &kept, rel);
             field.max_items = Some(latest.n);
             field.docs = vec![format!(
                 "subset ({}): the latest {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
@@ -732,19 +736,21 @@ fn modifiers(
                 latest.by.field,
                 parent.entity
             )];
-            let keep_all = latest.keep.is_empty();
+            let keep = copy_names(&field);
             out.placed.push(Placed {
                 holder: holder.clone(),
                 field,
-                embed_entity: keep_all.then(|| child.entity.clone()),
+                embed_entity: None,
             });
             out.subset = Some(SubsetPlan {
                 collection: p_coll.to_owned(),
                 path: name.clone(),
                 n: latest.n,
-                sort_by: latest.by.field.clone(),
+                sort_by: sort_name(ctx, child, &latest.by.field),
                 descending: latest.by.descending,
-                keep: latest.keep.clone(),
+                child_id: ID.to_owned(),
+                keep,
+                children: None,
             });
             out.obligations.push(Obligation::SubsetPush {
                 child: child.entity.clone(),
@@ -756,7 +762,8 @@ fn modifiers(
     }
     if let Some(top) = &f.top {
         let name = format!("top_{}", parent.field);
-        let mut field = copies_field(ctx, &name, child, &top.keep, rel);
+        let kept = subset_keep(ctx, child, &top.keep, &top.by.field);
+        let mut field = copies_field(ctx, &name, child, &kept, rel);
         field.kind = FieldKind::Computed;
         field.max_items = Some(top.n);
         field.docs = vec![format!(
@@ -767,19 +774,22 @@ fn modifiers(
             top.by.field,
             if top.by.descending { "descending" } else { "ascending" }
         )];
+        let keep = copy_names(&field);
         out.placed.push(Placed {
             holder: holder.clone(),
             field,
-            embed_entity: top.keep.is_empty().then(|| child.entity.clone()),
+            embed_entity: None,
         });
         out.computed.push(Computed {
             collection: p_coll.to_owned(),
             path: name.clone(),
             function: ComputedFn::TopN {
                 n: top.n,
-                sort_by: top.by.field.clone(),
+                sort_by: sort_name(ctx, child, &top.by.field),
                 descending: top.by.descending,
-                keep: top.keep.clone(),
+                child_id: ID.to_owned(),
+                keep,
+                children: None,
             },
             field: Some(top.by.field.clone()),
         });
@@ -968,7 +978,44 @@ pub(crate) fn mirror_kept_references(layouts: &mut [Layouted]) {
     }
 }
 
-/// An array of copies of a child's `keep` fields (all of them when empty).
+/// The child fields a subset's or top-N list's copy keeps besides its `_id`: those of `keep`
+/// (every declared field when empty), less the child's reference back to the parent (the parent's
+/// own id, which the parent holds already), plus the field that orders them (the `$sort` of every
+/// push reads it from the copies).
+fn subset_keep(ctx: &Ctx<'_>, child: &RelationEnd, keep: &[String], by: &str) -> Vec<String> {
+    let mut kept: Vec<String> = if keep.is_empty() {
+        ctx.entity(&child.entity)
+            .map(|e| e.fields.iter().map(|f| f.name.clone()).collect())
+            .unwrap_or_default()
+    } else {
+        keep.to_vec()
+    };
+    kept.retain(|k| k != ID && *k != child.field);
+    if !kept.iter().any(|k| k == by) {
+        kept.push(by.to_owned());
+    }
+    kept
+}
+
+/// The BSON names of a copy's fields besides `_id`.
+fn copy_names(field: &PlanField) -> Vec<String> {
+    field
+        .children
+        .iter()
+        .filter(|c| c.name != ID)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// The BSON name of the child's field `field` (`@stored` renames it).
+fn sort_name(ctx: &Ctx<'_>, child: &RelationEnd, field: &str) -> String {
+    ctx.entity(&child.entity)
+        .and_then(|e| e.field(field))
+        .map_or_else(|| field.to_owned(), |f| f.bson_name.clone())
+}
+
+/// An array of copies of a child: its `_id` (which finds the copy when the child changes or goes),
+/// then the fields `keep`.
 fn copies_field(
     ctx: &Ctx<'_>,
     name: &str,
@@ -978,18 +1025,55 @@ fn copies_field(
 ) -> PlanField {
     let mut field = new_field("", name, FieldKind::Denormalized, "object");
     if let Some(entity) = ctx.entity(&child.entity) {
-        field.children = keep
-            .iter()
-            .filter_map(|k| kept_field(ctx, entity, k, name))
-            .collect();
+        let mut children: Vec<PlanField> = Vec::new();
+        for k in std::iter::once(ID).chain(keep.iter().map(String::as_str)) {
+            if let Some(f) = kept_field(ctx, entity, k, name) {
+                if !children.iter().any(|c| c.name == f.name) {
+                    children.push(f);
+                }
+            }
+        }
+        field.children = children;
     }
     field.array_depth = 1;
-    field.type_name = Some(if keep.is_empty() {
-        child.entity.clone()
-    } else {
-        format!("{}{}", child.entity, super::fields::pascal(name))
-    });
+    field.type_name = Some(format!("{}{}", child.entity, super::fields::pascal(name)));
     field.relation = Some(rel.id.clone());
     field.source = Some(child.entity.clone());
     field
+}
+
+/// Where each subset's and top-N list's children live, read off the final placements: the child's
+/// own collection and its top-level reference to the parent (`post`, `post.id` when copies
+/// extended it). Layouts without one (the parent holds the ids, buckets, embedding) keep `None`.
+pub(crate) fn subset_children(
+    decisions: &mut [crate::plan::Decision],
+    collections: &[crate::plan::Collection],
+) {
+    for d in decisions.iter_mut() {
+        let found = d.placement.iter().find_map(|p| {
+            let c = collections.iter().find(|c| c.name == p.collection)?;
+            let own = c.role == crate::plan::CollectionRole::Entity && c.entity == d.child;
+            let reference = matches!(p.shape, Shape::Id | Shape::ExtendedRef);
+            if !own || !reference || p.target != d.parent || p.path.contains('.') {
+                return None;
+            }
+            let extended = c.field(&p.path).is_some_and(|f| f.bson_type == "object");
+            Some(crate::plan::SubsetChildren {
+                collection: c.name.clone(),
+                parent_key: if extended {
+                    format!("{}.id", p.path)
+                } else {
+                    p.path.clone()
+                },
+            })
+        });
+        if let Some(s) = &mut d.subset {
+            s.children = found.clone();
+        }
+        for x in &mut d.computed {
+            if let ComputedFn::TopN { children, .. } = &mut x.function {
+                *children = found.clone();
+            }
+        }
+    }
 }

@@ -337,7 +337,8 @@ impl FanOut {
     }
 }
 
-/// `latest N` children kept in the parent document.
+/// `latest N` children kept in the parent document: copies of the N children with the largest
+/// `sort_by`, stored in the declared order (largest first when `descending`).
 #[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Serialize)]
 pub struct SubsetPlan {
     /// Collection of the parent.
@@ -346,12 +347,29 @@ pub struct SubsetPlan {
     pub path: String,
     /// How many are kept.
     pub n: u64,
-    /// Field that orders them.
+    /// BSON name of the child field that orders them (held by every copy).
     pub sort_by: String,
-    /// Newest (largest) kept.
+    /// Stored newest (largest) first.
     pub descending: bool,
-    /// Fields of the child kept in each copy (empty: all).
+    /// The field of each copy holding the child's `_id` (`_id`): a changed child's copy is found
+    /// by it, a removed child's copy leaves by it.
+    pub child_id: String,
+    /// BSON names of the child's fields each copy holds besides [`SubsetPlan::child_id`]; never
+    /// the child's reference back to this parent.
     pub keep: Vec<String>,
+    /// Where the children are read from to refill the subset when one changes or goes; `None`:
+    /// the layout keeps no reference to the parent in a child collection, so the subset is kept
+    /// only by adding children.
+    pub children: Option<SubsetChildren>,
+}
+
+/// Where the children of a subset or top-N list live, each naming its parent.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+pub struct SubsetChildren {
+    /// The children's collection.
+    pub collection: String,
+    /// Path, in each child, of its parent's `_id` (`post`, `post.id` for an extended reference).
+    pub parent_key: String,
 }
 
 /// Children in bounded bucket documents.
@@ -434,12 +452,18 @@ pub enum ComputedFn {
     TopN {
         /// How many.
         n: u64,
-        /// Field ranking them.
+        /// BSON name of the child field ranking them (held by every copy).
         sort_by: String,
-        /// Largest first.
+        /// Largest first (else smallest first).
         descending: bool,
-        /// Fields kept.
+        /// The field of each copy holding the child's `_id` (`_id`).
+        child_id: String,
+        /// BSON names of the child's fields each copy holds besides `child_id`; never the
+        /// child's reference back to this parent.
         keep: Vec<String>,
+        /// Where the children are read from to refill the list when one changes or goes
+        /// (`None`: kept only by adding children).
+        children: Option<SubsetChildren>,
     },
 }
 

@@ -384,9 +384,16 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 } else {
                     quote!(, keep(#(#keep),*))
                 };
+                let key = match &s.children {
+                    Some(ch) => {
+                        let k = &ch.parent_key;
+                        quote!(, key = #k)
+                    }
+                    None => quote!(),
+                };
                 out.field(
                     &s.path,
-                    quote!(subset(to = #to, n = #n, sort = #sort #desc #keep)),
+                    quote!(subset(to = #to, n = #n, sort = #sort #desc #keep #key)),
                 );
             }
         }
@@ -423,8 +430,14 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
     // The array the relationship keeps in `c`, which summaries summarise.
-    // Beside a subset (`latest N`), the summaries are of all the children: kept by the
-    // subset's push, which adds each child.
+    // Beside a subset (`latest N`) or a top-N list refilled from the children, the summaries are
+    // of all the children: kept by the push, replace and remove of a child.
+    let top_refilled = d.computed.iter().find_map(|x| match &x.function {
+        ComputedFn::TopN {
+            children: Some(_), ..
+        } if x.collection == c.name => Some(x.path.clone()),
+        _ => None,
+    });
     let of = bucket
         .map(|b| b.items_path.clone())
         .or_else(|| {
@@ -437,7 +450,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 .as_ref()
                 .filter(|s| s.collection == c.name)
                 .map(|s| s.path.clone())
-        });
+        })
+        .or(top_refilled);
     for x in d.computed.iter().filter(|x| x.collection == c.name) {
         if !top_level(&x.path) || bucket.is_some_and(|b| b.count_path == x.path) {
             continue;
@@ -447,6 +461,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 n,
                 sort_by,
                 descending,
+                keep,
+                children,
                 ..
             } => {
                 let n = lit(*n);
@@ -455,7 +471,13 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 } else {
                     quote!()
                 };
-                quote!(top(n = #n, sort = #sort_by #desc))
+                match (children, lookup.document_type(&d.child)) {
+                    (Some(ch), Some(to)) => {
+                        let key = &ch.parent_key;
+                        quote!(top(to = #to, n = #n, sort = #sort_by #desc, keep(#(#keep),*), key = #key))
+                    }
+                    _ => quote!(top(n = #n, sort = #sort_by #desc)),
+                }
             }
             ComputedFn::Summary { summary } => {
                 let Some(of) = of.as_deref().and_then(|o| ident_of(c, o)) else {

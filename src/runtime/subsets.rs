@@ -1,0 +1,483 @@
+//! Subsets (`latest N`) and top-N lists kept in a parent, beside the summaries of all its
+//! children, in step with the children's own collection (issue 11, defect 6).
+//!
+//! Each copy carries the child's `_id`. Adding a child inserts it and pushes its copy
+//! (`$push` with `$each`, `$sort`, `$slice`) with the summaries' `$inc`/`$max`/`$min`. Changing
+//! or removing a child rewrites it in its collection, then refills the parent from the children's
+//! collection: the N first by the order, and every summary recomputed over all the children. Both
+//! run in one transaction where the deployment runs them.
+
+use bson::{doc, Bson, Document as BsonDocument};
+use futures::TryStreamExt;
+use mongodb::{ClientSession, Collection, Database};
+
+use super::arrays::{add_summaries, lookup, ComputedField, Summary};
+use super::core::describe;
+use crate::error::Context;
+use crate::{Error, Result};
+
+/// One array of copies a parent keeps: a subset (`latest N`) or a top-N list.
+#[derive(Debug, Clone, Copy)]
+pub struct List {
+    /// The array in the parent.
+    pub path: &'static str,
+    /// The child field that orders the copies.
+    pub sort_by: &'static str,
+    /// Largest first.
+    pub descending: bool,
+    /// How many copies are kept.
+    pub n: i64,
+    /// `latest N` (keeps the N largest by `sort_by`, stored in the declared order) rather than
+    /// `top N` (keeps the N first in the declared order).
+    pub latest: bool,
+    /// The child fields each copy holds besides `_id` (empty: all).
+    pub keep: &'static [&'static str],
+}
+
+impl List {
+    /// The copy of `child` this list keeps: its `_id` and kept fields.
+    pub fn copy(&self, child: &BsonDocument) -> BsonDocument {
+        if self.keep.is_empty() {
+            return child.clone();
+        }
+        child
+            .iter()
+            .filter(|(k, _)| *k == "_id" || self.keep.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// `(sort on the children's collection, stored order reversed)`: the copies the parent
+    /// keeps are the first `n` children in this sort.
+    fn ranking(&self) -> (i32, bool) {
+        match (self.latest, self.descending) {
+            // The latest N, stored ascending: the N largest, then reversed.
+            (true, false) => (-1, true),
+            (_, true) => (-1, false),
+            (false, false) => (1, false),
+        }
+    }
+
+    /// The `$push` operand that adds `copy`, sorted and sliced to `n`.
+    fn push(&self, copy: BsonDocument) -> BsonDocument {
+        let (sort, slice) = match (self.latest, self.descending) {
+            (true, false) => (1, -self.n),
+            (_, true) => (-1, self.n),
+            (false, false) => (1, self.n),
+        };
+        doc! { "$each": [copy], "$sort": { self.sort_by: sort }, "$slice": slice }
+    }
+}
+
+/// The copies a parent keeps of its children (every subset and top-N list of one relationship),
+/// the summaries of all of them, and where the children live.
+#[derive(Debug, Clone, Copy)]
+pub struct Subset {
+    /// The arrays of copies.
+    pub lists: &'static [List],
+    /// The children's collection.
+    pub children: &'static str,
+    /// Path, in each child, of its parent's `_id` (`post`, or `post.id` for an extended
+    /// reference).
+    pub key: &'static str,
+    /// The summaries of all the children kept in the parent.
+    pub computed: &'static [ComputedField],
+}
+
+fn wrong_parent(s: &Subset, parent: &Bson, child: &BsonDocument) -> Error {
+    Error::WrongParent {
+        collection: s.children.to_owned(),
+        key: s.key.to_owned(),
+        child: describe(&child.get("_id").cloned().unwrap_or(Bson::Null)),
+        parent: describe(parent),
+    }
+}
+
+/// Inserts `child` into its collection and its copy into the subset of parent `id`, adding it to
+/// the summaries; one transaction where the deployment runs them, else the child first.
+pub async fn push(
+    parents: &Collection<BsonDocument>,
+    transactions: bool,
+    id: Bson,
+    s: &Subset,
+    child: BsonDocument,
+) -> Result<()> {
+    if lookup(&Bson::Document(child.clone()), s.key) != Some(&id) {
+        return Err(wrong_parent(s, &id, &child));
+    }
+    if transactions {
+        let client = parents.client();
+        crate::__squillion_transaction!(client, |session| push_body(
+            parents,
+            &id,
+            s,
+            &child,
+            Some(&mut session)
+        )
+        .await)
+    } else {
+        push_body(parents, &id, s, &child, None).await
+    }
+}
+
+async fn push_body(
+    parents: &Collection<BsonDocument>,
+    id: &Bson,
+    s: &Subset,
+    child: &BsonDocument,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let db = database(parents);
+    let children = db.collection::<BsonDocument>(s.children);
+    let found = crate::__squillion_in_session!(
+        parents.count_documents(doc! { "_id": id.clone() }),
+        session
+    )
+    .during("count", parents.name())?;
+    if found == 0 {
+        return Err(not_found(parents, id));
+    }
+    crate::__squillion_in_session!(children.insert_one(child), session)
+        .during("insert", s.children)?;
+    let mut pushes = BsonDocument::new();
+    for l in s.lists {
+        pushes.insert(l.path, l.push(l.copy(child)));
+    }
+    let mut update = doc! { "$push": pushes };
+    add_summaries(&mut update, s.computed, &Bson::Document(child.clone()));
+    let r = crate::__squillion_in_session!(
+        parents.update_one(doc! { "_id": id.clone() }, update),
+        session
+    )
+    .during("update", parents.name())?;
+    if r.matched_count == 0 {
+        return Err(not_found(parents, id));
+    }
+    Ok(())
+}
+
+/// Replaces the child with `child`'s `_id` in its collection, then refills the subset and the
+/// summaries of its parent (and of its former parent, when it moved); false if no such child.
+pub async fn replace(
+    parents: &Collection<BsonDocument>,
+    transactions: bool,
+    s: &Subset,
+    child: BsonDocument,
+) -> Result<bool> {
+    if transactions {
+        let client = parents.client();
+        crate::__squillion_transaction!(client, |session| change_body(
+            parents,
+            s,
+            child.get("_id").cloned().unwrap_or(Bson::Null),
+            Some(&child),
+            Some(&mut session)
+        )
+        .await)
+    } else {
+        let id = child.get("_id").cloned().unwrap_or(Bson::Null);
+        change_body(parents, s, id, Some(&child), None).await
+    }
+}
+
+/// Deletes the child `child_id` from its collection, then refills the subset and the summaries of
+/// its parent; false if no such child.
+pub async fn remove(
+    parents: &Collection<BsonDocument>,
+    transactions: bool,
+    s: &Subset,
+    child_id: Bson,
+) -> Result<bool> {
+    if transactions {
+        let client = parents.client();
+        crate::__squillion_transaction!(client, |session| change_body(
+            parents,
+            s,
+            child_id.clone(),
+            None,
+            Some(&mut session)
+        )
+        .await)
+    } else {
+        change_body(parents, s, child_id, None, None).await
+    }
+}
+
+/// Replaces (`Some`) or deletes (`None`) child `child_id`, then refills every parent it had or has.
+async fn change_body(
+    parents: &Collection<BsonDocument>,
+    s: &Subset,
+    child_id: Bson,
+    child: Option<&BsonDocument>,
+    mut session: Option<&mut ClientSession>,
+) -> Result<bool> {
+    let db = database(parents);
+    let children = db.collection::<BsonDocument>(s.children);
+    let filter = doc! { "_id": child_id.clone() };
+    let old = crate::__squillion_in_session!(children.find_one(filter.clone()), session)
+        .during("find", s.children)?;
+    let Some(old) = old else {
+        return Ok(false);
+    };
+    let mut owners: Vec<Bson> = Vec::new();
+    if let Some(p) = lookup(&Bson::Document(old), s.key) {
+        owners.push(p.clone());
+    }
+    match child {
+        Some(new) => {
+            if let Some(p) = lookup(&Bson::Document(new.clone()), s.key) {
+                if !owners.contains(p) {
+                    let exists = crate::__squillion_in_session!(
+                        parents.count_documents(doc! { "_id": p.clone() }),
+                        session
+                    )
+                    .during("count", parents.name())?;
+                    if exists == 0 {
+                        return Err(wrong_parent(s, p, new));
+                    }
+                    owners.push(p.clone());
+                }
+            }
+            let r = crate::__squillion_in_session!(children.replace_one(filter, new), session)
+                .during("replace", s.children)?;
+            if r.matched_count == 0 {
+                return Ok(false);
+            }
+        }
+        None => {
+            let r = crate::__squillion_in_session!(children.delete_one(filter), session)
+                .during("delete", s.children)?;
+            if r.deleted_count == 0 {
+                return Ok(false);
+            }
+        }
+    }
+    for owner in owners {
+        refill_body(parents, s, &owner, session.as_deref_mut()).await?;
+    }
+    Ok(true)
+}
+
+/// Sets the subset of parent `id` to the first `n` of its children in the order, and its
+/// summaries to those of all its children, read from the children's collection.
+pub async fn refill(
+    parents: &Collection<BsonDocument>,
+    transactions: bool,
+    s: &Subset,
+    id: Bson,
+) -> Result<()> {
+    if transactions {
+        let client = parents.client();
+        crate::__squillion_transaction!(client, |session| refill_body(
+            parents,
+            s,
+            &id,
+            Some(&mut session)
+        )
+        .await)
+    } else {
+        refill_body(parents, s, &id, None).await
+    }
+}
+
+async fn refill_body(
+    parents: &Collection<BsonDocument>,
+    s: &Subset,
+    id: &Bson,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let db = database(parents);
+    let children = db.collection::<BsonDocument>(s.children);
+    let mut set = BsonDocument::new();
+    for l in s.lists {
+        let copies = first(&children, s, l, id, session.as_deref_mut()).await?;
+        set.insert(l.path, copies);
+    }
+    let (mut unset, mut zero) = (BsonDocument::new(), BsonDocument::new());
+    if !s.computed.is_empty() {
+        let totals = aggregates(&children, s, id, session.as_deref_mut()).await?;
+        for c in s.computed {
+            match totals.get(c.path).filter(|v| !matches!(v, Bson::Null)) {
+                Some(v) => {
+                    set.insert(c.path, v.clone());
+                }
+                // Largest or smallest of no children: absent, as before the first one.
+                None if matches!(c.summary, Summary::Max(_) | Summary::Min(_)) => {
+                    unset.insert(c.path, "");
+                }
+                // A count or total of no children: zero, of the type stored (`$mul` by 0).
+                None => {
+                    zero.insert(c.path, 0_i32);
+                }
+            }
+        }
+    }
+    let mut update = doc! { "$set": set };
+    if !unset.is_empty() {
+        update.insert("$unset", unset);
+    }
+    if !zero.is_empty() {
+        update.insert("$mul", zero);
+    }
+    let r = crate::__squillion_in_session!(
+        parents.update_one(doc! { "_id": id.clone() }, update),
+        session
+    )
+    .during("update", parents.name())?;
+    if r.matched_count == 0 {
+        return Err(not_found(parents, id));
+    }
+    Ok(())
+}
+
+/// The copies list `l` of parent `id` holds: its first `n` children in the order.
+async fn first(
+    children: &Collection<BsonDocument>,
+    s: &Subset,
+    l: &List,
+    id: &Bson,
+    session: Option<&mut ClientSession>,
+) -> Result<Vec<Bson>> {
+    let (sort, reversed) = l.ranking();
+    let mut projection = doc! { "_id": 1 };
+    for k in l.keep {
+        projection.insert(*k, 1);
+    }
+    let mut find = children
+        .find(doc! { s.key: id.clone() })
+        .sort(doc! { l.sort_by: sort, "_id": sort })
+        .limit(l.n);
+    if !l.keep.is_empty() {
+        find = find.projection(projection);
+    }
+    let mut copies: Vec<Bson> = match session {
+        Some(session) => {
+            let mut cursor = find.session(&mut *session).await.during("find", s.children)?;
+            let mut out = Vec::new();
+            while let Some(d) = cursor
+                .next(&mut *session)
+                .await
+                .transpose()
+                .during("find", s.children)?
+            {
+                out.push(Bson::Document(d));
+            }
+            out
+        }
+        None => find
+            .await
+            .during("find", s.children)?
+            .try_collect::<Vec<BsonDocument>>()
+            .await
+            .during("find", s.children)?
+            .into_iter()
+            .map(Bson::Document)
+            .collect(),
+    };
+    if reversed {
+        copies.reverse();
+    }
+    Ok(copies)
+}
+
+/// Every summary of `s` over all the children of parent `id`, recomputed by the server
+/// (`$group` with `$sum`, `$max`, `$min`), keyed by the summary's path.
+async fn aggregates(
+    children: &Collection<BsonDocument>,
+    s: &Subset,
+    id: &Bson,
+    session: Option<&mut ClientSession>,
+) -> Result<BsonDocument> {
+    let mut group = doc! { "_id": Bson::Null };
+    for c in s.computed {
+        let (op, value) = match c.summary {
+            Summary::Count => ("$sum", Bson::Int32(1)),
+            Summary::Sum(f) => ("$sum", Bson::String(format!("${f}"))),
+            Summary::Max(f) => ("$max", Bson::String(format!("${f}"))),
+            Summary::Min(f) => ("$min", Bson::String(format!("${f}"))),
+        };
+        group.insert(c.path.replace('.', "\u{1f}"), doc! { op: value });
+    }
+    let pipeline = vec![doc! { "$match": { s.key: id.clone() } }, doc! { "$group": group }];
+    let aggregate = children.aggregate(pipeline);
+    let first = match session {
+        Some(session) => {
+            let mut cursor = aggregate
+                .session(&mut *session)
+                .await
+                .during("aggregate", s.children)?;
+            cursor
+                .next(&mut *session)
+                .await
+                .transpose()
+                .during("aggregate", s.children)?
+        }
+        None => aggregate
+            .await
+            .during("aggregate", s.children)?
+            .try_next()
+            .await
+            .during("aggregate", s.children)?,
+    };
+    let mut out = BsonDocument::new();
+    if let Some(d) = first {
+        for (k, v) in d {
+            if k != "_id" {
+                out.insert(k.replace('\u{1f}', "."), v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn database(c: &Collection<BsonDocument>) -> Database {
+    c.client().database(&c.namespace().db)
+}
+
+fn not_found(c: &Collection<BsonDocument>, id: &Bson) -> Error {
+    Error::NotFound {
+        collection: c.name().to_owned(),
+        id: describe(id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn list(latest: bool, descending: bool) -> List {
+        List {
+            path: "items",
+            sort_by: "at",
+            descending,
+            n: 3,
+            latest,
+            keep: &["at"],
+        }
+    }
+
+    #[test]
+    fn the_refill_ranks_the_children_as_the_push_keeps_them() {
+        // latest, stored descending: the 3 largest, largest first.
+        assert_eq!(list(true, true).ranking(), (-1, false));
+        // latest, stored ascending: the 3 largest, smallest first.
+        assert_eq!(list(true, false).ranking(), (-1, true));
+        // top ascending: the 3 smallest; top descending: the 3 largest.
+        assert_eq!(list(false, false).ranking(), (1, false));
+        assert_eq!(list(false, true).ranking(), (-1, false));
+        let push = |l: List| l.push(doc! { "at": 1 });
+        let want = |sort: i32, slice: i64| {
+            doc! { "$each": [{ "at": 1 }], "$sort": { "at": sort }, "$slice": slice }
+        };
+        assert_eq!(push(list(true, true)), want(-1, 3));
+        assert_eq!(push(list(true, false)), want(1, -3));
+        assert_eq!(push(list(false, false)), want(1, 3));
+        assert_eq!(push(list(false, true)), want(-1, 3));
+    }
+
+    #[test]
+    fn a_copy_holds_the_child_id_and_the_kept_fields() {
+        let copy = list(false, true).copy(&doc! { "_id": 7, "at": 1, "parent": 9, "other": 2 });
+        assert_eq!(copy, doc! { "_id": 7, "at": 1 });
+    }
+}
