@@ -106,11 +106,7 @@ fn main() {
 /// The generator's configuration for the batch: families that hit a defect still open on `main`
 /// are left out until it is fixed (docs/testing.md lists them).
 fn config() -> squillion_schemagen::Config {
-    squillion_schemagen::Config {
-        // Issue 11, defect 6: subset copies and the child's `_id` (helper `correct` fixes it).
-        subsets: false,
-        ..squillion_schemagen::Config::default()
-    }
+    squillion_schemagen::Config::default()
 }
 
 /// Schema-level shrinking (`SQUILLION_MODELCHECK_SHRINK="<seed> <index>; <reduction>; ..."`):

@@ -427,7 +427,16 @@ fn latest_n_is_a_subset_kept_with_slice() {
     let hosts = p.collection("hosts").unwrap();
     let f = hosts.field(&s.path).unwrap();
     assert_eq!(f.max_items, Some(1000));
-    assert_eq!(f.children.len(), 2);
+    // Each copy: the child's `_id`, then the kept fields; never the reference back to the host.
+    let names: Vec<&str> = f.children.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["_id", "time", "message"]);
+    assert_eq!(s.child_id, "_id");
+    assert_eq!(s.keep, ["time", "message"]);
+    let children = s.children.as_ref().expect("the children's collection");
+    assert_eq!(
+        (children.collection.as_str(), children.parent_key.as_str()),
+        ("log_messages", "host")
+    );
     assert!(has_rule(&p, "Host.messages", RuleId::Subset));
 }
 

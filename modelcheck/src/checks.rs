@@ -87,7 +87,7 @@ fn summaries<'a>(
 }
 
 /// The aggregate of `items` a summary holds (`None`: nothing to take a max or min of).
-fn aggregate(f: SummaryFn, field: Option<&str>, items: &[Bson], like: &Bson) -> Option<Bson> {
+pub(crate) fn aggregate(f: SummaryFn, field: Option<&str>, items: &[Bson], like: &Bson) -> Option<Bson> {
     let values: Vec<Bson> = items
         .iter()
         .filter_map(|i| i.as_document()?.get(field?).cloned())
@@ -122,7 +122,7 @@ fn aggregate(f: SummaryFn, field: Option<&str>, items: &[Bson], like: &Bson) -> 
 }
 
 /// Numbers compare by value whatever their width; everything else exactly.
-fn same(a: &Bson, b: &Bson) -> bool {
+pub(crate) fn same(a: &Bson, b: &Bson) -> bool {
     compare(a, b) == Ordering::Equal && std::mem::discriminant(a) == std::mem::discriminant(b)
         || a == b
         || matches!((a, b), (Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_), Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_)) if compare(a, b) == Ordering::Equal)
@@ -326,9 +326,11 @@ pub fn invariants(plan: &Plan, stored: &Reference) -> Vec<String> {
             }
         }
     }
+    crate::subsets::invariants(plan, stored, &mut found);
     for d in &plan.relationships {
         // Subsets are the right N children, in the right order.
-        if let Some(sub) = &d.subset {
+        // (Those refilled from their children: [`crate::subsets::invariants`].)
+        if let Some(sub) = d.subset.as_ref().filter(|sub| sub.children.is_none()) {
             subset(plan, stored, d, sub, &mut found);
         }
         if d.strategy == Layout::TwoWay {

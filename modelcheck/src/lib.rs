@@ -17,6 +17,7 @@ pub mod model;
 pub mod ops;
 pub mod queries;
 pub mod run;
+pub mod subsets;
 pub mod values;
 
 /// The generated batch: one module per schema, and [`schemas::SCHEMAS`].

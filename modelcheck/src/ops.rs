@@ -69,6 +69,23 @@ pub enum Kind {
         /// The fields each copy holds.
         keep: Vec<String>,
     },
+    /// Insert a child through its parent (`push_<f>` of a subset or top-N list refilled from
+    /// the children): every list and summary of the parent follows.
+    SubsetPush {
+        /// The relationship (`Entity.field`).
+        relation: String,
+    },
+    /// Replace a child through its parent (`replace_<f>`), perhaps moving it to another parent:
+    /// the lists and summaries of both are refilled.
+    SubsetReplace {
+        /// The relationship.
+        relation: String,
+    },
+    /// Delete a child through its parent (`remove_<f>`): the next child takes its place.
+    SubsetRemove {
+        /// The relationship.
+        relation: String,
+    },
     /// Set a copied field of a source document, fanning out to every copy (`set_<f>`).
     FanOut {
         /// The field.
@@ -99,7 +116,7 @@ pub struct Op {
 }
 
 impl Op {
-    fn new(collection: &str, method: String, args: Vec<Bson>, kind: Kind) -> Op {
+    pub(crate) fn new(collection: &str, method: String, args: Vec<Bson>, kind: Kind) -> Op {
         Op {
             collection: collection.to_owned(),
             method,
@@ -416,6 +433,14 @@ fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
         .relationships
         .iter()
         .any(|d| d.subset.is_some() && s.home(&d.child).is_some_and(|h| h.name == c.name));
+    // Children of a subset or top-N list refilled from them are written through their parent
+    // (`push_<f>`, `replace_<f>`, `remove_<f>`), which keeps every list and summary.
+    if crate::subsets::is_children(s.plan, c) {
+        return match rng.below(10) {
+            0..=7 => crate::subsets::draw(s, r, c, rng),
+            _ => layout_op(s, r, c, rng),
+        };
+    }
     match rng.below(10) {
         0..=2 if subset_child => layout_op(s, r, c, rng),
         0..=2 => {
@@ -482,7 +507,7 @@ fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
 
 /// The links that complete a new child of a two-way relationship: its reference to the parent
 /// was set at insert, the parent's array must list it too (`link_<f>` from the parent).
-fn links_of_new_child(
+pub(crate) fn links_of_new_child(
     s: &Schema<'_>,
     r: &Reference,
     c: &Collection,
@@ -701,7 +726,7 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                 _ => {}
             }
         }
-        if let Some(sub) = &d.subset {
+        if let Some(sub) = d.subset.as_ref().filter(|sub| sub.children.is_none()) {
             if sub.collection == c.name && s.has(&c.name, &format!("push_{}", sub.path)) {
                 let child = s.home(&d.child).filter(|h| writable(h));
                 let keep = c
@@ -921,11 +946,15 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             doc.insert(path.clone(), items);
             Some(Expect::Ok)
         }
+        Kind::SubsetPush { relation }
+        | Kind::SubsetReplace { relation }
+        | Kind::SubsetRemove { relation } => crate::subsets::expect(s, r, op, relation),
         Kind::Query { .. } => crate::queries::expect(s, r, op),
         Kind::FanOut { field } => {
             let (id, value) = (args.first()?, args.get(1)?.clone());
             r.get_mut(&c.name, id)?.insert(field.clone(), value);
             crate::checks::refresh_copies(plan, r);
+            crate::subsets::refill_all(plan, r);
             Some(Expect::Ok)
         }
     }
@@ -966,7 +995,7 @@ fn settled(plan: &Plan, r: &Reference, collection: &str, doc: Document) -> Docum
 }
 
 /// `doc` as the repository stores it: with the schema version stamped.
-fn stamped(c: &Collection, mut doc: Document) -> Document {
+pub(crate) fn stamped(c: &Collection, mut doc: Document) -> Document {
     if let Some(v) = c.schema_version {
         if c.field("schema_version").is_some() {
             doc.insert("schema_version", Bson::Int32(i32::try_from(v).unwrap_or(0)));

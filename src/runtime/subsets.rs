@@ -65,7 +65,9 @@ impl List {
             (_, true) => (-1, self.n),
             (false, false) => (1, self.n),
         };
-        doc! { "$each": [copy], "$sort": { self.sort_by: sort }, "$slice": slice }
+        // Ties are broken by `_id`, as the refill's sort does, so both keep the same copies in
+        // the same order.
+        doc! { "$each": [copy], "$sort": { self.sort_by: sort, "_id": sort }, "$slice": slice }
     }
 }
 
@@ -467,7 +469,7 @@ mod tests {
         assert_eq!(list(false, true).ranking(), (-1, false));
         let push = |l: List| l.push(doc! { "at": 1 });
         let want = |sort: i32, slice: i64| {
-            doc! { "$each": [{ "at": 1 }], "$sort": { "at": sort }, "$slice": slice }
+            doc! { "$each": [{ "at": 1 }], "$sort": { "at": sort, "_id": sort }, "$slice": slice }
         };
         assert_eq!(push(list(true, true)), want(-1, 3));
         assert_eq!(push(list(true, false)), want(1, -3));

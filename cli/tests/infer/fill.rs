@@ -623,17 +623,9 @@ pub async fn patterns(db: Database) {
         .insert_many(&efforts)
         .await
         .unwrap();
+    // The efforts went in in bulk: each section's best 20 are read back from them.
     for s in &sections {
-        let mut mine: Vec<&patterns::Effort> =
-            efforts.iter().filter(|e| e.section == s.name).collect();
-        mine.sort_by_key(|e| e.time);
-        for e in mine.iter().take(20) {
-            let top = patterns::EffortTopEfforts {
-                athlete: e.athlete.clone(),
-                time: e.time,
-            };
-            section_repo.offer_top_efforts(&s.name, &top).await.unwrap();
-        }
+        section_repo.refill_top_efforts(&s.name).await.unwrap();
     }
 
     let mut customers = Vec::new();

@@ -183,6 +183,9 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         relationship(lookup, c, d, &mut out);
         copies(lookup, c, d, &mut out);
     }
+    for d in lookup.decisions_for(c) {
+        list_copies(lookup, c, d, &mut out);
+    }
     // Arrays of value-type documents with unique fields: the push guards them too.
     for f in &c.fields {
         if f.relation.is_some() || out.fields.contains_key(&f.name) {
@@ -519,6 +522,58 @@ fn copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut Collec
         let (by, copy) = x.fan_out.marked_paths();
         let attr = quote!(fan_out(to = #to, by = #by, copy = #copy));
         out.field(field, attr);
+    }
+}
+
+/// A field of `c`'s entity that fans out to copies elsewhere (`set_<f>`) also fans out to its
+/// copies in the subsets and top-N lists refilled from `c` (`items[]._id` finds them). The field
+/// that orders a list is left to the list's own writes: a new value may reorder it.
+fn list_copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
+    if c.role != CollectionRole::Entity {
+        return;
+    }
+    let mut lists: Vec<(&str, &str, &str, &[String])> = Vec::new();
+    if let Some(s) = &d.subset {
+        if s.children.as_ref().is_some_and(|ch| ch.collection == c.name) {
+            lists.push((&s.collection, &s.path, &s.sort_by, &s.keep));
+        }
+    }
+    for x in &d.computed {
+        if let ComputedFn::TopN {
+            sort_by,
+            keep,
+            children: Some(ch),
+            ..
+        } = &x.function
+        {
+            if ch.collection == c.name {
+                lists.push((&x.collection, &x.path, sort_by, keep));
+            }
+        }
+    }
+    for (holder, path, sort_by, keep) in lists {
+        let Some(to) = lookup.collection_type(holder) else {
+            continue;
+        };
+        for k in keep.iter().filter(|k| *k != sort_by) {
+            let Some(f) = c.field(k).filter(|f| f.array_depth == 0) else {
+                continue;
+            };
+            // The source's name as the copies elsewhere give it (their `fan_out` sits on it).
+            let source = lookup.plan.relationships.iter().find_map(|o| {
+                o.denormalized.iter().find_map(|x| {
+                    let (e, name) = x.source.split_once('.')?;
+                    (e == c.entity && c.field(name).is_some_and(|s| s.name == f.name))
+                        .then(|| name.to_owned())
+                })
+            });
+            let Some(source) = source else {
+                continue;
+            };
+            let by = format!("{path}[]._id");
+            let copy = format!("{path}[].{k}");
+            out.field(&source, quote!(fan_out(to = #to, by = #by, copy = #copy)));
+        }
     }
 }
 

@@ -431,7 +431,12 @@ fn hosts() -> (Collection, Collection, Decision) {
         n: 1_000,
         sort_by: "time".to_owned(),
         descending: true,
+        child_id: "_id".to_owned(),
         keep: vec!["time".to_owned(), "message".to_owned()],
+        children: Some(squillion_codegen::plan::SubsetChildren {
+            collection: "logmsgs".to_owned(),
+            parent_key: "host".to_owned(),
+        }),
     });
     d.obligations = vec![
         "listing a Host's LogMessage is one query on the index of logmsg.host".to_owned(),

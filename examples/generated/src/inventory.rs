@@ -321,7 +321,7 @@ impl PartRepo {
 /// ipaddr: '127.66.66.66'}`.
 ///
 /// Collection `hosts`. One document per Host.
-/// Estimated size: about 30998 bytes on average, 1063998 bytes at worst.
+/// Estimated size: about 39498 bytes on average, 1080998 bytes at worst.
 #[derive(
     Debug,
     Clone,
@@ -349,7 +349,14 @@ pub struct Host {
     pub ipaddr: ::std::string::String,
     /// subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
     #[squillion(
-        subset(to = LogMessage, n = 1000, sort = "time", desc, keep("time", "message"))
+        subset(
+            to = LogMessage,
+            n = 1000,
+            sort = "time",
+            desc,
+            keep("time", "message"),
+            key = "host.id"
+        )
     )]
     pub logmsgs: ::squillion::BoundedVec<LogMessageLogmsgs, 1000>,
 }
@@ -367,7 +374,7 @@ impl Host {
     /// The `$jsonSchema` validator of `hosts`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["time","message"],"properties":{"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","ipaddr","logmsgs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ipaddr":{"bsonType":"string"},"logmsgs":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"object","required":["_id","time","message"],"properties":{"_id":{"bsonType":"objectId"},"time":{"bsonType":"date"},"message":{"bsonType":"string"}}},"description":"subset (Host.logmsgs): the latest 1,000 LogMessages by time, copied here so the Host reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"hosts documents"}"#,
         )
     }
     /// The validator document of `hosts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -611,6 +618,9 @@ pub struct ProductRef {
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct LogMessageLogmsgs {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `time` (BSON `date`).
     pub time: ::squillion::bson::DateTime,
     /// `message` (BSON `string`).

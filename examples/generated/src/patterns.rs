@@ -51,7 +51,7 @@ impl Sensor {
 /// section's name is its key, and its document holds the best times.
 ///
 /// Collection `best_times`. One document per Section.
-/// Estimated size: about 617 bytes on average, 22187 bytes at worst.
+/// Estimated size: about 787 bytes on average, 22527 bytes at worst.
 #[derive(
     Debug,
     Clone,
@@ -71,7 +71,9 @@ pub struct Section {
     #[serde(rename = "_id")]
     pub name: ::std::string::String,
     /// computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
-    #[squillion(top(n = 20, sort = "time"))]
+    #[squillion(
+        top(to = Effort, n = 20, sort = "time", keep("athlete", "time"), key = "section")
+    )]
     pub top_efforts: ::squillion::BoundedVec<EffortTopEfforts, 20>,
 }
 impl Section {
@@ -84,7 +86,7 @@ impl Section {
     /// The `$jsonSchema` validator of `best_times`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["athlete","time"],"properties":{"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
+            r#"{"bsonType":"object","required":["_id","top_efforts"],"properties":{"_id":{"bsonType":"string","description":"natural key: `name` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"top_efforts":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["_id","athlete","time"],"properties":{"_id":{"bsonType":"objectId"},"athlete":{"bsonType":"string"},"time":{"bsonType":"int","description":"Seconds."}}},"description":"computed top-20 (Section.efforts): the best 20 Efforts by time ascending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"}},"title":"best_times documents"}"#,
         )
     }
     /// The validator document of `best_times`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -981,6 +983,9 @@ impl MoviesCastOverflow {
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct EffortTopEfforts {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
     /// `athlete` (BSON `string`).
     pub athlete: ::std::string::String,
     /// Seconds.
