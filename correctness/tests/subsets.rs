@@ -190,7 +190,10 @@ async fn check(db: &Database, plan: &Value, owners: &[ObjectId], step: &str) {
             for copy in have {
                 let copy = copy.as_document().unwrap();
                 let id = copy.get(&l.child_id).unwrap_or_else(|| {
-                    panic!("{step}: a copy in `owners.{}` has no child id: {copy}", l.path)
+                    panic!(
+                        "{step}: a copy in `owners.{}` has no child id: {copy}",
+                        l.path
+                    )
                 });
                 assert!(
                     owned.contains(&id),
@@ -216,7 +219,11 @@ async fn check(db: &Database, plan: &Value, owners: &[ObjectId], step: &str) {
                     );
                 }
                 for k in &l.keep {
-                    assert_eq!(copy.get(k), child.get(k), "{step}: the copy of {id} lacks `{k}`");
+                    assert_eq!(
+                        copy.get(k),
+                        child.get(k),
+                        "{step}: the copy of {id} lacks `{k}`"
+                    );
                 }
             }
         }
@@ -321,12 +328,7 @@ macro_rules! family {
             let mut children: Vec<(ObjectId, ObjectId)> = Vec::new();
             let make = |id: ObjectId, owner: ObjectId, rng: &mut Lcg| -> m::Item {
                 let k = owners.iter().position(|o| *o == owner).unwrap();
-                let mut d = item_doc(
-                    id,
-                    owner,
-                    has_product.then_some((product, "p")),
-                    rng,
-                );
+                let mut d = item_doc(id, owner, has_product.then_some((product, "p")), rng);
                 if extended {
                     d.insert("owner", doc! { "id": owner, "title": format!("owner {k}") });
                 }
@@ -337,7 +339,9 @@ macro_rules! family {
                     0..=2 => {
                         let owner = owners[rng.next(3) as usize];
                         let id = ObjectId::new();
-                        repo.$push(&owner, &make(id, owner, &mut rng)).await.unwrap();
+                        repo.$push(&owner, &make(id, owner, &mut rng))
+                            .await
+                            .unwrap();
                         children.push((id, owner));
                         "push"
                     }
@@ -360,7 +364,13 @@ macro_rules! family {
                     }
                     _ => continue,
                 };
-                check(db, &plan, &owners, &format!("{} step {step} ({what})", stringify!($m))).await;
+                check(
+                    db,
+                    &plan,
+                    &owners,
+                    &format!("{} step {step} ({what})", stringify!($m)),
+                )
+                .await;
             }
             // A child given to an owner it does not name is refused, and nothing is written.
             let before = all(db, "items", doc! {}).await.len();
@@ -383,7 +393,13 @@ family!(
     replace_items,
     remove_items
 );
-family!(latest_ascending, subset_latest_asc, push_items, replace_items, remove_items);
+family!(
+    latest_ascending,
+    subset_latest_asc,
+    push_items,
+    replace_items,
+    remove_items
+);
 family!(
     top_with_summaries,
     subset_top_summaries,
@@ -391,7 +407,13 @@ family!(
     replace_top_items,
     remove_top_items
 );
-family!(top_one, subset_top_one, push_top_items, replace_top_items, remove_top_items);
+family!(
+    top_one,
+    subset_top_one,
+    push_top_items,
+    replace_top_items,
+    remove_top_items
+);
 family!(
     subset_and_top_together,
     subset_both,

@@ -38,7 +38,12 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
         ],
         "child_ref" => &[("find_by", ""), ("count_by", "")],
         "two_way" => &[("link", ""), ("unlink", "")],
-        "subset" => &[("push", ""), ("replace", ""), ("remove", ""), ("refill", "")],
+        "subset" => &[
+            ("push", ""),
+            ("replace", ""),
+            ("remove", ""),
+            ("refill", ""),
+        ],
         "top" => &[
             ("offer", ""),
             ("push", ""),

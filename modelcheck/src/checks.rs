@@ -87,7 +87,12 @@ fn summaries<'a>(
 }
 
 /// The aggregate of `items` a summary holds (`None`: nothing to take a max or min of).
-pub(crate) fn aggregate(f: SummaryFn, field: Option<&str>, items: &[Bson], like: &Bson) -> Option<Bson> {
+pub(crate) fn aggregate(
+    f: SummaryFn,
+    field: Option<&str>,
+    items: &[Bson],
+    like: &Bson,
+) -> Option<Bson> {
     let values: Vec<Bson> = items
         .iter()
         .filter_map(|i| i.as_document()?.get(field?).cloned())

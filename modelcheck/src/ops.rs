@@ -941,9 +941,12 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             let doc = r.get_mut(&c.name, id)?;
             let mut items = doc.get_array(path).ok()?.clone();
             items.push(Bson::Document(copy));
-            crate::checks::sort_by_field(&mut items, sort_by, *desc);
+            crate::subsets::sort_copies(&mut items, sort_by, *desc);
             items.truncate(*n);
             doc.insert(path.clone(), items);
+            // Nothing refills a subset its children do not name their parent in: the push adds
+            // the child to the summaries (`$inc`, `$max`, `$min`).
+            crate::subsets::add_to_summaries(plan, &c.name, path, doc, &item);
             Some(Expect::Ok)
         }
         Kind::SubsetPush { relation }

@@ -168,6 +168,85 @@ pub fn expected_list(l: &List, children: &[&Document]) -> Vec<Bson> {
         .collect()
 }
 
+/// Sorts copies by `field`, ties by `_id`, as the push's `$sort` does.
+pub fn sort_copies(items: &mut [Bson], field: &str, desc: bool) {
+    items.sort_by(|a, b| {
+        let key = |v: &Bson, f: &str| {
+            v.as_document()
+                .and_then(|d| d.get(f))
+                .cloned()
+                .unwrap_or(Bson::Null)
+        };
+        let o = compare(&key(a, field), &key(b, field))
+            .then_with(|| compare(&key(a, "_id"), &key(b, "_id")));
+        if desc {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+}
+
+/// Adds `item` to the summaries kept beside the subset `path` of `collection` in `doc`, as the
+/// push of a subset that is not refilled does.
+pub fn add_to_summaries(
+    plan: &Plan,
+    collection: &str,
+    path: &str,
+    doc: &mut Document,
+    item: &Document,
+) {
+    let Some(d) = plan.relationships.iter().find(|d| {
+        d.subset
+            .as_ref()
+            .is_some_and(|s| s.collection == collection && s.path == path)
+    }) else {
+        return;
+    };
+    for x in d.computed.iter().filter(|x| x.collection == collection) {
+        let ComputedFn::Summary { summary } = &x.function else {
+            continue;
+        };
+        let value = x
+            .field
+            .as_deref()
+            .and_then(|f| item.get(f))
+            .filter(|v| !matches!(v, Bson::Null));
+        let have = doc.get(&x.path).cloned();
+        let next = match (summary, value, have) {
+            (SummaryFn::Count, _, Some(Bson::Int64(c))) => Some(Bson::Int64(c + 1)),
+            (SummaryFn::Count, _, Some(Bson::Int32(c))) => Some(Bson::Int32(c + 1)),
+            (SummaryFn::Count, _, _) => Some(Bson::Int32(1)),
+            // `$inc`: the wider of the two types.
+            (SummaryFn::Total, Some(v), have) => Some(match (have.unwrap_or(Bson::Int32(0)), v) {
+                (Bson::Int32(a), Bson::Int32(b)) => a
+                    .checked_add(*b)
+                    .map_or(Bson::Int64(i64::from(a) + i64::from(*b)), Bson::Int32),
+                (Bson::Int32(a), Bson::Int64(b)) => Bson::Int64(i64::from(a) + b),
+                (Bson::Int64(a), Bson::Int32(b)) => Bson::Int64(a + i64::from(*b)),
+                (Bson::Int64(a), Bson::Int64(b)) => Bson::Int64(a + b),
+                (a, b) => Bson::Double(as_f64(&a) + as_f64(b)),
+            }),
+            (SummaryFn::Max, Some(v), Some(h)) if compare(v, &h).is_le() => Some(h),
+            (SummaryFn::Min, Some(v), Some(h)) if compare(v, &h).is_ge() => Some(h),
+            (SummaryFn::Max | SummaryFn::Min, Some(v), _) => Some(v.clone()),
+            (_, _, have) => have,
+        };
+        if let Some(v) = next {
+            doc.insert(x.path.clone(), v);
+        }
+    }
+}
+
+fn as_f64(v: &Bson) -> f64 {
+    match v {
+        Bson::Int32(x) => f64::from(*x),
+        Bson::Int64(x) => *x as f64,
+        Bson::Double(x) => *x,
+        _ => 0.0,
+    }
+}
+
 /// `(path, function, field)` of the summaries of all the children `x` keeps in the parent.
 fn summaries<'a>(x: &Refilled<'a>) -> Vec<(&'a str, SummaryFn, Option<&'a str>)> {
     x.d.computed
@@ -359,7 +438,8 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
             if lookup(&item, &x.key) != Some(id) {
                 return None;
             }
-            if r.get(&cc.name, item.get("_id")?).is_some() || ops::collides(cc, r.docs(&cc.name), &item)
+            if r.get(&cc.name, item.get("_id")?).is_some()
+                || ops::collides(cc, r.docs(&cc.name), &item)
             {
                 return Some(Expect::Duplicate);
             }
@@ -412,12 +492,15 @@ pub fn invariants(plan: &Plan, stored: &Reference, found: &mut Vec<String>) {
     for x in all(plan) {
         let docs = stored.docs(&x.children);
         for parent in stored.docs(&x.parent.name) {
-            let Some(id) = parent.get("_id") else { continue };
+            let Some(id) = parent.get("_id") else {
+                continue;
+            };
             let kids = children_of(&x, docs, id);
             for l in &x.lists {
                 let want = expected_list(l, &kids);
                 let have = parent.get_array(&l.path).cloned().unwrap_or_default();
-                let norm = |v: &[Bson]| -> Vec<Bson> { v.iter().map(crate::model::normalized).collect() };
+                let norm =
+                    |v: &[Bson]| -> Vec<Bson> { v.iter().map(crate::model::normalized).collect() };
                 if norm(&want) != norm(&have) {
                     found.push(format!(
                         "{} `{}.{}` of {} holds {}, its children give {}",

@@ -351,10 +351,10 @@ pub async fn push_subset(
     computed: &[ComputedField],
     child: &Bson,
 ) -> Result<()> {
-    let mut update = if descending {
-        push_sorted_sliced(path, item, sort_by, -1, n)
-    } else {
-        push_sorted_sliced(path, item, sort_by, 1, -n)
+    let (sort, slice) = if descending { (-1, n) } else { (1, -n) };
+    // Ties by `_id` (each copy holds the child's), so equal keys keep one order.
+    let mut update = doc! {
+        "$push": { path: { "$each": [item], "$sort": { sort_by: sort, "_id": sort }, "$slice": slice } }
     };
     add_summaries(&mut update, computed, child);
     let r = coll

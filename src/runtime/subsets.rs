@@ -354,7 +354,10 @@ async fn first(
     }
     let mut copies: Vec<Bson> = match session {
         Some(session) => {
-            let mut cursor = find.session(&mut *session).await.during("find", s.children)?;
+            let mut cursor = find
+                .session(&mut *session)
+                .await
+                .during("find", s.children)?;
             let mut out = Vec::new();
             while let Some(d) = cursor
                 .next(&mut *session)
@@ -400,7 +403,10 @@ async fn aggregates(
         };
         group.insert(c.path.replace('.', "\u{1f}"), doc! { op: value });
     }
-    let pipeline = vec![doc! { "$match": { s.key: id.clone() } }, doc! { "$group": group }];
+    let pipeline = vec![
+        doc! { "$match": { s.key: id.clone() } },
+        doc! { "$group": group },
+    ];
     let aggregate = children.aggregate(pipeline);
     let first = match session {
         Some(session) => {

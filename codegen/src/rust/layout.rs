@@ -534,7 +534,10 @@ fn list_copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut C
     }
     let mut lists: Vec<(&str, &str, &str, &[String])> = Vec::new();
     if let Some(s) = &d.subset {
-        if s.children.as_ref().is_some_and(|ch| ch.collection == c.name) {
+        if s.children
+            .as_ref()
+            .is_some_and(|ch| ch.collection == c.name)
+        {
             lists.push((&s.collection, &s.path, &s.sort_by, &s.keep));
         }
     }

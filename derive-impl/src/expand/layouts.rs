@@ -54,12 +54,15 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 inverse_max,
                 ..
             } => two_way(item, f, to, inverse, *inverse_max),
-            Layout::Subset { key: Some(_), .. } | Layout::Top { key: Some(_), to: Some(_), .. } => {
-                match refilled_of(f) {
-                    Some(r) => refilled(item, f, &r),
-                    None => TokenStream::new(),
-                }
-            }
+            Layout::Subset { key: Some(_), .. }
+            | Layout::Top {
+                key: Some(_),
+                to: Some(_),
+                ..
+            } => match refilled_of(f) {
+                Some(r) => refilled(item, f, &r),
+                None => TokenStream::new(),
+            },
             Layout::Subset {
                 to,
                 n,
@@ -547,10 +550,11 @@ fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> TokenStream {
     // Every list of the same children (a subset and a top-N list of one relationship) is kept
     // by each write of a child, with the summaries of any of them.
     let same = |o: &Refilled<'_>| {
-        o.key == key && quote!(#to).to_string() == {
-            let t = o.to;
-            quote!(#t).to_string()
-        }
+        o.key == key
+            && quote!(#to).to_string() == {
+                let t = o.to;
+                quote!(#t).to_string()
+            }
     };
     let group: Vec<(&Field<'_>, Refilled<'_>)> = item
         .fields
