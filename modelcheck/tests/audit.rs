@@ -114,6 +114,11 @@ struct Drift {
     before: Option<Bson>,
     after: Bson,
     expected: BTreeSet<Row>,
+    /// A collection whose lists and summaries kept over the ids the drift removes may also
+    /// disagree (whether they do depends on the data: a removed child outside the top N
+    /// changes nothing): their `wrong_subset`, `stale_subset` and `wrong_summary` findings
+    /// are allowed beside `expected`.
+    lists_in: Option<String>,
 }
 
 fn entity_collection<'p>(plan: &'p Plan, entity: &str) -> Option<&'p Collection> {
@@ -209,6 +214,7 @@ async fn copy_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
             before: Some(before),
             after,
             expected,
+            lists_in: None,
         });
     }
     out
@@ -276,6 +282,7 @@ async fn summary_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
                 before: Some(before.clone()),
                 after,
                 expected: [row(&x.collection, "wrong_summary", &x.path, 1)].into(),
+                lists_in: None,
             });
         }
     }
@@ -330,6 +337,7 @@ async fn subset_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
                 before: Some(before.clone()),
                 after: Bson::Array(items[1..].to_vec()),
                 expected: [row(collection, "wrong_subset", path, 1)].into(),
+                lists_in: None,
             });
             // A kept scalar that does not order the list.
             let kept = list.children.iter().find(|k| {
@@ -355,6 +363,7 @@ async fn subset_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
                 before: Some(before),
                 after: Bson::Array(after),
                 expected: [row(collection, "stale_subset", path, 1)].into(),
+                lists_in: None,
             });
         }
     }
@@ -403,6 +412,7 @@ async fn link_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
                 before: Some(Bson::Array(items.clone())),
                 after: Bson::Array(items[1..].to_vec()),
                 expected: [row(&other.collection, "broken_link", &other.path, 1)].into(),
+                lists_in: Some(here.collection.clone()),
             });
             break;
         }
@@ -443,7 +453,18 @@ async fn check(db: &Database, plan: &Plan, sqn: &str, name: &str) -> Result<Chec
         set(db, &dr.collection, &dr.id, &dr.field, Some(&dr.after)).await;
         let report = audit(db, sqn, name).await?;
         set(db, &dr.collection, &dr.id, &dr.field, dr.before.as_ref()).await;
-        let found = data(&report);
+        let found: BTreeSet<Row> = data(&report)
+            .into_iter()
+            .filter(|r| {
+                left.contains(r)
+                    || dr.expected.contains(r)
+                    || dr.lists_in.as_deref() != Some(r.0.as_str())
+                    || !matches!(
+                        r.1.as_str(),
+                        "wrong_subset" | "stale_subset" | "wrong_summary"
+                    )
+            })
+            .collect();
         let expected: BTreeSet<Row> = left.union(&dr.expected).cloned().collect();
         if found != expected {
             return Err(format!(
