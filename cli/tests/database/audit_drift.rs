@@ -109,7 +109,9 @@ async fn audit_finds_the_copies_subsets_and_links_changed_behind_the_repositorie
         let mine: Vec<(ObjectId, i64)> = (0..*n).map(|m| (ObjectId::new(), m)).collect();
         let mut latest: Vec<Bson> = mine
             .iter()
-            .map(|(_, m)| Bson::Document(doc! { "time": at(*m), "message": format!("{name} {m}") }))
+            .map(|(id, m)| {
+                Bson::Document(doc! { "_id": id, "time": at(*m), "message": format!("{name} {m}") })
+            })
             .collect();
         latest.reverse();
         insert(
