@@ -101,7 +101,7 @@ pub fn room_for_one(path: &str, max: usize) -> BsonDocument {
 }
 
 /// Why an update matched nothing: the document is missing, or the bound stopped it.
-async fn missing_or_full(
+pub(crate) async fn missing_or_full(
     coll: &Collection<BsonDocument>,
     id: &Bson,
     path: &str,
@@ -112,10 +112,7 @@ async fn missing_or_full(
         .limit(1)
         .await
     {
-        Ok(0) => Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(id),
-        },
+        Ok(0) => super::core::not_found_in(coll, id),
         Ok(_) => Error::BoundExceeded {
             field: format!("{}.{path}", coll.name()),
             max,
@@ -181,10 +178,7 @@ pub async fn set_bounded(
         .await
         .during("update", coll.name())?;
     if r.matched_count == 0 {
-        return Err(Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(&id),
-        });
+        return Err(super::core::not_found_in(coll, &id));
     }
     Ok(())
 }
@@ -201,10 +195,7 @@ pub async fn set_field(
         .await
         .during("update", coll.name())?;
     if r.matched_count == 0 {
-        return Err(Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(&id),
-        });
+        return Err(super::core::not_found_in(coll, &id));
     }
     Ok(())
 }
@@ -225,10 +216,7 @@ pub async fn pull(
         .await
         .during("update", coll.name())?;
     if r.matched_count == 0 {
-        return Err(Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(&id),
-        });
+        return Err(super::core::not_found_in(coll, &id));
     }
     Ok(r.modified_count == 1)
 }
@@ -362,10 +350,7 @@ pub async fn push_subset(
         .await
         .during("update", coll.name())?;
     if r.matched_count == 0 {
-        return Err(Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(&id),
-        });
+        return Err(super::core::not_found_in(coll, &id));
     }
     Ok(())
 }

@@ -48,6 +48,14 @@ pub fn to_document<V: serde::Serialize + ?Sized>(value: &V) -> Result<BsonDocume
     Ok(bson::to_document(value)?)
 }
 
+/// [`Error::NotFound`] for `id` in `coll`.
+pub(crate) fn not_found_in<T: Send + Sync>(coll: &Collection<T>, id: &Bson) -> Error {
+    Error::NotFound {
+        collection: coll.name().to_owned(),
+        id: describe(id),
+    }
+}
+
 /// A short text naming an id in error messages.
 pub fn describe(id: &Bson) -> String {
     id.clone().into_relaxed_extjson().to_string()
@@ -196,10 +204,7 @@ impl<T: Document> RepoCore<T> {
 
     /// [`Error::NotFound`] for `id` in this collection.
     pub fn not_found(&self, id: &Bson) -> Error {
-        Error::NotFound {
-            collection: self.raw.name().to_owned(),
-            id: describe(id),
-        }
+        not_found_in(&self.raw, id)
     }
 
     /// Replaces the stored document with `doc` (matched on its `_id`); false if none was stored.

@@ -10,10 +10,20 @@ use mongodb::Collection;
 use crate::error::Context;
 use crate::{Error, Result};
 
-fn not_found(coll: &Collection<BsonDocument>, id: &Bson) -> Error {
-    Error::NotFound {
-        collection: coll.name().to_owned(),
-        id: super::core::describe(id),
+use super::core::not_found_in as not_found;
+
+/// `value` when document `id` exists (the update's own filter stopped the write), else
+/// [`Error::NotFound`].
+async fn unless_missing<V>(coll: &Collection<BsonDocument>, id: &Bson, value: V) -> Result<V> {
+    let exists = coll
+        .count_documents(doc! { "_id": id.clone() })
+        .limit(1)
+        .await
+        .during("count", coll.name())?;
+    if exists == 0 {
+        Err(not_found(coll, id))
+    } else {
+        Ok(value)
     }
 }
 
@@ -155,18 +165,7 @@ pub async fn dec_guarded(
     let filter = doc! { "_id": id.clone(), path: { "$gte": floor } };
     match inc_where(coll, filter, path, minus).await? {
         Some(v) => Ok(Some(v)),
-        None => {
-            let exists = coll
-                .count_documents(doc! { "_id": id.clone() })
-                .limit(1)
-                .await
-                .during("count", coll.name())?;
-            if exists == 0 {
-                Err(not_found(coll, &id))
-            } else {
-                Ok(None)
-            }
-        }
+        None => unless_missing(coll, &id, None).await,
     }
 }
 
@@ -196,16 +195,7 @@ pub async fn replace_element(
     if r.matched_count == 1 {
         return Ok(true);
     }
-    let exists = coll
-        .count_documents(doc! { "_id": id.clone() })
-        .limit(1)
-        .await
-        .during("count", coll.name())?;
-    if exists == 0 {
-        Err(not_found(coll, &id))
-    } else {
-        Ok(false)
-    }
+    unless_missing(coll, &id, false).await
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use futures::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
 use super::arrays::{add_summaries, lookup, ComputedField, Summary};
-use super::core::describe;
+use super::core::{describe, not_found_in as not_found};
 use crate::error::Context;
 use crate::{Error, Result};
 
@@ -440,13 +440,6 @@ async fn aggregates(
 
 fn database(c: &Collection<BsonDocument>) -> Database {
     c.client().database(&c.namespace().db)
-}
-
-fn not_found(c: &Collection<BsonDocument>, id: &Bson) -> Error {
-    Error::NotFound {
-        collection: c.name().to_owned(),
-        id: describe(id),
-    }
 }
 
 #[cfg(test)]

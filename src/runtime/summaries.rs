@@ -111,10 +111,7 @@ pub async fn resync(
             .await
             .during("find", coll.name())?
         else {
-            return Err(Error::NotFound {
-                collection: coll.name().to_owned(),
-                id: super::core::describe(&id),
-            });
+            return Err(super::core::not_found_in(coll, &id));
         };
         let whole = Bson::Document(d);
         let array = lookup(&whole, path).cloned();

@@ -4,9 +4,9 @@
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
 
-use super::arrays::{add_ref_filter, room_for_one};
+use super::arrays::{add_ref_filter, missing_or_full, room_for_one};
 use crate::error::Context;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The other side's field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,25 +37,6 @@ pub struct Side<'a> {
     pub inverse: Inverse,
 }
 
-async fn full_or_missing(
-    coll: &Collection<BsonDocument>,
-    id: &Bson,
-    path: &str,
-    max: usize,
-) -> Error {
-    match coll.count_documents(doc! { "_id": id.clone() }).await {
-        Ok(0) => Error::NotFound {
-            collection: coll.name().to_owned(),
-            id: super::core::describe(id),
-        },
-        Ok(_) => Error::BoundExceeded {
-            field: format!("{}.{path}", coll.name()),
-            max,
-        },
-        Err(e) => Error::Driver(crate::DriverError::new(e).during("count", coll.name())),
-    }
-}
-
 async fn link_body(
     side: &Side<'_>,
     this_id: &Bson,
@@ -76,7 +57,7 @@ async fn link_body(
     )
     .during("update", side.this.name())?;
     if r.matched_count == 0 {
-        return Err(full_or_missing(side.this, this_id, side.this_path, side.this_max).await);
+        return Err(missing_or_full(side.this, this_id, side.this_path, side.this_max).await);
     }
     match side.inverse {
         Inverse::Many { max } => {
@@ -89,7 +70,7 @@ async fn link_body(
             )
             .during("update", side.other.name())?;
             if r.matched_count == 0 {
-                return Err(full_or_missing(side.other, other_id, side.other_path, max).await);
+                return Err(missing_or_full(side.other, other_id, side.other_path, max).await);
             }
         }
         Inverse::One => {
@@ -111,10 +92,7 @@ async fn link_body(
             )
             .during("update", side.other.name())?;
             if r.matched_count == 0 {
-                return Err(Error::NotFound {
-                    collection: side.other.name().to_owned(),
-                    id: super::core::describe(other_id),
-                });
+                return Err(super::core::not_found_in(side.other, other_id));
             }
         }
     }
