@@ -126,6 +126,15 @@ pub(crate) fn aggregate(
     }
 }
 
+/// Whether a stored summary `have` is the aggregate `want` (no aggregate: absent or null).
+pub(crate) fn summary_agrees(want: Option<&Bson>, have: Option<&Bson>) -> bool {
+    match (want, have) {
+        (Some(w), Some(h)) => same(w, h),
+        (None, None | Some(Bson::Null)) => true,
+        _ => false,
+    }
+}
+
 /// Numbers compare by value whatever their width; everything else exactly.
 pub(crate) fn same(a: &Bson, b: &Bson) -> bool {
     compare(a, b) == Ordering::Equal && std::mem::discriminant(a) == std::mem::discriminant(b)
@@ -272,12 +281,7 @@ pub fn invariants(plan: &Plan, stored: &Reference) -> Vec<String> {
                 let have = doc.get(path);
                 let like = have.cloned().unwrap_or(Bson::Int32(0));
                 let want = aggregate(f, field, &items, &like);
-                let ok = match (&want, have) {
-                    (Some(w), Some(h)) => same(w, h),
-                    (None, None | Some(Bson::Null)) => true,
-                    _ => false,
-                };
-                if !ok {
+                if !summary_agrees(want.as_ref(), have) {
                     found.push(format!(
                         "summary `{}.{path}` ({f:?} of `{array}`) of {} is {}, the array gives {}",
                         c.name,

@@ -464,23 +464,12 @@ fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
                 },
             );
             let mut doc = old.clone();
-            // Change one declared field that no copy is made of.
-            let mut copied: Vec<String> = copied_fields(s.plan, c);
-            // Fields under a unique index keep their value: the test server keeps a replaced
-            // document's old key in a unique index (insert u=a, replace with u=b, insert u=a is
-            // refused), a server defect docs/testing.md records.
-            copied.extend(
-                c.indexes
-                    .iter()
-                    .filter(|i| i.unique)
-                    .filter_map(|i| i.keys.first())
-                    .map(|k| k.path.clone()),
-            );
+            // Change one declared field that is neither copied nor unique.
+            let kept = kept_fields(s.plan, c);
             let candidates: Vec<&String> = fresh
                 .keys()
                 .filter(|k| {
-                    !copied.contains(k)
-                        && c.variants.as_ref().is_none_or(|v| &v.discriminator != *k)
+                    !kept.contains(k) && c.variants.as_ref().is_none_or(|v| &v.discriminator != *k)
                 })
                 .filter(|k| c.field(k).is_some_and(|f| f.variant.is_none()))
                 .collect();
@@ -594,6 +583,21 @@ pub(crate) fn links_of_new_child(
         ));
     }
     Some(out)
+}
+
+/// The fields of `c` a replacement keeps: those copied elsewhere, and those under a unique
+/// index (the test server keeps a replaced document's old key in a unique index: insert u=a,
+/// replace with u=b, insert u=a is refused, a server defect docs/testing.md records).
+pub fn kept_fields(plan: &Plan, c: &Collection) -> Vec<String> {
+    let mut kept = copied_fields(plan, c);
+    kept.extend(
+        c.indexes
+            .iter()
+            .filter(|i| i.unique)
+            .filter_map(|i| i.keys.first())
+            .map(|k| k.path.clone()),
+    );
+    kept
 }
 
 /// The top-level fields of `c` copied elsewhere (their changes must fan out).

@@ -6,7 +6,7 @@
 use bson::{Bson, Document};
 use squillion_codegen::plan::{Collection, ComputedFn, Decision, Plan, SummaryFn};
 
-use crate::checks::{aggregate, compare, same};
+use crate::checks::{aggregate, compare, summary_agrees};
 use crate::model::{show, Reference};
 use crate::ops::{self, Expect, Kind, Op, Schema};
 use crate::values::Rng;
@@ -364,14 +364,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Opt
                 },
             );
             let mut doc = old.clone();
-            let mut fixed = ops::copied_fields(s.plan, c);
-            fixed.extend(
-                c.indexes
-                    .iter()
-                    .filter(|i| i.unique)
-                    .filter_map(|i| i.keys.first())
-                    .map(|k| k.path.clone()),
-            );
+            let fixed = ops::kept_fields(s.plan, c);
             let candidates: Vec<&String> = fresh
                 .keys()
                 .filter(|k| !fixed.contains(k) && **k != top)
@@ -518,12 +511,7 @@ pub fn invariants(plan: &Plan, stored: &Reference, found: &mut Vec<String>) {
                 let have = parent.get(path);
                 let like = have.cloned().unwrap_or(Bson::Int32(0));
                 let want = aggregate(f, field, &all, &like);
-                let ok = match (&want, have) {
-                    (Some(w), Some(h)) => same(w, h),
-                    (None, None | Some(Bson::Null)) => true,
-                    _ => false,
-                };
-                if !ok {
+                if !summary_agrees(want.as_ref(), have) {
                     found.push(format!(
                         "summary `{}.{path}` ({f:?}) of {} is {}, its {} children give {}",
                         x.parent.name,
