@@ -11,8 +11,9 @@ use squillion_codegen::plan::{
     Collection, CollectionRole, ComputedFn, Layout, Plan, Shape, SummaryFn,
 };
 
+use crate::documents::copy_source;
 use crate::model::{show, Reference};
-use crate::ops::{copy_source, values_at};
+use crate::unique::values_at;
 
 /// Orders two BSON values as MongoDB sorts values of one type.
 pub fn compare(a: &Bson, b: &Bson) -> Ordering {

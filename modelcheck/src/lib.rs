@@ -10,14 +10,18 @@
 //! how to reproduce a failure.
 #![deny(warnings, missing_docs)]
 
+pub mod apply;
 pub mod checks;
 pub mod coverage;
+pub mod documents;
+pub mod draw;
 pub mod driver;
 pub mod model;
 pub mod ops;
 pub mod queries;
 pub mod run;
 pub mod subsets;
+pub mod unique;
 pub mod values;
 
 /// The generated batch: one module per schema, and [`schemas::SCHEMAS`].

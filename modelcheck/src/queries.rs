@@ -10,7 +10,8 @@ use squillion_codegen::plan::{QueryOp, QueryPlan};
 
 use crate::checks::compare;
 use crate::model::Reference;
-use crate::ops::{values_at, Expect, Kind, Op, Schema};
+use crate::ops::{Expect, Kind, Op, Schema};
+use crate::unique::values_at;
 use crate::values::Rng;
 
 /// The query `name` of the Plan.

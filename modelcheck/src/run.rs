@@ -254,9 +254,9 @@ async fn step(
             }
             continue;
         }
-        let part = &ops::settle(s, r, part);
+        let part = &crate::apply::settle(s, r, part);
         let mut next = r.clone();
-        let Some(expect) = ops::expect(s, &mut next, part) else {
+        let Some(expect) = crate::apply::expect(s, &mut next, part) else {
             if first {
                 return Ok(None);
             }
@@ -395,7 +395,7 @@ pub async fn run(
     } else {
         let (mut r, mut read) = (Reference::default(), Reference::default());
         for _ in 0..steps {
-            let Some(op) = ops::draw(&s, &r, &mut rng) else {
+            let Some(op) = crate::draw::draw(&s, &r, &mut rng) else {
                 break;
             };
             ops.push(op.clone());
@@ -455,7 +455,7 @@ pub async fn populate(
         let (mut r, mut read) = (Reference::default(), Reference::default());
         let mut methods = BTreeMap::new();
         for _ in 0..steps {
-            let Some(op) = ops::draw(&s, &r, &mut rng) else {
+            let Some(op) = crate::draw::draw(&s, &r, &mut rng) else {
                 break;
             };
             step(entry.driver, &db, &s, &mut r, &mut read, &op, &mut methods).await?;

@@ -8,7 +8,7 @@ use squillion_codegen::plan::{Collection, ComputedFn, Decision, Plan, SummaryFn}
 
 use crate::checks::{aggregate, compare, summary_agrees};
 use crate::model::{show, Reference};
-use crate::ops::{self, Expect, Kind, Op, Schema};
+use crate::ops::{Expect, Kind, Op, Schema};
 use crate::values::Rng;
 
 /// One array of copies a parent keeps.
@@ -320,7 +320,7 @@ fn key_value(s: &Schema<'_>, x: &Refilled<'_>, r: &Reference, parent: &Bson) -> 
     ext.insert("id", parent.clone());
     for c in &f.children {
         if c.name != "id" {
-            if let Some(v) = ops::copy_source(c, x.parent, pdoc) {
+            if let Some(v) = crate::documents::copy_source(c, x.parent, pdoc) {
                 ext.insert(c.name.clone(), v);
             }
         }
@@ -341,7 +341,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Opt
     match rng.below(10) {
         0..=4 => {
             let parent = rng.pick(parents)?.get("_id")?.clone();
-            let mut doc = ops::new_document(c, s, r, rng)?;
+            let mut doc = crate::documents::new_document(c, s, r, rng)?;
             doc.insert(top, key_value(s, &x, r, &parent)?);
             let mut op = Op::new(
                 &x.parent.name,
@@ -351,7 +351,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Opt
                     relation: x.d.id.clone(),
                 },
             );
-            op.then = ops::links_of_new_child(s, r, c, &doc)?;
+            op.then = crate::draw::links_of_new_child(s, r, c, &doc)?;
             Some(op)
         }
         5..=7 => {
@@ -364,7 +364,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Opt
                 },
             );
             let mut doc = old.clone();
-            let fixed = ops::kept_fields(s.plan, c);
+            let fixed = crate::draw::kept_fields(s.plan, c);
             let candidates: Vec<&String> = fresh
                 .keys()
                 .filter(|k| !fixed.contains(k) && **k != top)
@@ -427,12 +427,12 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         Kind::SubsetPush { .. } => {
             let (id, item) = (args.first()?, args.get(1)?.as_document()?.clone());
             r.get(&x.parent.name, id)?;
-            let item = ops::stamped(cc, item);
+            let item = crate::apply::stamped(cc, item);
             if lookup(&item, &x.key) != Some(id) {
                 return None;
             }
             if r.get(&cc.name, item.get("_id")?).is_some()
-                || ops::collides(cc, r.docs(&cc.name), &item)
+                || crate::unique::collides(cc, r.docs(&cc.name), &item)
             {
                 return Some(Expect::Duplicate);
             }
@@ -441,7 +441,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
             Some(Expect::Ok)
         }
         Kind::SubsetReplace { .. } => {
-            let item = ops::stamped(cc, args.first()?.as_document()?.clone());
+            let item = crate::apply::stamped(cc, args.first()?.as_document()?.clone());
             let child = item.get("_id")?.clone();
             let Some(old) = r.get(&cc.name, &child).cloned() else {
                 return Some(Expect::Ok);
@@ -454,7 +454,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
                 .filter(|d| d.get("_id") != Some(&child))
                 .cloned()
                 .collect();
-            if ops::collides(cc, &others, &item) {
+            if crate::unique::collides(cc, &others, &item) {
                 return Some(Expect::Duplicate);
             }
             *r.get_mut(&cc.name, &child)? = item;

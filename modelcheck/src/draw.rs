@@ -1,0 +1,414 @@
+//! Drawing an operation the current state allows: inserts, replacements and deletes, and the
+//! layout methods each relationship gives a collection's repository.
+
+use bson::{Bson, Document};
+use squillion_codegen::plan::{
+    Collection, ComputedFn, FieldKind, Layout, Plan, PlanField, Shape, SummaryFn,
+};
+
+use crate::documents::{copy_source, fill, new_document, reference_to};
+use crate::model::Reference;
+use crate::ops::{writable, Kind, Op, Schema};
+use crate::values::{self, Context, Rng};
+
+/// Draws one operation the current state allows, or `None` when none applies.
+pub fn draw(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
+    for _ in 0..20 {
+        if let Some(op) = draw_once(s, r, rng) {
+            return Some(op);
+        }
+    }
+    None
+}
+
+fn top_level<'a>(c: &'a Collection, path: &str) -> Option<&'a PlanField> {
+    if path.contains('.') {
+        None
+    } else {
+        c.field(path)
+    }
+}
+
+fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
+    if rng.below(12) == 0 {
+        if let Some(op) = crate::queries::draw(s, r, rng) {
+            return Some(op);
+        }
+    }
+    let writable: Vec<&Collection> = s.plan.collections.iter().filter(|c| writable(c)).collect();
+    let c = *rng.pick(&writable)?;
+    let docs = r.docs(&c.name);
+    // Children of a subset come through the parent's `push_<f>`, which inserts them and keeps
+    // the subset; a bare insert would leave the subset stale.
+    let subset_child = s
+        .plan
+        .relationships
+        .iter()
+        .any(|d| d.subset.is_some() && s.home(&d.child).is_some_and(|h| h.name == c.name));
+    // Children of a subset or top-N list refilled from them are written through their parent
+    // (`push_<f>`, `replace_<f>`, `remove_<f>`), which keeps every list and summary.
+    if crate::subsets::is_children(s.plan, c) {
+        return match rng.below(10) {
+            0..=7 => crate::subsets::draw(s, r, c, rng),
+            _ => layout_op(s, r, c, rng),
+        };
+    }
+    match rng.below(10) {
+        0..=2 if subset_child => layout_op(s, r, c, rng),
+        0..=2 => {
+            let doc = new_document(c, s, r, rng)?;
+            let mut op = Op::new(
+                &c.name,
+                "insert".into(),
+                vec![Bson::Document(doc.clone())],
+                Kind::Insert,
+            );
+            op.then = links_of_new_child(s, r, c, &doc)?;
+            Some(op)
+        }
+        3 => {
+            let old = rng.pick(docs)?.clone();
+            let fresh = values::document_of(
+                &c.fields,
+                rng,
+                &Context {
+                    collection: Some(c),
+                },
+            );
+            let mut doc = old.clone();
+            // Change one declared field that is neither copied nor unique.
+            let kept = kept_fields(s.plan, c);
+            let candidates: Vec<&String> = fresh
+                .keys()
+                .filter(|k| {
+                    !kept.contains(k) && c.variants.as_ref().is_none_or(|v| &v.discriminator != *k)
+                })
+                .filter(|k| c.field(k).is_some_and(|f| f.variant.is_none()))
+                .collect();
+            let key = (*rng.pick(&candidates)?).clone();
+            doc.insert(key.clone(), fresh.get(&key)?.clone());
+            Some(Op::new(
+                &c.name,
+                "replace".into(),
+                vec![Bson::Document(doc)],
+                Kind::Replace,
+            ))
+        }
+        4 => {
+            let doc = rng.pick(docs)?;
+            let id = doc.get("_id")?.clone();
+            if r.mentions(&id) {
+                return None;
+            }
+            Some(Op::new(&c.name, "delete".into(), vec![id], Kind::Delete))
+        }
+        _ => layout_op(s, r, c, rng),
+    }
+}
+
+/// The links that complete a new child of a two-way relationship: its reference to the parent
+/// was set at insert, the parent's array must list it too (`link_<f>` from the parent).
+pub(crate) fn links_of_new_child(
+    s: &Schema<'_>,
+    r: &Reference,
+    c: &Collection,
+    doc: &Document,
+) -> Option<Vec<Op>> {
+    let mut out = Vec::new();
+    for d in s
+        .plan
+        .relationships
+        .iter()
+        .filter(|d| d.strategy == Layout::TwoWay)
+    {
+        let Some(mine) = d
+            .placement
+            .iter()
+            .find(|p| p.collection == c.name && matches!(p.shape, Shape::Id | Shape::ExtendedRef))
+        else {
+            continue;
+        };
+        let Some(theirs) = d
+            .placement
+            .iter()
+            .find(|p| matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs))
+        else {
+            continue;
+        };
+        let Some(parent) = doc.get(&mine.path).cloned() else {
+            continue;
+        };
+        let pc = s.plan.collection(&theirs.collection)?;
+        let pf = pc.field(&theirs.path)?;
+        let code = &pf.code_name;
+        r.get(&pc.name, &parent)?;
+        let max = theirs
+            .max_items
+            .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+        if theirs.shape == Shape::ArrayOfExtendedRefs {
+            // With copies beside the ids the derive has no `link_<f>`: the parent's array is an
+            // embedded array of extended references, appended with `push_<f>`.
+            let mut ext = Document::new();
+            for x in &pf.children {
+                if x.name == "id" {
+                    ext.insert("id", doc.get("_id")?.clone());
+                } else if let Some(v) = copy_source(x, c, doc) {
+                    ext.insert(x.name.clone(), v);
+                }
+            }
+            out.push(Op::new(
+                &pc.name,
+                format!("push_{code}"),
+                vec![parent, Bson::Document(ext)],
+                Kind::Push {
+                    path: theirs.path.clone(),
+                    max,
+                },
+            ));
+            continue;
+        }
+        if !s.has(&pc.name, &format!("link_{code}")) {
+            // No two-way link when the child's side carries copies: the parent's id array is a
+            // plain bounded array, appended with `push_<f>`.
+            out.push(Op::new(
+                &pc.name,
+                format!("push_{code}"),
+                vec![parent, doc.get("_id")?.clone()],
+                Kind::Push {
+                    path: theirs.path.clone(),
+                    max,
+                },
+            ));
+            continue;
+        }
+        out.push(Op::new(
+            &pc.name,
+            format!("link_{code}"),
+            vec![parent, doc.get("_id")?.clone()],
+            Kind::Link {
+                path: theirs.path.clone(),
+                max,
+                other: c.name.clone(),
+                inverse: mine.path.clone(),
+                inverse_max: None,
+            },
+        ));
+    }
+    Some(out)
+}
+
+/// The fields of `c` a replacement keeps: those copied elsewhere, and those under a unique
+/// index (the test server keeps a replaced document's old key in a unique index: insert u=a,
+/// replace with u=b, insert u=a is refused, a server defect docs/testing.md records).
+pub fn kept_fields(plan: &Plan, c: &Collection) -> Vec<String> {
+    let mut kept = copied_fields(plan, c);
+    kept.extend(
+        c.indexes
+            .iter()
+            .filter(|i| i.unique)
+            .filter_map(|i| i.keys.first())
+            .map(|k| k.path.clone()),
+    );
+    kept
+}
+
+/// The top-level fields of `c` copied elsewhere (their changes must fan out).
+pub fn copied_fields(plan: &Plan, c: &Collection) -> Vec<String> {
+    plan.relationships
+        .iter()
+        .flat_map(|d| &d.denormalized)
+        .filter_map(|x| x.source.split_once('.'))
+        .filter(|(e, _)| *e == c.entity)
+        .filter_map(|(_, f)| {
+            c.fields
+                .iter()
+                .find(|x| x.code_name == f || x.name == f)
+                .map(|x| x.name.clone())
+        })
+        .collect()
+}
+
+/// `remove_<f>` of one element of `doc`'s array `f`, if it has one.
+fn remove_one(
+    c: &Collection,
+    doc: &Document,
+    id: &Bson,
+    f: &PlanField,
+    rng: &mut Rng,
+) -> Option<Op> {
+    let Some(Bson::Array(items)) = doc.get(&f.name) else {
+        return None;
+    };
+    let item = rng.pick(items)?.clone();
+    Some(Op::new(
+        &c.name,
+        format!("remove_{}", f.code_name),
+        vec![id.clone(), item],
+        Kind::Pull {
+            path: f.name.clone(),
+        },
+    ))
+}
+
+fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Option<Op> {
+    let docs = r.docs(&c.name);
+    let doc = rng.pick(docs)?.clone();
+    let id = doc.get("_id")?.clone();
+    let mut options: Vec<Op> = Vec::new();
+    for d in &s.plan.relationships {
+        for p in d.placement.iter().filter(|p| p.collection == c.name) {
+            let Some(f) = top_level(c, &p.path) else {
+                continue;
+            };
+            let code = &f.code_name;
+            let max = p
+                .max_items
+                .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+            match (d.strategy, p.shape) {
+                // A two-way array of extended references is only appended to when its child is
+                // created (`links_of_new_child`): the derive has no link that moves a child.
+                (Layout::Embed, Shape::ArrayOfSubdocuments) | (_, Shape::ArrayOfExtendedRefs)
+                    if d.outlier.is_none()
+                        && d.strategy != Layout::TwoWay
+                        && s.has(&c.name, &format!("push_{code}")) =>
+                {
+                    let item = if p.shape == Shape::ArrayOfExtendedRefs
+                        || f.kind == FieldKind::RefArray
+                    {
+                        reference_to(f, s, r, rng)
+                    } else {
+                        let mut item = values::document_of(&f.children, rng, &Context::default());
+                        fill(&f.children, &mut item, s, r, rng).map(|()| Bson::Document(item))
+                    };
+                    if let Some(item) = item {
+                        options.push(Op::new(
+                            &c.name,
+                            format!("push_{code}"),
+                            vec![id.clone(), item],
+                            Kind::Push {
+                                path: f.name.clone(),
+                                max,
+                            },
+                        ));
+                    }
+                    // Removing an element: summaries of the array follow (issue 11, defect 3).
+                    if s.has(&c.name, &format!("remove_{code}")) {
+                        options.extend(remove_one(c, &doc, &id, f, rng));
+                    }
+                }
+                (Layout::ParentRefs | Layout::OneWay, Shape::ArrayOfIds)
+                    if s.has(&c.name, &format!("add_{code}")) =>
+                {
+                    if let Some(target) = reference_to(f, s, r, rng) {
+                        options.push(Op::new(
+                            &c.name,
+                            format!("add_{code}"),
+                            vec![id.clone(), target],
+                            Kind::AddRef {
+                                path: f.name.clone(),
+                                max,
+                            },
+                        ));
+                    }
+                    options.extend(remove_one(c, &doc, &id, f, rng));
+                }
+                (Layout::TwoWay, Shape::ArrayOfIds) if s.has(&c.name, &format!("link_{code}")) => {
+                    let Some(other) = d
+                        .placement
+                        .iter()
+                        .find(|o| o.collection != p.collection || o.path != p.path)
+                    else {
+                        continue;
+                    };
+                    if let Some(target) = reference_to(f, s, r, rng) {
+                        options.push(Op::new(
+                            &c.name,
+                            format!("link_{code}"),
+                            vec![id.clone(), target],
+                            Kind::Link {
+                                path: f.name.clone(),
+                                max,
+                                other: other.collection.clone(),
+                                inverse: other.path.clone(),
+                                inverse_max: (other.shape == Shape::ArrayOfIds).then(|| {
+                                    other.max_items.map_or(usize::MAX, |m| {
+                                        usize::try_from(m).unwrap_or(usize::MAX)
+                                    })
+                                }),
+                            },
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(sub) = d.subset.as_ref().filter(|sub| sub.children.is_none()) {
+            if sub.collection == c.name && s.has(&c.name, &format!("push_{}", sub.path)) {
+                let child = s.home(&d.child).filter(|h| writable(h));
+                let keep = c
+                    .field(&sub.path)
+                    .map(|f| f.children.iter().map(|x| x.name.clone()).collect())
+                    .unwrap_or_default();
+                if let Some(child) = child {
+                    if let Some(mut doc) = new_document(child, s, r, rng) {
+                        // The child belongs to this parent.
+                        if let Some(back) = d
+                            .placement
+                            .iter()
+                            .find(|p| p.collection == child.name && !p.path.contains('.'))
+                        {
+                            let f = child.field(&back.path);
+                            let v = match f {
+                                Some(f) if f.bson_type == "object" => {
+                                    let mut ext = Document::new();
+                                    ext.insert("id", id.clone());
+                                    for x in &f.children {
+                                        if x.name != "id" {
+                                            if let Some(v) = copy_source(x, c, r.get(&c.name, &id)?)
+                                            {
+                                                ext.insert(x.name.clone(), v);
+                                            }
+                                        }
+                                    }
+                                    Bson::Document(ext)
+                                }
+                                _ => id.clone(),
+                            };
+                            doc.insert(back.path.clone(), v);
+                        }
+                        options.push(Op::new(
+                            &c.name,
+                            format!("push_{}", sub.path),
+                            vec![id.clone(), Bson::Document(doc)],
+                            Kind::Subset {
+                                path: sub.path.clone(),
+                                child: child.name.clone(),
+                                n: usize::try_from(sub.n).unwrap_or(usize::MAX),
+                                sort_by: sub.sort_by.clone(),
+                                desc: sub.descending,
+                                keep,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for field in copied_fields(s.plan, c) {
+        let Some(f) = c.field(&field) else { continue };
+        let method = format!("set_{}", f.code_name);
+        if s.has(&c.name, &method) {
+            let v = values::value(f, rng, &Context::default());
+            options.push(Op::new(
+                &c.name,
+                method,
+                vec![id.clone(), v],
+                Kind::FanOut { field },
+            ));
+        }
+    }
+    let _ = ComputedFn::Summary {
+        summary: SummaryFn::Count,
+    };
+    rng.pick(&options).cloned()
+}
