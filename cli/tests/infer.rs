@@ -52,3 +52,9 @@ mod roundtrip;
 
 #[path = "infer/legacy.rs"]
 mod legacy;
+
+#[path = "infer/plan_fill.rs"]
+mod plan_fill;
+
+#[path = "infer/generated.rs"]
+mod generated;

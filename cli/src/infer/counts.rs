@@ -1,6 +1,7 @@
 //! Counting each link over the whole collection with aggregation: `$group` by parent, then by
 //! count, so the server returns a histogram (one document per distinct count) and nothing the
-//! size of the collection reaches `infer`.
+//! size of the collection reaches `infer`. The counts on one collection are batched: they run as
+//! the branches of one `$facet`, one pass over the collection for all its relations.
 
 use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
@@ -36,7 +37,14 @@ fn size(path: &str) -> Bson {
     })
 }
 
-/// Turns `{_id: count, k: parents}` pairs into a histogram.
+/// Adds `{_id: count, k: parents}` pairs to a histogram.
+fn add_pairs(h: &mut Histogram, d: &Document) {
+    let value = d.get("_id").and_then(number).unwrap_or(0.0).max(0.0) as u64;
+    let n = d.get("k").and_then(number).unwrap_or(0.0).max(0.0) as u64;
+    h.add(value, n);
+}
+
+/// Runs one counting pipeline: its histogram.
 async fn histogram(
     db: &Database,
     coll: &str,
@@ -45,9 +53,7 @@ async fn histogram(
     let mut cursor = db.collection::<Document>(coll).aggregate(pipeline).await?;
     let mut h = Histogram::default();
     while let Some(d) = cursor.try_next().await? {
-        let value = d.get("_id").and_then(number).unwrap_or(0.0).max(0.0) as u64;
-        let n = d.get("k").and_then(number).unwrap_or(0.0).max(0.0) as u64;
-        h.add(value, n);
+        add_pairs(&mut h, &d);
     }
     Ok(h)
 }
@@ -56,30 +62,32 @@ fn by_count() -> Document {
     doc! { "$group": { "_id": "$n", "k": { "$sum": 1 } } }
 }
 
-/// Measures one side of a link; `None` for `One`, or when the server refused the aggregation
-/// (then the note says so and the class is left to the reader).
-pub async fn measure(
-    db: &Database,
-    server: &mut Server,
-    samples: &[Sampled],
-    m: &Measure,
-) -> mongodb::error::Result<Option<Counted>> {
-    let name = |c: usize| samples[c].name.as_str();
-    let result = match m {
-        Measure::One => return Ok(None),
-        Measure::Sampled(h) => {
-            return Ok(Some(Counted {
-                histogram: h.clone(),
-                how: "in the sample, over every level".to_owned(),
-            }))
-        }
+/// The aggregation a measure needs: pipelines on one collection whose histograms add up, the
+/// collection whose documents are the parents, and the one whose documents nothing refers to
+/// are counted as zeros.
+#[derive(Debug, Clone)]
+struct Query {
+    coll: usize,
+    pipelines: Vec<Vec<Document>>,
+    parents: usize,
+    zeros_of: Option<usize>,
+}
+
+/// The query of a measure made by aggregation (`None` for `One` and sampled measures).
+fn query(m: &Measure, samples: &[Sampled]) -> Option<Query> {
+    let q = |coll: usize, pipelines: Vec<Vec<Document>>, parents: usize, zeros: bool| Query {
+        coll,
+        pipelines,
+        parents,
+        zeros_of: zeros.then_some(parents),
+    };
+    Some(match m {
+        Measure::One | Measure::Sampled(_) => return None,
         Measure::Lengths { coll, place, field } => {
             let mut p = place.unwinds();
             p.push(doc! { "$project": { "n": size(&place.path(field)) } });
             p.push(by_count());
-            histogram(db, name(*coll), p)
-                .await
-                .map(|h| (h, *coll, None))
+            q(*coll, vec![p], *coll, false)
         }
         Measure::PerTarget {
             coll,
@@ -91,9 +99,7 @@ pub async fn measure(
             p.push(doc! { "$match": { path.as_str(): { "$exists": true, "$ne": null } } });
             p.push(doc! { "$group": { "_id": format!("${path}"), "n": { "$sum": 1 } } });
             p.push(by_count());
-            histogram(db, name(*coll), p)
-                .await
-                .map(|h| (h, *target, Some(*target)))
+            q(*coll, vec![p], *target, true)
         }
         Measure::HoldersPerTarget {
             coll,
@@ -111,9 +117,7 @@ pub async fn measure(
             };
             p.push(doc! { "$group": { "_id": key, "n": { "$sum": 1 } } });
             p.push(by_count());
-            histogram(db, name(*coll), p)
-                .await
-                .map(|h| (h, *target, Some(*target)))
+            q(*coll, vec![p], *target, true)
         }
         Measure::BucketSums {
             coll,
@@ -125,9 +129,7 @@ pub async fn measure(
                 doc! { "$group": { "_id": format!("${owner}"), "n": { "$sum": format!("${count}") } } },
                 by_count(),
             ];
-            histogram(db, name(*coll), p)
-                .await
-                .map(|h| (h, *target, Some(*target)))
+            q(*coll, vec![p], *target, true)
         }
         Measure::Overflow {
             parent,
@@ -136,81 +138,143 @@ pub async fn measure(
             coll,
             owner,
             count,
-        } => overflow(
-            db,
-            name(*parent),
-            array,
-            flag.as_deref(),
-            name(*coll),
-            owner,
-            count,
-        )
-        .await
-        .map(|h| (h, *parent, None)),
-    };
-    let (mut histogram, parents, zeros_of) = match result {
-        Ok(r) => r,
-        Err(e) if is_refusal(&e) => {
-            server.notes.push(format!(
-                "a count could not be made ({}); its relation keeps the class the sample suggests",
-                crate::database::describe(&e)
-            ));
-            return Ok(fallback(samples, m));
-        }
-        Err(e) => return Err(e),
-    };
-    // Parents nothing refers to do not appear in a `$group` by reference.
-    if let Some(t) = zeros_of {
-        let total = samples[t].estimated;
-        histogram.add(0, total.saturating_sub(histogram.total()));
-    }
-    Ok(Some(Counted {
-        how: format!(
-            "all {} {} counted",
-            words::n(histogram.total()),
-            samples[parents].name
-        ),
-        histogram,
-    }))
-}
-
-async fn overflow(
-    db: &Database,
-    parent: &str,
-    array: &str,
-    flag: Option<&str>,
-    buckets: &str,
-    owner: &str,
-    count: &str,
-) -> mongodb::error::Result<Histogram> {
-    // `$unwind` and `$group` rather than `$sum` over the looked-up array, which not every
-    // server evaluates.
-    let lookup = vec![
-        doc! { "$lookup": { "from": buckets, "localField": "_id", "foreignField": owner, "as": "o" } },
-        doc! { "$unwind": { "path": "$o", "preserveNullAndEmptyArrays": true } },
-        doc! { "$group": {
-            "_id": "$_id",
-            "own": { "$first": size(array) },
-            "extra": { "$sum": format!("$o.{count}") },
-        } },
-        doc! { "$project": { "n": { "$add": ["$own", "$extra"] } } },
-        by_count(),
-    ];
-    match flag {
-        Some(flag) => {
-            let mut plain = vec![
-                doc! { "$match": { flag: { "$ne": true } } },
-                doc! { "$project": { "n": size(array) } },
+        } => {
+            // `$unwind` and `$group` rather than `$sum` over the looked-up array, which not
+            // every server evaluates.
+            let buckets = samples[*coll].name.as_str();
+            let lookup = vec![
+                doc! { "$lookup": { "from": buckets, "localField": "_id", "foreignField": owner, "as": "o" } },
+                doc! { "$unwind": { "path": "$o", "preserveNullAndEmptyArrays": true } },
+                doc! { "$group": {
+                    "_id": "$_id",
+                    "own": { "$first": size(array) },
+                    "extra": { "$sum": format!("$o.{count}") },
+                } },
+                doc! { "$project": { "n": { "$add": ["$own", "$extra"] } } },
                 by_count(),
             ];
-            let mut h = histogram(db, parent, std::mem::take(&mut plain)).await?;
-            let mut flagged = vec![doc! { "$match": { flag: true } }];
-            flagged.extend(lookup);
-            h.merge(&histogram(db, parent, flagged).await?);
-            Ok(h)
+            let pipelines = match flag {
+                Some(flag) => {
+                    let plain = vec![
+                        doc! { "$match": { flag: { "$ne": true } } },
+                        doc! { "$project": { "n": size(array) } },
+                        by_count(),
+                    ];
+                    let mut flagged = vec![doc! { "$match": { flag: true } }];
+                    flagged.extend(lookup);
+                    vec![plain, flagged]
+                }
+                None => vec![lookup],
+            };
+            q(*parent, pipelines, *parent, false)
         }
-        None => histogram(db, parent, lookup).await,
+    })
+}
+
+/// Measures every side of every link. The pipelines on one collection run together, as the
+/// branches of one `$facet`, so each collection is read once however many relations it holds;
+/// where the server has no `$facet` (or refuses one), each runs on its own. `None` for `One`,
+/// or when the server refused a count (then the note says so and the class is left to the
+/// sample).
+pub async fn measure_all(
+    db: &Database,
+    server: &mut Server,
+    samples: &[Sampled],
+    measures: &[&Measure],
+) -> mongodb::error::Result<Vec<Option<Counted>>> {
+    let queries: Vec<Option<Query>> = measures.iter().map(|m| query(m, samples)).collect();
+    // Per collection, every (measure, pipeline) to run on it.
+    let mut by_coll: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+    for (i, q) in queries.iter().enumerate() {
+        if let Some(q) = q {
+            for j in 0..q.pipelines.len() {
+                by_coll.entry(q.coll).or_default().push((i, j));
+            }
+        }
     }
+    let mut found: Vec<Option<Histogram>> = vec![None; measures.len()];
+    let mut refused: Vec<Option<mongodb::error::Error>> = vec![None; measures.len()];
+    for (coll, jobs) in by_coll {
+        let name = samples[coll].name.as_str();
+        let pipeline = |i: usize, j: usize| {
+            queries[i]
+                .as_ref()
+                .map(|q| q.pipelines[j].clone())
+                .unwrap_or_default()
+        };
+        if jobs.len() > 1 {
+            let mut facet = Document::new();
+            for (k, (i, j)) in jobs.iter().enumerate() {
+                let branch: Vec<Bson> = pipeline(*i, *j).into_iter().map(Bson::Document).collect();
+                facet.insert(format!("m{k}"), branch);
+            }
+            let cursor = server
+                .aggregate(
+                    &db.collection::<Document>(name),
+                    vec![doc! { "$facet": facet }],
+                    "$facet",
+                    "each count was made by its own aggregation",
+                )
+                .await?;
+            if let Some(mut cursor) = cursor {
+                if let Some(d) = cursor.try_next().await? {
+                    for (k, (i, _)) in jobs.iter().enumerate() {
+                        let h = found[*i].get_or_insert_with(Histogram::default);
+                        if let Ok(pairs) = d.get_array(format!("m{k}")) {
+                            for p in pairs.iter().filter_map(Bson::as_document) {
+                                add_pairs(h, p);
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+        }
+        for (i, j) in jobs {
+            match histogram(db, name, pipeline(i, j)).await {
+                Ok(h) => found[i].get_or_insert_with(Histogram::default).merge(&h),
+                Err(e) if is_refusal(&e) => refused[i] = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, m) in measures.iter().enumerate() {
+        if let Measure::Sampled(h) = m {
+            out.push(Some(Counted {
+                histogram: h.clone(),
+                how: "in the sample, over every level".to_owned(),
+            }));
+            continue;
+        }
+        let Some(q) = &queries[i] else {
+            out.push(None);
+            continue;
+        };
+        if let Some(e) = &refused[i] {
+            server.notes.push(format!(
+                "a count could not be made ({}); its relation keeps the class the sample suggests",
+                crate::database::describe(e)
+            ));
+            out.push(fallback(samples, m));
+            continue;
+        }
+        let mut histogram = found[i].take().unwrap_or_default();
+        // Parents nothing refers to do not appear in a `$group` by reference.
+        if let Some(t) = q.zeros_of {
+            let total = samples[t].estimated;
+            histogram.add(0, total.saturating_sub(histogram.total()));
+        }
+        out.push(Some(Counted {
+            how: format!(
+                "all {} {} counted",
+                words::n(histogram.total()),
+                samples[q.parents].name
+            ),
+            histogram,
+        }));
+    }
+    Ok(out)
 }
 
 /// What the sample says when the server would not count: array lengths only.

@@ -217,10 +217,16 @@ pub async fn infer(
         variants: &variants,
         subsets: &subsets,
     });
+    let measures: Vec<&layout::Measure> = layout
+        .links
+        .iter()
+        .flat_map(|l| [&l.left_measure, &l.right_measure])
+        .collect();
+    let mut measured = counts::measure_all(db, &mut server, &samples, &measures)
+        .await?
+        .into_iter();
     let mut counted = Vec::new();
-    for l in &layout.links {
-        let left = counts::measure(db, &mut server, &samples, &l.left_measure).await?;
-        let right = counts::measure(db, &mut server, &samples, &l.right_measure).await?;
+    while let (Some(left), Some(right)) = (measured.next(), measured.next()) {
         counted.push((left, right));
     }
     let (draft, relations) = finish::draft(finish::Inputs {

@@ -45,8 +45,13 @@ pub struct Declared {
 pub fn plan(name: &str) -> (Model, Plan) {
     let file = root().join("examples").join(format!("{name}.sqn"));
     let text = std::fs::read_to_string(&file).unwrap();
-    let source = squillion_grammar::SourceFile::new(name, text);
-    let checked = squillion_codegen::load(&source).unwrap_or_else(|d| panic!("{d:?}"));
+    plan_of(name, &text)
+}
+
+/// The model and plan of a schema's text.
+pub fn plan_of(name: &str, text: &str) -> (Model, Plan) {
+    let source = squillion_grammar::SourceFile::new(name, text.to_owned());
+    let checked = squillion_codegen::load(&source).unwrap_or_else(|d| panic!("{name}: {d:?}"));
     let plan = squillion_codegen::engine::plan(&checked.model, &source);
     (checked.model, plan)
 }
@@ -101,14 +106,20 @@ fn places(plan: &Plan) -> BTreeMap<String, String> {
 /// The relations an example declares.
 pub fn declared(name: &str) -> Vec<Declared> {
     let (model, plan) = plan(name);
-    let places = places(&plan);
+    declared_in(&model, &plan)
+}
+
+/// The relations a model declares, placed as its plan places them.
+pub fn declared_in(model: &Model, plan: &Plan) -> Vec<Declared> {
+    let places = places(plan);
+    let place = |e: &str| places.get(e).cloned().unwrap_or_else(|| format!("({e} nowhere)"));
     model
         .relations
         .iter()
         .map(|r| Declared {
             id: r.id.clone(),
-            left: (places[&r.left.entity].clone(), r.left.field.clone()),
-            right: (places[&r.right.entity].clone(), r.right.field.clone()),
+            left: (place(&r.left.entity), r.left.field.clone()),
+            right: (place(&r.right.entity), r.right.field.clone()),
             left_class: r.left.cardinality.class.as_str().to_owned(),
             right_class: r.right.cardinality.class.as_str().to_owned(),
         })
@@ -151,10 +162,14 @@ pub struct Recovery {
 }
 
 pub fn compare(name: &str, outcome: &Outcome) -> Recovery {
-    let declared = declared(name);
+    compare_with(&declared(name), outcome)
+}
+
+/// How the relations `declared` came back in `outcome`.
+pub fn compare_with(declared: &[Declared], outcome: &Outcome) -> Recovery {
     let mut misses = Vec::new();
     let mut used = vec![false; outcome.relations.len()];
-    for d in &declared {
+    for d in declared {
         let mut why = Vec::new();
         let hit = outcome.relations.iter().enumerate().find(|(k, i)| {
             if used[*k] {
