@@ -121,7 +121,7 @@ impl Layout {
                 doc! {
                     "_id": id(2, i),
                     "title": format!("product {i}"),
-                    "price": (rng.below(100_00) as f64) / 100.0,
+                    "price": (rng.below(10_000) as f64) / 100.0,
                     "tags": tags,
                 }
             }
@@ -132,7 +132,7 @@ impl Layout {
                         Bson::Document(doc! {
                             "product": id(2, rng.skewed(self.products)),
                             "qty": 1 + rng.below(5) as i32,
-                            "price": (rng.below(100_00) as f64) / 100.0,
+                            "price": (rng.below(10_000) as f64) / 100.0,
                         })
                     })
                     .collect();
@@ -143,7 +143,7 @@ impl Layout {
                     "placed": at(i * 60_000),
                     "status": STATUS[rng.below(4) as usize],
                     "lines": lines,
-                    "total": (rng.below(1_000_00) as f64) / 100.0,
+                    "total": (rng.below(100_000) as f64) / 100.0,
                 }
             }
             "reviews" => doc! {
@@ -247,7 +247,12 @@ fn infer(uri: &str, sample: u64, out: &std::path::Path) -> Run {
     let server_before = server_cpu(uri);
     let start = Instant::now();
     let output = Command::new("/usr/bin/time")
-        .args(["-f", "TIME %e %M %U %S", env!("CARGO_BIN_EXE_squillion"), "infer"])
+        .args([
+            "-f",
+            "TIME %e %M %U %S",
+            env!("CARGO_BIN_EXE_squillion"),
+            "infer",
+        ])
         .args(["--uri", uri, "--db", DB, "--sample", &sample.to_string()])
         .arg("-o")
         .arg(out)

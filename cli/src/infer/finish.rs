@@ -206,6 +206,8 @@ fn side_card(m: &Measure, c: Option<&Counted>, one_side: bool) -> Card {
         (Measure::One, _) => Card::One,
         (Measure::BucketSums { .. }, _) => Card::Squillions,
         (Measure::HoldersPerTarget { .. }, Some(c)) => card(&c.histogram, one_side),
+        // A reference in each child, no parent referred to twice: one to one.
+        (Measure::PerTarget { .. }, Some(c)) => card(&c.histogram, true),
         (_, Some(c)) => card(&c.histogram, false),
         (_, None) => Card::Many {
             max: None,

@@ -128,7 +128,7 @@ async fn odd_documents_give_a_valid_draft() {
         "{text}"
     );
     assert!(
-        text.contains("relation Uuid.holders: few(1) <-> Holder.owner: one"),
+        text.contains("relation Uuid.holders: one <-> Holder.owner: one"),
         "{text}"
     );
     assert!(text.contains("@stored(\"first name\")"), "{text}");

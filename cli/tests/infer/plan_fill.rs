@@ -21,15 +21,22 @@ use squillion_codegen::plan::{CollectionRole, FieldKind, Plan, PlanField, Shape}
 use super::fill::Rng;
 
 /// What cannot be filled yet: the reason a schema is left out of the round trip.
-pub fn unsupported(model: &Model, plan: &Plan) -> Option<String> {
+pub fn unsupported(plan: &Plan) -> Option<String> {
     for d in &plan.relationships {
         if d.outlier.is_some() {
             return Some(format!("{}: outlier overflow documents", d.id));
         }
     }
     for c in &plan.collections {
-        if matches!(c.role, CollectionRole::History) {
-            return Some(format!("{}: a history collection", c.name));
+        match &c.role {
+            CollectionRole::History => {
+                return Some(format!("{}: a history collection", c.name));
+            }
+            // `infer` reads a collection of pairs as an entity holding two references.
+            CollectionRole::Link { relation } => {
+                return Some(format!("{relation}: a link collection"));
+            }
+            _ => {}
         }
     }
     None
@@ -229,16 +236,14 @@ impl<'a> Fill<'a> {
                     (Some(&nx), Some(&ny)) => {
                         let same = r.left.entity == r.right.entity;
                         draw(nx, ny, mx, my, same, &mut rng)
-                    },
+                    }
                     (Some(&nx), None) => {
-                        let (p, n) =
-                            embedded_pairs(nx, mx, r.left.cardinality.optional, &mut rng);
+                        let (p, n) = embedded_pairs(nx, mx, r.left.cardinality.optional, &mut rng);
                         count.insert(r.right.entity.clone(), n);
                         p
                     }
                     (None, Some(&ny)) => {
-                        let (p, n) =
-                            embedded_pairs(ny, my, r.right.cardinality.optional, &mut rng);
+                        let (p, n) = embedded_pairs(ny, my, r.right.cardinality.optional, &mut rng);
                         count.insert(r.left.entity.clone(), n);
                         Pairs {
                             of_left: p.of_right,
@@ -311,7 +316,13 @@ impl<'a> Fill<'a> {
 
     /// A document of instance `i` of `entity` with `fields` (a collection's, or an embedded
     /// field's children).
-    fn instance(&self, entity: &str, i: u64, fields: &[PlanField], variants: &[String]) -> Document {
+    fn instance(
+        &self,
+        entity: &str,
+        i: u64,
+        fields: &[PlanField],
+        variants: &[String],
+    ) -> Document {
         let variant = (!variants.is_empty()).then(|| &variants[(i as usize) % variants.len()]);
         let mut d = Document::new();
         for f in fields {
@@ -356,7 +367,7 @@ impl<'a> Fill<'a> {
                 return Some(scalar(&f.bson_type, hash(&[src_entity, src_field], first)));
             }
         }
-        Some(self.generic(entity, i, f, seed, f.array_depth))
+        Some(Self::generic(f, seed, f.array_depth))
     }
 
     fn variants_of(&self, entity: &str) -> Option<&str> {
@@ -369,14 +380,15 @@ impl<'a> Fill<'a> {
     }
 
     /// A value with no relation: scalars, arrays, maps and subdocuments of generated values.
-    fn generic(&self, entity: &str, i: u64, f: &PlanField, seed: u64, depth: u8) -> Bson {
+    fn generic(f: &PlanField, seed: u64, depth: u8) -> Bson {
         if depth > 0 {
-            let n = f
-                .max_items
-                .unwrap_or(3)
-                .min(if depth == f.array_depth { 1 + seed % 4 } else { 2 });
+            let n = f.max_items.unwrap_or(3).min(if depth == f.array_depth {
+                1 + seed % 4
+            } else {
+                2
+            });
             let items = (0..n)
-                .map(|k| self.generic(entity, i, f, hash(&[&f.code_name], seed + k), depth - 1))
+                .map(|k| Self::generic(f, hash(&[&f.code_name], seed + k), depth - 1))
                 .collect();
             return Bson::Array(items);
         }
@@ -385,7 +397,7 @@ impl<'a> Fill<'a> {
             for k in 0..(seed % 3 + 1) {
                 let mut g = f.clone();
                 g.map = false;
-                m.insert(format!("k{k}"), self.generic(entity, i, &g, seed + k, 0));
+                m.insert(format!("k{k}"), Self::generic(&g, seed + k, 0));
             }
             return Bson::Document(m);
         }
@@ -401,7 +413,7 @@ impl<'a> Fill<'a> {
                     continue;
                 }
                 let s = hash(&[&c.code_name], seed);
-                d.insert(c.name.clone(), self.generic(entity, i, c, s, c.array_depth));
+                d.insert(c.name.clone(), Self::generic(c, s, c.array_depth));
             }
             return Bson::Document(d);
         }
@@ -465,7 +477,11 @@ impl<'a> Fill<'a> {
         for c in &self.plan.collections {
             let docs = match &c.role {
                 CollectionRole::Entity => {
-                    let variants = c.variants.as_ref().map(|v| v.names.clone()).unwrap_or_default();
+                    let variants = c
+                        .variants
+                        .as_ref()
+                        .map(|v| v.names.clone())
+                        .unwrap_or_default();
                     (0..self.count.get(&c.entity).copied().unwrap_or(0))
                         .map(|i| self.instance(&c.entity, i, &c.fields, &variants))
                         .collect()
@@ -499,7 +515,7 @@ impl<'a> Fill<'a> {
                         }
                         (FieldKind::Ref, Some(_)) => self.id(&r.right.entity, *y),
                         _ if f.name == "_id" => Bson::ObjectId(ObjectId::new()),
-                        _ => self.generic(&c.entity, k, f, hash(&[&f.code_name], k), f.array_depth),
+                        _ => Self::generic(f, hash(&[&f.code_name], k), f.array_depth),
                     };
                     d.insert(f.name.clone(), v);
                 }
@@ -547,7 +563,7 @@ impl<'a> Fill<'a> {
                                 .collect(),
                         )
                     } else {
-                        self.generic(&c.entity, k, f, hash(&[&f.code_name], k), f.array_depth)
+                        Self::generic(f, hash(&[&f.code_name], k), f.array_depth)
                     };
                     doc.insert(f.name.clone(), v);
                 }

@@ -112,14 +112,31 @@ pub fn declared(name: &str) -> Vec<Declared> {
 /// The relations a model declares, placed as its plan places them.
 pub fn declared_in(model: &Model, plan: &Plan) -> Vec<Declared> {
     let places = places(plan);
-    let place = |e: &str| places.get(e).cloned().unwrap_or_else(|| format!("({e} nowhere)"));
+    let place = |e: &str| {
+        places
+            .get(e)
+            .cloned()
+            .unwrap_or_else(|| format!("({e} nowhere)"))
+    };
+    // Bucketed children live in their buckets, whatever other collection holds the entity.
+    let bucketed = |r: &squillion_codegen::model::Relation, e: &str| {
+        let d = plan.relationship(&r.id)?;
+        let b = d.bucket.as_ref()?;
+        (d.child == e).then(|| display(plan, &b.collection, &b.items_path))
+    };
+    let place_in = |r: &squillion_codegen::model::Relation, e: &str, left: bool| {
+        if r.left.entity == r.right.entity && left {
+            return place(e);
+        }
+        bucketed(r, e).unwrap_or_else(|| place(e))
+    };
     model
         .relations
         .iter()
         .map(|r| Declared {
             id: r.id.clone(),
-            left: (place(&r.left.entity), r.left.field.clone()),
-            right: (place(&r.right.entity), r.right.field.clone()),
+            left: (place_in(r, &r.left.entity, true), r.left.field.clone()),
+            right: (place_in(r, &r.right.entity, false), r.right.field.clone()),
             left_class: r.left.cardinality.class.as_str().to_owned(),
             right_class: r.right.cardinality.class.as_str().to_owned(),
         })

@@ -295,14 +295,14 @@ impl Assembly<'_> {
         let mut fields = Vec::new();
         let mut comments = Vec::new();
         for c in copies {
+            // Only a field of the source can be copied: a key that became no field there (a
+            // variant's discriminator, equal between documents of one variant) is no copy.
+            let Some(source_field) = self.entities[source].names.get(&c.source).cloned() else {
+                continue;
+            };
             if rf.form == Form::Scalar {
                 self.consume(rf.holder, &rf.place, &c.key);
             }
-            let source_field = self.entities[source]
-                .names
-                .get(&c.source)
-                .cloned()
-                .unwrap_or_else(|| field_name(&c.source));
             let path = format!("{source_name}.{source_field}");
             if !fields.contains(&path) {
                 fields.push(path.clone());
@@ -314,6 +314,9 @@ impl Assembly<'_> {
                 words::n(c.compared),
                 words::percent(c.stale, c.compared)
             ));
+        }
+        if fields.is_empty() {
+            return Vec::new();
         }
         vec![Fact {
             comments,
