@@ -149,19 +149,23 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A size in bytes as people read it (`312 B`, `4.2 KB`, `16 MB`).
+/// A size in bytes as people read it (`312 B`, `4.2 KB`, `16 MB`, `3 TB`). Estimates beyond a
+/// petabyte only come from multiplying bounds (and saturate at `u64::MAX`): no document or
+/// collection is that large, so they read "more than 1 PB" instead of a 17-digit number.
 pub fn bytes(n: u64) -> String {
-    const KB: f64 = 1024.0;
-    let f = n as f64;
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if n < 1024 {
-        format!("{n} B")
-    } else if f < KB * KB {
-        trim_unit(f / KB, "KB")
-    } else if f < KB * KB * KB {
-        trim_unit(f / (KB * KB), "MB")
-    } else {
-        trim_unit(f / (KB * KB * KB), "GB")
+        return format!("{n} B");
     }
+    let mut scaled = n as f64;
+    for unit in UNITS {
+        scaled /= 1024.0;
+        // 1023.95 and above would print as "1024": the next unit reads better.
+        if scaled < 1023.95 {
+            return trim_unit(scaled, unit);
+        }
+    }
+    "more than 1 PB".to_owned()
 }
 
 fn trim_unit(v: f64, unit: &str) -> String {
@@ -203,6 +207,38 @@ mod tests {
         assert_eq!(bytes(3071), "3 KB");
         assert_eq!(bytes(500), "500 B");
         assert_eq!(bytes(3 * 1024 * 1024 + 512 * 1024), "3.5 MB");
+    }
+
+    /// The value a `bytes` text stands for, in bytes (`None` for "more than 1 PB").
+    fn read_bytes(text: &str) -> Option<f64> {
+        let (number, unit) = text.split_once(' ')?;
+        let power = ["B", "KB", "MB", "GB", "TB"]
+            .iter()
+            .position(|u| *u == unit)?;
+        Some(number.parse::<f64>().ok()? * 1024f64.powi(power as i32))
+    }
+
+    proptest::proptest! {
+        /// Every size reads as at most four significant digits and a unit, within 5% of the
+        /// value, never as a 17-digit number; sizes beyond a petabyte say so.
+        #[test]
+        fn sizes_read_as_people_write_them(n in proptest::prelude::any::<u64>(), shift in 0u32..64) {
+            let n = n >> shift;
+            let text = bytes(n);
+            match read_bytes(&text) {
+                Some(value) => {
+                    let number = text.split(' ').next().unwrap_or_default();
+                    proptest::prop_assert!(number.len() <= 6, "{n}: {text}");
+                    proptest::prop_assert!(!number.starts_with("1024"), "{n}: {text}");
+                    let error = (value - n as f64).abs() / (n as f64).max(1.0);
+                    proptest::prop_assert!(error < 0.05, "{n}: {text}");
+                }
+                None => {
+                    proptest::prop_assert_eq!(text.as_str(), "more than 1 PB");
+                    proptest::prop_assert!(n as f64 >= 1023.95 * 1024f64.powi(4), "{}: {}", n, text);
+                }
+            }
+        }
     }
 
     #[test]

@@ -189,7 +189,13 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         warnings::forced(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
-    warnings::collections(&mut emit, &collections, &decisions, &spans);
+    warnings::collections(
+        &mut emit,
+        &collections,
+        &decisions,
+        &spans,
+        &placements.too_deep.borrow(),
+    );
     hot::warn(&mut emit, &collections, &spans);
     warnings::queries(&mut emit, &joins, &declined);
     warnings::unstored(&mut emit, &queries);

@@ -290,6 +290,7 @@ pub(crate) fn collections(
     collections: &[Collection],
     decisions: &[Decision],
     spans: &SpanIndex,
+    cut: &[(String, String, Span)],
 ) {
     let s = e.ctx.settings;
     let forced_collections: std::collections::BTreeSet<&str> = decisions
@@ -347,6 +348,9 @@ pub(crate) fn collections(
                 Some(&c.name),
                 None,
             ),
+            // A chain cut at the depth limit has no worst case either, and its error
+            // (`too_deep`) already says why: no second, vaguer warning.
+            None if cut.iter().any(|(collection, _, _)| *collection == c.name) => {}
             None => e.warn(
                 codes::LARGE_DOCUMENT,
                 Severity::Warning,
