@@ -39,6 +39,9 @@ struct Case {
     by_owner_rate: Option<u32>,
     alone_rate: Option<u32>,
     body_bytes: u32,
+    /// The list read is a query on the owner's items (`on Owner.items`), which does not make
+    /// the items standalone, rather than a query on Item by its owner.
+    children_query: bool,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -72,6 +75,7 @@ fn case() -> impl Strategy<Value = Case> {
                     by_owner_rate,
                     alone_rate,
                     body_bytes,
+                    children_query: false,
                 }
             },
         )
@@ -105,10 +109,14 @@ fn text(c: &Case) -> String {
         CLASSES[c.class],
         facts.join("\n  ")
     );
-    if let Some(r) = c.by_owner_rate {
-        s.push_str(&format!(
+    match (c.by_owner_rate, c.children_query) {
+        (Some(r), false) => s.push_str(&format!(
             "query items_of_owner on Item {{\n  where owner == ?\n  rate {r}/s\n}}\n"
-        ));
+        )),
+        (Some(r), true) => s.push_str(&format!(
+            "query items_of_owner on Owner.items {{\n  sort at desc\n  rate {r}/s\n}}\n"
+        )),
+        (None, _) => {}
     }
     if let Some(r) = c.alone_rate {
         s.push_str(&format!(
@@ -286,5 +294,141 @@ fn plans_with_costs_validate_against_the_schema() {
             .map(|e| e.to_string())
             .collect();
         assert!(errors.is_empty(), "{errors:?}\n{src}");
+    }
+}
+
+/// Which layout a decision chose, with its bucket size.
+fn key(d: &Decision) -> (squillion_codegen::model::Layout, Option<u64>) {
+    let c = chosen(d);
+    (c.layout, c.bucket_size)
+}
+
+/// The decision of `Owner.items` at each value of one workload fact, in increasing order.
+fn sweep(c: &Case, steps: &[u32], set: fn(&mut Case, u32)) -> Vec<Decision> {
+    steps
+        .iter()
+        .map(|&x| {
+            let mut k = c.clone();
+            set(&mut k, x);
+            plan(&text(&k)).relationships[0].clone()
+        })
+        .collect()
+}
+
+/// As one fact grows, the choice never returns to a layout it left, and each change goes to a
+/// layout whose cost grows less with that fact (its cost per unit of the fact, measured between
+/// the two neighbouring schemas, is no higher than the layout it replaces).
+fn flips_once_and_forward(ds: &[Decision], steps: &[u32], what: &str) -> Result<(), TestCaseError> {
+    let keys: Vec<_> = ds.iter().map(key).collect();
+    let mut left = Vec::new();
+    for w in 0..keys.len().saturating_sub(1) {
+        let (a, b) = (keys[w], keys[w + 1]);
+        if a == b {
+            continue;
+        }
+        prop_assert!(
+            !left.contains(&b),
+            "{what}: the choice went back to {:?} at {} after leaving it ({:?})",
+            b,
+            steps[w + 1],
+            keys
+        );
+        left.push(a);
+        let cost = |d: &Decision, k: (squillion_codegen::model::Layout, Option<u64>)| {
+            costs(d)
+                .iter()
+                .find(|x| (x.layout, x.bucket_size) == k)
+                .map(|x| x.micros)
+        };
+        let (lo, hi) = (&ds[w], &ds[w + 1]);
+        if let (Some(a_lo), Some(a_hi), Some(b_lo), Some(b_hi)) =
+            (cost(lo, a), cost(hi, a), cost(lo, b), cost(hi, b))
+        {
+            let tolerance = 1e-6 * (1.0 + a_hi.abs() + b_hi.abs());
+            prop_assert!(
+                b_hi - b_lo <= a_hi - a_lo + tolerance,
+                "{what}: from {:?} to {:?} between {} and {}, but the new layout's cost grew more \
+                 ({} -> {}) than the old one's ({} -> {})",
+                a,
+                b,
+                steps[w],
+                steps[w + 1],
+                b_lo,
+                b_hi,
+                a_lo,
+                a_hi
+            );
+        }
+    }
+    // With two layouts in play, one change at most.
+    let mut distinct = keys.clone();
+    distinct.dedup();
+    let kinds: std::collections::BTreeSet<_> = keys.iter().map(|k| format!("{k:?}")).collect();
+    if kinds.len() <= 2 {
+        prop_assert!(distinct.len() <= 2, "{what}: {:?}", keys);
+    }
+    Ok(())
+}
+
+/// Steps growing geometrically from `from`, by `factor`, `n` of them.
+fn geometric(from: u32, factor: f64, n: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(n);
+    let mut x = f64::from(from);
+    for _ in 0..n {
+        let v = x.round() as u32;
+        if out.last() != Some(&v) {
+            out.push(v);
+        }
+        x *= factor;
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The rate of reads that list a parent's children grows (reads of a child alone fixed):
+    /// the cost-based choice changes at most once per pair of layouts, never back, and toward
+    /// the layout that serves list reads more cheaply.
+    #[test]
+    fn the_choice_flips_at_most_once_as_list_reads_grow(
+        c in case(),
+        alone in prop::option::of(1u32..100),
+        children_query in any::<bool>(),
+    ) {
+        let steps = geometric(1, 1.8, 14);
+        let mut c = c;
+        c.alone_rate = alone;
+        c.children_query = children_query;
+        let ds = sweep(&c, &steps, |k, x| k.by_owner_rate = Some(x));
+        flips_once_and_forward(&ds, &steps, &format!("list reads\n{}", text(&c)))?;
+    }
+
+    /// The rate of reads of a child alone grows (list reads fixed): the same.
+    #[test]
+    fn the_choice_flips_at_most_once_as_reads_alone_grow(c in case(), list in 1u32..100) {
+        let steps = geometric(1, 1.8, 14);
+        let mut c = c;
+        c.by_owner_rate = Some(list);
+        let ds = sweep(&c, &steps, |k, x| k.alone_rate = Some(x));
+        flips_once_and_forward(&ds, &steps, &format!("reads alone\n{}", text(&c)))?;
+    }
+
+    /// The size of each child grows (rates fixed): the same; bigger children never move the
+    /// choice back toward embedding them.
+    #[test]
+    fn the_choice_flips_at_most_once_as_children_grow(
+        c in case(),
+        list in 1u32..200,
+        alone in prop::option::of(1u32..200),
+        children_query in any::<bool>(),
+    ) {
+        let steps = geometric(16, 1.9, 12);
+        let mut c = c;
+        c.by_owner_rate = Some(list);
+        c.alone_rate = alone;
+        c.children_query = children_query;
+        let ds = sweep(&c, &steps, |k, x| k.body_bytes = x);
+        flips_once_and_forward(&ds, &steps, &format!("child size\n{}", text(&c)))?;
     }
 }

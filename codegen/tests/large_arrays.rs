@@ -1,6 +1,6 @@
 //! `@large` (and `@size`) on arrays and maps counts per element: an array of N large values is
-//! N times the size. Over generated fields (scalar, array, map; string or binary; bounds and
-//! sizes drawn), the collection's size estimate, the cost model's document size and the size
+//! N times the size. Over generated fields (scalar, array, map; string, binary or a value type;
+//! bounds and sizes drawn), the collection's size estimate, the cost model's document size and the size
 //! warnings agree: the average counts the usual number of elements (half the bound) times the
 //! declared size, the worst case the bound times it, the cost model's child size is the
 //! collection's average within framing, and a worst case over `doc_warn_size` or
@@ -43,11 +43,10 @@ proptest! {
     #[test]
     fn a_declared_size_counts_per_element_everywhere(
         shape in shape(),
-        binary in any::<bool>(),
+        elem in prop::sample::select(vec!["string", "binary", "Photo"]),
         kb in 1u64..64,
         large in any::<bool>(),
     ) {
-        let elem = if binary { "binary" } else { "string" };
         let ty = match &shape {
             Shape::Scalar => elem.to_owned(),
             Shape::Array(n) => format!("[{elem}; {n}]"),
@@ -56,6 +55,7 @@ proptest! {
         let attr = if large { "large" } else { "size" };
         let src = format!(
             "entity Owner {{ name: string }}\n\
+             value Photo {{ caption: string  taken: date }}\n\
              entity Item {{ f: {ty} @{attr}({kb}KB)  label: string }}\n\
              relation Owner.items: many(300) <-> Item.owner: one {{ standalone Item }}\n"
         );

@@ -71,11 +71,14 @@ pub(crate) struct Workload {
     /// Whether a read's children are a page of consecutive children (one bucket when the bucket
     /// holds a page) rather than a time range that rarely aligns with a bucket.
     pub aligned: bool,
-    /// Whether a list read reads the parent too (not for a page or a time range: those find
-    /// the children by the parent's id).
+    /// Whether a list read reads the parent too (not for a page, a time range or a declared
+    /// query: those find the children by the parent's id).
     pub with_parent: bool,
     /// Whether any rate came from the schema (a query `rate` or a `ratio`).
     pub declared: bool,
+    /// Whether an append links two documents that exist already (a many-to-many relation)
+    /// rather than adding a new child.
+    pub links: bool,
 }
 
 /// What one alternative costs per unit of workload.
@@ -135,7 +138,14 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         (None, None) => UNBOUNDED_CHILDREN,
     };
     let through = ctx.queries_through(&rel.id);
-    let by_parent: f64 = through.iter().filter_map(|q| q.rate_per_second).sum();
+    // The children are listed by their parent through a query that filters through the relation
+    // (`where author == ?`) or a query on the parent's children (`on Author.books`).
+    let lists: Vec<&crate::model::Query> = through
+        .iter()
+        .chain(ctx.children_queries(&rel.id))
+        .copied()
+        .collect();
+    let by_parent: f64 = lists.iter().filter_map(|q| q.rate_per_second).sum();
     let alone: f64 = ctx
         .queries_on(&child.entity)
         .iter()
@@ -159,10 +169,24 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
     } else {
         0.0
     };
-    let children_per_list = match (&f.page, &f.time_range) {
+    let listed = match (&f.page, &f.time_range) {
         (Some(p), _) => (p.size as f64).min(children.max(1.0)),
         (None, Some(_)) => RANGE_CHILDREN.min(max.unwrap_or(f64::MAX)),
         (None, None) => children,
+    };
+    // A query's `limit` bounds what one list read returns: the rate-weighted mean over the
+    // queries that list the children (all of them alike when none declares a rate).
+    let weight = |q: &crate::model::Query| q.rate_per_second.unwrap_or(0.0);
+    let total: f64 = lists.iter().map(|q| weight(q)).sum();
+    let children_per_list = if lists.is_empty() {
+        listed
+    } else {
+        let bounded = |q: &crate::model::Query| q.limit.map_or(listed, |l| listed.min(l as f64));
+        if total > 0.0 {
+            lists.iter().map(|q| weight(q) * bounded(q)).sum::<f64>() / total
+        } else {
+            lists.iter().map(|q| bounded(q)).sum::<f64>() / lists.len() as f64
+        }
     };
     let reads = list_reads + alone_reads;
     let appends = if ctx.is_static(rel) {
@@ -181,8 +205,11 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         child_bytes: size::entity_average(ctx, &child.entity) as f64,
         parent_bytes: size::entity_average(ctx, &parent.entity) as f64,
         aligned: f.page.is_some(),
-        with_parent: f.page.is_none() && f.time_range.is_none(),
+        // A declared query finds the children by their parent's id, which its caller holds;
+        // only the undeclared default (the parent shown with its children) reads the parent.
+        with_parent: by_parent == 0.0 && f.page.is_none() && f.time_range.is_none(),
         declared,
+        links: rel.kind == RelationKind::ManyToMany,
     }
 }
 
@@ -274,6 +301,9 @@ fn alone_read(w: &Workload, alt: Alternative) -> Estimate {
 }
 
 fn append(w: &Workload, alt: Alternative) -> Estimate {
+    if w.links {
+        return link(w, alt);
+    }
     let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
     match alt.layout {
         // The parent is rewritten with every child it holds.
@@ -324,6 +354,45 @@ fn append(w: &Workload, alt: Alternative) -> Estimate {
             round_trips: 2.0,
             documents_inserted: 2.0,
             index_entries_written: 4.0,
+            ..Estimate::default()
+        },
+    }
+}
+
+/// A link between two documents that exist already (many-to-many): nothing is inserted but a
+/// link document; the arrays that hold ids are rewritten.
+fn link(w: &Workload, alt: Alternative) -> Estimate {
+    let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
+    match alt.layout {
+        // A copy of the other side pushed into the holder.
+        Layout::Embed => Estimate {
+            round_trips: 1.0,
+            documents_rewritten: 1.0,
+            bytes_rewritten: p + n * c,
+            ..Estimate::default()
+        },
+        // Both sides' arrays in one transaction: two updates and the commit; the holder's ids
+        // and the other side's (its own count of ids unknown here: as many as the holder's).
+        Layout::TwoWay => Estimate {
+            round_trips: 3.0,
+            documents_rewritten: 2.0,
+            bytes_rewritten: p + c + 2.0 * n * ID_BYTES,
+            index_entries_written: 2.0,
+            ..Estimate::default()
+        },
+        // The holder's array, with its multikey index entry (the other direction reads by it).
+        Layout::OneWay | Layout::ParentRefs => Estimate {
+            round_trips: 1.0,
+            documents_rewritten: 1.0,
+            bytes_rewritten: p + n * ID_BYTES,
+            index_entries_written: 1.0,
+            ..Estimate::default()
+        },
+        // A link document: its `_id` and an index entry per side.
+        Layout::LinkCollection | Layout::ChildRef | Layout::Bucket => Estimate {
+            round_trips: 1.0,
+            documents_inserted: 1.0,
+            index_entries_written: 3.0,
             ..Estimate::default()
         },
     }

@@ -40,6 +40,16 @@ pub(crate) fn estimate(collections: &mut [Collection]) {
     }
 }
 
+/// One value's size where the schema declares it (`average` from `@size` or `@large`, `worst`
+/// from `@large`), else the estimate from its parts.
+fn declared_value(hint: SizeEstimate, avg: u64, worst: Option<u64>) -> (u64, Option<u64>) {
+    if hint.average == 0 && hint.worst.is_none() {
+        return (avg, worst);
+    }
+    let a = if hint.average > 0 { hint.average } else { avg };
+    (a, hint.worst.or(worst).map(|w| w.max(a)))
+}
+
 fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     a.zip(b).map(|(a, b)| a.saturating_add(b))
 }
@@ -72,6 +82,7 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         }
     };
     let (value_avg, value_worst) = if f.bson_type == "object" {
+        let hint = f.size;
         let mut a: u64 = 5;
         let mut w = Some(5u64);
         if f.recursive {
@@ -84,7 +95,9 @@ fn field(f: &mut PlanField) -> SizeEstimate {
             a = a.saturating_add(s.average);
             w = add(w, s.worst);
         }
-        (a, w)
+        // A declared size (`@large`, `@size`) on a value type, or on an array of them, is each
+        // value's, as for a string or a binary: it replaces the estimate from the value's fields.
+        declared_value(hint, a, w)
     } else {
         let hint = f.size;
         scalar(
@@ -178,8 +191,17 @@ fn keys_cost(n: u64) -> u64 {
 /// Average BSON size of one document of `entity` on its own (its declared fields, no relations),
 /// with the same defaults as the collections' estimate; the cost model's document sizes.
 pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64 {
-    use crate::model::{BsonType, FieldType};
-    fn value(ty: &FieldType, declared: Option<u64>) -> u64 {
+    use crate::model::{BsonType, Field, FieldType, Model};
+    /// A document's fields, with its framing.
+    fn fields(model: &Model, fs: &[Field], depth: usize) -> u64 {
+        fs.iter()
+            .map(|f| {
+                let declared = f.facts.size_bytes.or(f.facts.large_bytes);
+                (2 + f.bson_name.len() as u64).saturating_add(value(model, &f.ty, declared, depth))
+            })
+            .fold(5u64, u64::saturating_add)
+    }
+    fn value(model: &Model, ty: &FieldType, declared: Option<u64>, depth: usize) -> u64 {
         match ty {
             FieldType::Scalar { bson } => match bson {
                 BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
@@ -193,14 +215,21 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
                 BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
             },
-            FieldType::Value { .. } => 5 + 3 * (STRING_AVERAGE + 8),
+            // A declared size is the value's; otherwise its fields' (value types nest without
+            // cycles; the depth only guards against a malformed model).
+            FieldType::Value { name } => declared.unwrap_or_else(|| match model.value(name) {
+                Some(v) if depth < 32 => fields(model, &v.fields, depth + 1),
+                _ => 5 + 3 * (STRING_AVERAGE + 8),
+            }),
             // A declared size (`@large`, `@size`) is each element's, as in `field` above: an
             // array of N large values is N times the size.
             FieldType::Array { elem, bound, .. } => {
                 let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
-                5 + n.saturating_mul(value(elem, declared) + 3)
+                5 + n.saturating_mul(value(model, elem, declared, depth) + 3)
             }
-            FieldType::Map { value: v } => 5 + MAP_AVERAGE.saturating_mul(value(v, declared) + 10),
+            FieldType::Map { value: v } => {
+                5 + MAP_AVERAGE.saturating_mul(value(model, v, declared, depth) + 10)
+            }
             FieldType::Counters { dims } => {
                 5 + dims
                     .iter()
@@ -213,16 +242,8 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
     let Some(e) = ctx.entity(entity) else {
         return 5;
     };
-    let fields: u64 = e
-        .fields
-        .iter()
-        .map(|f| {
-            let declared = f.facts.size_bytes.or(f.facts.large_bytes);
-            (2 + f.bson_name.len() as u64).saturating_add(value(&f.ty, declared))
-        })
-        .fold(0u64, u64::saturating_add);
-    // The document's framing and its `_id`.
-    fields.saturating_add(5 + 17)
+    // The document's fields and framing, and its `_id`.
+    fields(ctx.model, &e.fields, 0).saturating_add(17)
 }
 
 #[cfg(test)]
