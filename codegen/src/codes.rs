@@ -83,6 +83,9 @@ pub const DOCUMENT_TOO_WIDE: &str = "E0321";
 pub const RUST_FIELD_CLASH: &str = "E0322";
 /// Two layouts writing repository methods of one name.
 pub const RUST_METHOD_CLASH: &str = "E0323";
+/// `one_of(...)` with no values, a value that is not a string, a value listed twice, or two values
+/// that would be one Rust enum variant.
+pub const INVALID_ENUM: &str = "E0324";
 
 // ---------------------------------------------------------------------------------------------
 // Relations
@@ -224,6 +227,10 @@ pub const ALL: &[(&str, &str)] = &[
     ),
     (RUST_FIELD_CLASH, "two fields with one Rust name"),
     (RUST_METHOD_CLASH, "two layouts write one repository method"),
+    (
+        INVALID_ENUM,
+        "`one_of(...)` empty, with a non-string, repeated or clashing value",
+    ),
     (RELATION_END_CLASH, "relation end name already in use"),
     (DUPLICATE_RELATION, "relationship declared twice"),
     (UNKNOWN_CARDINALITY, "unknown cardinality class"),

@@ -1,7 +1,7 @@
 //! The `$jsonSchema` validator of a planned collection, derived from its fields only.
 //!
 //! `bsonType`, `required` (non-optional fields), `properties`, `maxItems` from bounds (each nested
-//! array level), `enum` for discriminators, `additionalProperties` left open so that older and
+//! array level), `enum` for discriminators and enumerations (`one_of`), `additionalProperties` left open so that older and
 //! newer schema versions can coexist (schema versioning, seed 002).
 
 use serde_json::{json, Map, Value};
@@ -77,6 +77,8 @@ fn field_schema(f: &PlanField) -> Value {
         object_schema(&f.children)
     } else if f.bson_type == "object" {
         json!({ "bsonType": "object" })
+    } else if !f.enum_values.is_empty() {
+        json!({ "bsonType": f.bson_type, "enum": f.enum_values })
     } else {
         json!({ "bsonType": f.bson_type })
     };
@@ -104,6 +106,10 @@ fn field_schema(f: &PlanField) -> Value {
         if let Some(obj) = value.as_object_mut() {
             if let Some(t) = obj.get("bsonType").cloned() {
                 obj.insert("bsonType".to_owned(), json!([t, "null"]));
+            }
+            // An enumeration's `enum` lists every value the field may hold: null too.
+            if let Some(Value::Array(values)) = obj.get_mut("enum") {
+                values.push(Value::Null);
             }
         }
     }

@@ -289,6 +289,36 @@ fn cases() -> Vec<Case> {
             (5, 10),
             "`ARepo` would have two methods `load_x_projected`: a method of the `parent_refs` layout of `x` and a method of the `parent_refs` layout of `x_projected`",
         ),
+        case(
+            "E0324",
+            "entity Order { status: one_of() }",
+            (1, 24),
+            "`one_of()` lists no values",
+        ),
+        case(
+            "E0324",
+            "entity Order { status: one_of(\"new\", paid) }",
+            (1, 38),
+            "the values of `one_of` are strings: `paid` is a name",
+        ),
+        case(
+            "E0324",
+            "entity Order { rating: [one_of(\"1\", 2)] }",
+            (1, 37),
+            "the values of `one_of` are strings: `2` is a number",
+        ),
+        case(
+            "E0324",
+            "entity Order { status: one_of(\"new\", \"paid\", \"new\") }",
+            (1, 46),
+            "`one_of` lists \"new\" twice",
+        ),
+        case(
+            "E0324",
+            "entity Order { stock: map<one_of(\"in-stock\", \"in_stock\")> }",
+            (1, 46),
+            "\"in-stock\" and \"in_stock\" would both be the variant `InStock` of the generated Rust enum",
+        ),
         // Relations.
         case(
             "E0401",

@@ -267,6 +267,12 @@ pub enum TypeExprKind {
     },
     /// `counters(24 x 60)` or `counters(minute_of_day)`: preallocated counters.
     Counters(CountersShape),
+    /// `one_of("new", "paid")`: a string that takes one of the listed values (an enumeration).
+    /// The values are kept as written (strings or not) so that resolution can point at a bad one.
+    OneOf {
+        /// The values, in the order written.
+        values: Vec<Value>,
+    },
 }
 
 /// The shape of preallocated counters.

@@ -426,7 +426,7 @@ fn named_type(ty: &TypeExpr) -> Option<&Ident> {
         TypeExprKind::Named(name) => Some(name),
         TypeExprKind::Array { elem, .. } => named_type(elem),
         TypeExprKind::Map { value, .. } => named_type(value),
-        TypeExprKind::Counters(_) => None,
+        TypeExprKind::Counters(_) | TypeExprKind::OneOf { .. } => None,
     }
 }
 

@@ -162,7 +162,7 @@ fn ty(t: &TypeExpr, e: &mut Expect) {
         TypeExprKind::Named(name) => e.at(name.span, &["entity.name.type"], "value types used"),
         TypeExprKind::Array { elem, .. } => ty(elem, e),
         TypeExprKind::Map { value, .. } => ty(value, e),
-        TypeExprKind::Counters(_) => {}
+        TypeExprKind::Counters(_) | TypeExprKind::OneOf { .. } => {}
     }
 }
 

@@ -85,6 +85,9 @@ pub fn value(f: &PlanField, rng: &mut Rng, plan_fields: &Context<'_>) -> Bson {
     let element = |rng: &mut Rng| -> Bson {
         if f.bson_type == "object" {
             Bson::Document(document_of(&f.children, rng, plan_fields))
+        } else if let Some(v) = rng.pick(&f.enum_values) {
+            // An enumeration holds one of its values: the validator refuses any other.
+            Bson::String(v.clone())
         } else {
             scalar(&f.bson_type, rng)
         }

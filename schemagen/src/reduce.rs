@@ -118,7 +118,7 @@ fn uses(ty: &Ty, value: &str) -> bool {
     match ty {
         Ty::Value(v) => v == value,
         Ty::Array(t, _) | Ty::Map(t) => uses(t, value),
-        Ty::Scalar(_) | Ty::Counters(..) => false,
+        Ty::Scalar(_) | Ty::Counters(..) | Ty::OneOf(_) => false,
     }
 }
 

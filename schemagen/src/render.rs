@@ -80,6 +80,10 @@ pub fn ty(t: &Ty) -> String {
         Ty::Array(inner, None) => format!("[{}]", ty(inner)),
         Ty::Map(inner) => format!("map<{}>", ty(inner)),
         Ty::Counters(a, b) => format!("counters({a} x {b})"),
+        Ty::OneOf(values) => {
+            let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+            format!("one_of({})", quoted.join(", "))
+        }
     }
 }
 

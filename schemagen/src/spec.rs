@@ -135,6 +135,8 @@ pub enum Ty {
     Map(Box<Ty>),
     /// `counters(a x b)`.
     Counters(u32, u32),
+    /// `one_of("a", "b")`: an enumeration of strings.
+    OneOf(Vec<String>),
 }
 
 /// Field attributes.

@@ -317,6 +317,7 @@ mod tests {
             map: false,
             optional: false,
             type_name: None,
+            enum_values: Vec::new(),
             children: vec![],
             recursive: false,
             source: None,

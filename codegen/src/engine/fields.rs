@@ -19,6 +19,7 @@ pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &s
         map: false,
         optional: false,
         type_name: None,
+        enum_values: Vec::new(),
         children: Vec::new(),
         recursive: false,
         source: None,
@@ -111,6 +112,9 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
     out.map = shaped.map;
     out.type_name = shaped.type_name;
     out.children = shaped.children;
+    if out.bson_type == "string" {
+        out.enum_values = field.facts.one_of.clone();
+    }
     out
 }
 

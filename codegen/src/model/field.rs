@@ -232,6 +232,10 @@ pub struct FieldFacts {
     pub updates_per_day: Option<f64>,
     /// `@expires(duration)`: TTL, seconds.
     pub expires_after_seconds: Option<u64>,
+    /// `one_of("new", "paid")`: the values a string field (or each string of an array or map
+    /// field) takes, in the order declared; empty when the field is not an enumeration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_of: Vec<String>,
 }
 
 /// A field of an entity, value type, variant or relationship.

@@ -640,6 +640,10 @@ pub struct PlanField {
     pub optional: bool,
     /// Name of the embedded type (value type, embedded entity, or generated reference type).
     pub type_name: Option<String>,
+    /// An enumeration (`one_of(...)`, a string): the values it takes, in the order declared. The
+    /// generated Rust type is an enum of them and the validator lists them (`enum`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enum_values: Vec<String>,
     /// Fields of the embedded document (or of each element / map value).
     pub children: Vec<PlanField>,
     /// The embedded document repeats an enclosing type (trees of replies).

@@ -128,6 +128,9 @@ pub(super) fn field(r: &mut Resolver<'_>, decl: &FieldDecl, owner: Owner<'_>) ->
     }
     let attrs = attrs::field_attrs(r, decl, ty.as_ref());
     let mut facts = attrs.facts.clone();
+    if ty.is_some() {
+        facts.one_of = super::enums::values(&decl.ty);
+    }
     let mut bson_name = decl.name.name.clone();
     if let Some((stored, span)) = &attrs.stored {
         if let Some(problem) = forbidden_field_name(stored) {

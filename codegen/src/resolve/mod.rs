@@ -20,6 +20,7 @@
 mod attrs;
 mod children;
 mod entities;
+mod enums;
 mod facts;
 mod fields;
 mod names;

@@ -59,6 +59,12 @@ pub(super) fn field_type(r: &mut Resolver<'_>, ty: &TypeExpr) -> Option<FieldTyp
             value: Box::new(field_type(r, value)?),
         }),
         TypeExprKind::Counters(shape) => counters(r, shape),
+        TypeExprKind::OneOf { values } => {
+            super::enums::check(r, ty.span, values)?;
+            Some(FieldType::Scalar {
+                bson: BsonType::String,
+            })
+        }
     }
 }
 

@@ -223,6 +223,11 @@ fn scalar(ctx: &Ctx<'_>, f: &PlanField, n: u64) -> String {
             };
             format!("ObjectId(\"{}\")", object_id(&seed, i))
         }
+        // An enumeration's samples cycle through its values.
+        "string" if !f.enum_values.is_empty() => {
+            let at = usize::try_from(n).unwrap_or(0) % f.enum_values.len();
+            format!("{:?}", f.enum_values[at])
+        }
         "string" => format!("{:?}", string(f, i)),
         "date" => format!("ISODate(\"2024-05-{:02}T09:30:00Z\")", 1 + (n % 28)),
         "long" => {

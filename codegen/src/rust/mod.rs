@@ -4,6 +4,7 @@
 //! identical plans give identical bytes.
 
 pub mod clashes;
+mod enums;
 mod inner;
 mod layout;
 pub(crate) mod names;
@@ -164,10 +165,11 @@ fn signature(fields: &[PlanField]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{}:{}:{}:{}:{:?}:{}:{}[{}]",
+                "{}:{}:{}{:?}:{}:{:?}:{}:{}[{}]",
                 f.name,
                 f.code_name,
                 f.bson_type,
+                f.enum_values,
                 f.array_depth,
                 f.max_items,
                 f.optional,
@@ -427,6 +429,9 @@ impl<'a> Generator<'a> {
             quote!(::squillion::GeoPoint)
         } else if f.bson_type == "object" {
             let name = self.object_type(f, owner);
+            quote!(#name)
+        } else if !f.enum_values.is_empty() {
+            let name = self.enum_type(f, owner);
             quote!(#name)
         } else {
             scalar_type(&f.bson_type)

@@ -48,6 +48,36 @@ pub(crate) fn type_ident(name: &str) -> Ident {
     Ident::new(&s, Span::call_site())
 }
 
+/// The Rust variant of an enumeration value (`one_of("in-stock")` is `InStock`): PascalCase of its
+/// ASCII letters and digits, each other letter or digit written as `U` and its code point in hex
+/// (`"café"` is `CafU00E9`), `Empty` for a value with neither, a `V` before a leading digit, and
+/// `SelfValue` for `Self`. Deterministic; two values with one variant are refused by the resolver.
+pub(crate) fn enum_variant(value: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in value.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if upper { c.to_ascii_uppercase() } else { c });
+            upper = false;
+        } else if c.is_alphanumeric() {
+            out.push_str(&format!("U{:04X}", u32::from(c)));
+            upper = true;
+        } else {
+            upper = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Empty");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'V');
+    }
+    if KEYWORDS.contains(&out.as_str()) {
+        out.push_str("Value");
+    }
+    out
+}
+
 /// The type names of one generated module. Every collection's document type, its `<Name>Repo`
 /// (the derive's) and `<Name>Variant` are fixed first; then every embedded type gets its name,
 /// or, when that name is taken by another shape, the name with a number (`Address2`). The

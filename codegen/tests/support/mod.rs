@@ -34,6 +34,7 @@ fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
         map: false,
         optional: false,
         type_name: None,
+        enum_values: Vec::new(),
         children: Vec::new(),
         recursive: false,
         source: None,

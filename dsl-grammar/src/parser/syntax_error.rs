@@ -284,6 +284,7 @@ pub(super) fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::counters_type => "`counters(...)`",
         Rule::counters_shape => "a counter shape like `24 x 60`",
         Rule::counter_dim => "a number",
+        Rule::one_of_type | Rule::kw_one_of => "`one_of(...)`",
         Rule::relation_end => "a relation end like `Author.books: many`",
         Rule::cardinality => "a cardinality (one, few, many, squillions)",
         Rule::card_arg => "a bound like `1000` or `typical 50`",

@@ -187,6 +187,12 @@ pub(super) fn type_expr(pair: Pair<'_, Rule>) -> Build<TypeExpr> {
                 TypeExprKind::Counters(CountersShape::Dims(dims))
             }
         }
+        Rule::one_of_type => {
+            c.skip_keywords();
+            TypeExprKind::OneOf {
+                values: c.rest().map(value).collect::<Build<Vec<Value>>>()?,
+            }
+        }
         other => return Err(internal(span, &format!("unexpected type {other:?}"))),
     };
     Ok(TypeExpr { kind, span })

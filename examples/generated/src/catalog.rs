@@ -330,7 +330,7 @@ impl BookRepo {
 /// payment. At most 100 line items is a guess.
 ///
 /// Collection `orders`. One document per Order.
-/// Estimated size: about 4073 bytes on average, 209973 bytes at worst.
+/// Estimated size: about 4133 bytes on average, 212048 bytes at worst.
 #[derive(
     Debug,
     Clone,
@@ -362,6 +362,11 @@ pub struct Order {
     pub payment: Payment,
     /// `subtotal` (BSON `int`).
     pub subtotal: i32,
+    /// Where the order is: the server refuses any other text.
+    pub status: OrderStatus,
+    /// How it was placed, when known.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub channel: ::std::option::Option<OrderChannel>,
 }
 impl Order {
     /// The collection's name.
@@ -373,7 +378,7 @@ impl Order {
     /// The `$jsonSchema` validator of `orders`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","line_items","address","payment","subtotal"],"properties":{"_id":{"bsonType":"objectId"},"line_items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["sku","name"],"properties":{"sku":{"bsonType":"string"},"name":{"bsonType":"string"}}}},"address":{"bsonType":"object","required":["name","street","zip"],"properties":{"name":{"bsonType":"string"},"street":{"bsonType":"string"},"zip":{"bsonType":"int"}}},"payment":{"bsonType":"object","required":["cc","exp"],"properties":{"cc":{"bsonType":"int","description":"Card digits: never printed in samples."},"exp":{"bsonType":"date"}}},"subtotal":{"bsonType":"int"}},"title":"orders documents"}"#,
+            r#"{"bsonType":"object","required":["_id","line_items","address","payment","subtotal","status"],"properties":{"_id":{"bsonType":"objectId"},"line_items":{"bsonType":"array","maxItems":100,"items":{"bsonType":"object","required":["sku","name"],"properties":{"sku":{"bsonType":"string"},"name":{"bsonType":"string"}}}},"address":{"bsonType":"object","required":["name","street","zip"],"properties":{"name":{"bsonType":"string"},"street":{"bsonType":"string"},"zip":{"bsonType":"int"}}},"payment":{"bsonType":"object","required":["cc","exp"],"properties":{"cc":{"bsonType":"int","description":"Card digits: never printed in samples."},"exp":{"bsonType":"date"}}},"subtotal":{"bsonType":"int"},"status":{"bsonType":"string","enum":["new","paid","shipped","in-transit"],"description":"Where the order is: the server refuses any other text."},"channel":{"bsonType":["string","null"],"enum":["web","shop","phone",null],"description":"How it was placed, when known."}},"title":"orders documents"}"#,
         )
     }
     /// The validator document of `orders`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -900,4 +905,104 @@ pub struct Payment {
     pub cc: i32,
     /// `exp` (BSON `date`).
     pub exp: ::squillion::bson::DateTime,
+}
+/// The values of `status`: "new", "paid", "shipped", "in-transit" (stored as these strings).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)]
+pub enum OrderStatus {
+    /// Stored as "new".
+    #[serde(rename = "new")]
+    New,
+    /// Stored as "paid".
+    #[serde(rename = "paid")]
+    Paid,
+    /// Stored as "shipped".
+    #[serde(rename = "shipped")]
+    Shipped,
+    /// Stored as "in-transit".
+    #[serde(rename = "in-transit")]
+    InTransit,
+}
+impl OrderStatus {
+    /// Every value, in the order the schema lists them.
+    pub const ALL: [Self; 4] = [Self::New, Self::Paid, Self::Shipped, Self::InTransit];
+    /// The string the value is stored as.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::New => "new",
+            Self::Paid => "paid",
+            Self::Shipped => "shipped",
+            Self::InTransit => "in-transit",
+        }
+    }
+}
+impl ::std::fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::convert::From<OrderStatus> for ::squillion::bson::Bson {
+    fn from(value: OrderStatus) -> Self {
+        ::squillion::bson::Bson::String(value.as_str().to_owned())
+    }
+}
+/// The values of `channel`: "web", "shop", "phone" (stored as these strings).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)]
+pub enum OrderChannel {
+    /// Stored as "web".
+    #[serde(rename = "web")]
+    Web,
+    /// Stored as "shop".
+    #[serde(rename = "shop")]
+    Shop,
+    /// Stored as "phone".
+    #[serde(rename = "phone")]
+    Phone,
+}
+impl OrderChannel {
+    /// Every value, in the order the schema lists them.
+    pub const ALL: [Self; 3] = [Self::Web, Self::Shop, Self::Phone];
+    /// The string the value is stored as.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Web => "web",
+            Self::Shop => "shop",
+            Self::Phone => "phone",
+        }
+    }
+}
+impl ::std::fmt::Display for OrderChannel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::convert::From<OrderChannel> for ::squillion::bson::Bson {
+    fn from(value: OrderChannel) -> Self {
+        ::squillion::bson::Bson::String(value.as_str().to_owned())
+    }
 }

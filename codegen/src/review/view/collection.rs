@@ -226,6 +226,10 @@ pub(super) fn collection(plan: &Plan, c: &Collection, warnings: &[WarningView]) 
 /// The type of a field as the tree shows it.
 pub fn type_label(f: &PlanField) -> String {
     let mut base = f.type_name.clone().unwrap_or_else(|| f.bson_type.clone());
+    if !f.enum_values.is_empty() {
+        let quoted: Vec<String> = f.enum_values.iter().map(|v| format!("{v:?}")).collect();
+        base = format!("one_of({})", quoted.join(", "));
+    }
     if f.map {
         base = format!("map<{base}>");
     }
@@ -332,11 +336,14 @@ pub fn validator_rows(fields: &[PlanField]) -> Vec<ValidatorRow> {
     let mut rows = Vec::new();
     let mut stack: Vec<&PlanField> = fields.iter().rev().collect();
     while let Some(f) = stack.pop() {
-        let mut ty = if f.map {
-            format!("object of {}", f.bson_type)
-        } else {
+        let mut ty = if f.enum_values.is_empty() {
             f.bson_type.clone()
+        } else {
+            format!("{} (one of {})", f.bson_type, f.enum_values.len())
         };
+        if f.map {
+            ty = format!("object of {ty}");
+        }
         for _ in 0..f.array_depth {
             ty = format!("array of {ty}");
         }
