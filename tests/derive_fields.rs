@@ -192,6 +192,38 @@ async fn a_guarded_decrement_stops_at_zero_and_at_a_declared_minimum() {
     assert_eq!(stored(&repo, &id).await.stock, 3);
 }
 
+/// The validator carries each counter's floor (0, or the declared minimum): a write that goes
+/// around the guarded `dec_` (a raw `$set`, another application) cannot take it lower.
+#[tokio::test]
+async fn the_validator_refuses_a_counter_below_its_floor() {
+    let db = database("fields_counter_floor").await;
+    let repo = ItemRepo::new(&db);
+    repo.ensure_validator().await.unwrap();
+    let model = item(ObjectId::new());
+    repo.insert(&model).await.unwrap();
+    let raw = db.collection::<bson::Document>("items");
+    for (field, floor, below) in [
+        ("stock", bson::Bson::Int32(0), bson::Bson::Int32(-1)),
+        ("balance", bson::Bson::Int64(-100), bson::Bson::Int64(-101)),
+        ("fuel", bson::Bson::Double(0.5), bson::Bson::Double(0.25)),
+    ] {
+        let err = raw
+            .update_one(
+                doc! { "_id": model.id },
+                doc! { "$set": { field: below.clone() } },
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            Error::from(err).is_validation_failure(),
+            "{field} = {below} was not refused"
+        );
+        raw.update_one(doc! { "_id": model.id }, doc! { "$set": { field: floor } })
+            .await
+            .unwrap();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_decrements_never_take_a_counter_below_zero() {
     const STOCK: i32 = 25;

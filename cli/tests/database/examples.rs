@@ -137,6 +137,11 @@ impl Conforming<'_> {
         if matches!(f.kind, FieldKind::Ref | FieldKind::RefArray) && f.children.is_empty() {
             return target.cloned().unwrap_or_else(|| scalar(&f.bson_type, n));
         }
+        if !f.enum_values.is_empty() {
+            // An enumeration holds one of its values.
+            let at = usize::try_from(n).unwrap_or(0) % f.enum_values.len();
+            return Bson::String(f.enum_values[at].clone());
+        }
         if f.children.is_empty() {
             return scalar(&f.bson_type, n);
         }

@@ -210,6 +210,9 @@ pub async fn catalog(db: Database) {
                 exp: at(86_400_000),
             },
             subtotal: 100 + i,
+            status: catalog::OrderStatus::ALL[i as usize % catalog::OrderStatus::ALL.len()],
+            channel: (i % 4 != 0)
+                .then(|| catalog::OrderChannel::ALL[i as usize % catalog::OrderChannel::ALL.len()]),
         })
         .collect();
     repo!(db, catalog::OrderRepo)

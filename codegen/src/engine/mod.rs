@@ -200,6 +200,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     warnings::queries(&mut emit, &joins, &declined);
     warnings::unstored(&mut emit, &queries);
     queries::returns_not_stored(&mut emit, &collections);
+    queries::returns_array_children(&mut emit, &queries);
     warnings::too_deep(&mut emit, &placements.too_deep.borrow());
     let mut list = emit.out.list;
     list.sort_by(|a, b| {

@@ -271,6 +271,54 @@ pub(crate) fn returns_not_stored(e: &mut Emit<'_, '_>, collections: &[Collection
     }
 }
 
+/// W124: a query on a parent's children declares `returns`, but the chosen layout keeps the
+/// children as elements of an array (embedded in the parent, or in buckets). Its method reads the
+/// matching elements whole, as the array's element type; returning a subset would need a second
+/// element type for one array. An error rather than a silently ignored clause: the user asked for
+/// less data than the method would give.
+pub(crate) fn returns_array_children(e: &mut Emit<'_, '_>, queries: &[QueryPlan]) {
+    let ctx = e.ctx;
+    for q in &ctx.model.queries {
+        let Some(first) = q.returns.first() else {
+            continue;
+        };
+        let Some(plan) = queries.iter().find(|p| p.name == q.name) else {
+            continue;
+        };
+        let Some((children, array)) = plan
+            .children
+            .as_ref()
+            .and_then(|ch| ch.array.as_ref().map(|a| (ch, a)))
+        else {
+            continue;
+        };
+        let span = match q.returns.last() {
+            Some(last) => first.span.to(last.span),
+            None => first.span,
+        };
+        e.warn(
+            codes::RETURNS_ARRAY_CHILDREN,
+            Severity::Error,
+            RuleId::Rule6,
+            span,
+            format!(
+                "query `{}` returns some fields of the `{}` children of `{}`, but the chosen \
+                 layout keeps them in the array `{array}` of `{}` documents, whose elements it \
+                 reads whole",
+                q.name, q.entity, children.parent, plan.collection
+            ),
+            Some(format!(
+                "remove `returns` (the method returns whole `{}` elements, which the parent's \
+                 document holds anyway), or make the children a collection of their own \
+                 (`standalone {}`) so that a projection can leave fields out",
+                q.entity, q.entity
+            )),
+            Some(&plan.collection),
+            Some(&children.relation),
+        );
+    }
+}
+
 fn op(o: Operator) -> QueryOp {
     match o {
         Operator::Eq => QueryOp::Eq,

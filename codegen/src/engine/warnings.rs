@@ -59,6 +59,9 @@ pub mod codes {
     pub const HOT_FIELD: &str = "W122";
     /// A query returns a field the chosen layout does not store in the query's collection.
     pub const RETURNS_NOT_STORED: &str = "W123";
+    /// A query on a parent's children returns some fields, but the layout keeps the children in
+    /// an array, whose elements the query returns whole.
+    pub const RETURNS_ARRAY_CHILDREN: &str = "W124";
 
     /// Every plan warning code with a one-line summary.
     pub const ALL: &[(&str, &str)] = &[
@@ -119,6 +122,10 @@ pub mod codes {
         (
             RETURNS_NOT_STORED,
             "query returns a field its collection does not store",
+        ),
+        (
+            RETURNS_ARRAY_CHILDREN,
+            "`returns` on children the layout keeps in an array",
         ),
     ];
 }

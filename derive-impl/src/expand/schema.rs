@@ -27,6 +27,9 @@ pub fn derived_validator(item: &Item<'_>) -> String {
         let facts = &f.attrs.facts;
         if let Some(m) = facts.minimum {
             p.insert("minimum".into(), number(m));
+        } else if f.attrs.counter.is_some() {
+            // A counter's floor without a declared minimum is 0, as its guarded `dec_` keeps it.
+            p.insert("minimum".into(), json!(0));
         }
         if let Some(m) = facts.maximum {
             p.insert("maximum".into(), number(m));
