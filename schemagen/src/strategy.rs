@@ -82,14 +82,11 @@ pub enum Feature {
     NestedValue,
     /// `price: decimal128`, `raw: binary?`, `flag: bool`, `other: objectId`
     Scalars,
-    /// `state: one_of("new", "in-transit", "done")`, `picks: [one_of("a", "b"); 3]`,
-    /// `mood: one_of("ok", "Self")?` (enumerations: a real Rust enum, the validator's `enum`)
-    Enums,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 17] = [
         Feature::Unique,
         Feature::Index,
         Feature::Expires,
@@ -107,7 +104,6 @@ impl Feature {
         Feature::Sensitive,
         Feature::NestedValue,
         Feature::Scalars,
-        Feature::Enums,
     ];
 }
 
@@ -395,28 +391,6 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             ],
             &[],
         ),
-        Feature::Enums => {
-            let one_of =
-                |values: &[&str]| Ty::OneOf(values.iter().map(|v| v.to_string()).collect());
-            (
-                vec![
-                    field(
-                        "state",
-                        one_of(&["new", "in-transit", "done"]),
-                        false,
-                        vec![],
-                    ),
-                    field(
-                        "picks",
-                        Ty::Array(Box::new(one_of(&["a", "b"])), Some(3)),
-                        false,
-                        vec![],
-                    ),
-                    field("mood", one_of(&["ok", "Self", "2x"]), true, vec![]),
-                ],
-                &[],
-            )
-        }
     }
 }
 
