@@ -1,10 +1,12 @@
 //! Writing the tokens: the `squillion::Document` impl, `<Name>Repo` with its CRUD, index and
 //! validator methods, and one group of methods per layout.
 
+mod buckets;
 mod fields;
 mod indexes;
 mod inner;
 mod layouts;
+mod lists;
 mod patterns;
 mod schema;
 

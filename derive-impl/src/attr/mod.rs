@@ -1,0 +1,257 @@
+//! Reading `#[squillion(...)]` (and the `#[serde(...)]` renames that decide BSON names) into plain
+//! declarations. Unknown keys and malformed values are recorded in the [`Ctxt`](crate::ctxt::Ctxt) and reading goes
+//! on, so one compile shows every mistake of the item.
+
+use proc_macro2::Span;
+use syn::{Ident, LitStr};
+
+mod container;
+mod field;
+mod values;
+
+pub use container::container;
+pub use field::field;
+
+/// Key kinds of an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    Asc,
+    Desc,
+    Text,
+    Hashed,
+    Sphere2d,
+}
+
+/// `index(...)`, on the container or a field.
+#[derive(Clone, Debug, Default)]
+pub struct IndexDecl {
+    pub name: Option<String>,
+    pub keys: Vec<(String, KeyKind)>,
+    pub unique: bool,
+    pub sparse: bool,
+    pub ttl: Option<u64>,
+    pub partial: Option<String>,
+    pub collation: Option<(String, i32)>,
+    /// Field-level: descending.
+    pub desc: bool,
+}
+
+/// `queue(...)`.
+pub struct QueueDecl {
+    pub priority: Ident,
+    pub in_progress: Ident,
+    pub started: Ident,
+    pub done: Option<Ident>,
+}
+
+/// `tree(...)`.
+pub struct TreeDecl {
+    pub parent: Ident,
+    pub ancestors: Ident,
+}
+
+/// `versioned(...)`.
+pub struct VersionedDecl {
+    pub key: Ident,
+    pub version: Ident,
+    pub valid_from: Ident,
+    pub valid_to: Ident,
+}
+
+/// `link(left = Type, right = Type)`.
+pub struct LinkDecl {
+    pub ends: Vec<(Ident, syn::Path)>,
+}
+
+/// How the collection's validator is made.
+pub enum ValidatorDecl {
+    /// `$jsonSchema` derived from the fields (the default).
+    Derived,
+    /// `validator = path::to::fn` returning the validator document.
+    Custom(syn::Path),
+    /// `validator = false`.
+    Off,
+}
+
+/// Container attributes.
+pub struct ContainerAttrs {
+    pub collection: Option<LitStr>,
+    pub schema_version: Option<(i64, Span)>,
+    pub min_schema_version: Option<(i64, Span)>,
+    pub indexes: Vec<(IndexDecl, Span)>,
+    pub validator: ValidatorDecl,
+    pub queue: Option<QueueDecl>,
+    pub tree: Option<TreeDecl>,
+    pub versioned: Option<VersionedDecl>,
+    pub link: Option<LinkDecl>,
+    /// `implied_indexes = false`: the declared `index(...)` list is the whole list; the layouts
+    /// add none (generated code: the Plan's list is the one source of truth).
+    pub implied_indexes: bool,
+    pub serde_rename_all: Option<String>,
+}
+
+/// A relationship layout of a field.
+pub enum Layout {
+    Embed {
+        max: Option<(u64, Span)>,
+        /// Paths, in each element, of values no two elements may share (`unique("code")`).
+        unique: Vec<String>,
+        unique_span: Option<Span>,
+    },
+    ParentRefs {
+        to: syn::Path,
+        max: Option<(u64, Span)>,
+        fields: Vec<String>,
+    },
+    ChildRef {
+        to: syn::Path,
+        /// The order `find_by_<f>` pages in (`order(placed_at = -1)`), before `_id`.
+        order: Vec<(String, KeyKind)>,
+        /// For an extended reference (a struct holding the id and copies): the id's field in it
+        /// (`id = "id"`); `find_by_<f>` then takes the parent's id.
+        id: Option<String>,
+    },
+    TwoWay {
+        to: syn::Path,
+        max: Option<(u64, Span)>,
+        inverse: String,
+        inverse_max: Option<u64>,
+    },
+    Subset {
+        to: syn::Path,
+        n: u64,
+        sort: String,
+        desc: bool,
+        keep: Vec<String>,
+        /// Path, in each child, of its parent's id: the subset is refilled from the children.
+        key: Option<String>,
+    },
+    Top {
+        n: u64,
+        sort: String,
+        desc: bool,
+        /// The children's type, whose collection the list is refilled from (with `key`).
+        to: Option<syn::Path>,
+        keep: Vec<String>,
+        /// Path, in each child, of its parent's id.
+        key: Option<String>,
+    },
+    Bucket {
+        size: u64,
+        keys: Vec<Ident>,
+        count: Option<Ident>,
+        start: Option<Ident>,
+        end: Option<Ident>,
+        /// Pages newest first.
+        desc: bool,
+        /// Paths, in each child, of values no two children of one bucket may share.
+        unique: Vec<String>,
+    },
+    Outlier {
+        max: u64,
+        flag: Ident,
+        overflow: String,
+        chunk: u64,
+    },
+}
+
+impl Layout {
+    /// The attribute's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layout::Embed { .. } => "embed",
+            Layout::ParentRefs { .. } => "parent_refs",
+            Layout::ChildRef { .. } => "child_ref",
+            Layout::TwoWay { .. } => "two_way",
+            Layout::Subset { .. } => "subset",
+            Layout::Top { .. } => "top",
+            Layout::Bucket { .. } => "bucket",
+            Layout::Outlier { .. } => "outlier",
+        }
+    }
+}
+
+/// A summary a field keeps.
+#[derive(Clone, Debug)]
+pub enum SummaryDecl {
+    Count,
+    Sum(String),
+    Max(String),
+    Min(String),
+}
+
+/// `computed(...)`.
+pub struct ComputedDecl {
+    pub span: Span,
+    pub summary: SummaryDecl,
+    pub of: Option<Ident>,
+}
+
+/// `fan_out(to = Type, by = "path", copy = "path", array = "path")`.
+pub struct FanOutDecl {
+    pub span: Span,
+    pub to: syn::Path,
+    pub by: String,
+    pub copy: String,
+    pub array: Option<String>,
+}
+
+/// `inner(path = "a.b", name = a_b, ty = Type, counter)`: a field inside an embedded subdocument,
+/// set (and, for numbers, incremented) in place.
+pub struct InnerDecl {
+    /// Its path below the field.
+    pub path: String,
+    /// The method suffix after the field's name (`set_<field>_<name>`).
+    pub name: String,
+    pub ty: syn::Type,
+    pub counter: bool,
+}
+
+/// `inner_array(path = "items", name = items, elem = Type, max = N, key = "sku", key_ty = Type)`:
+/// a bounded array inside an embedded subdocument, its elements pushed (bound checked), replaced
+/// and removed by their key.
+pub struct InnerArrayDecl {
+    pub path: String,
+    pub name: String,
+    pub elem: syn::Type,
+    pub max: u64,
+    /// The element's key (its path in the element) and the key's type.
+    pub key: Option<(String, syn::Type)>,
+}
+
+/// Validation facts of a field.
+#[derive(Default)]
+pub struct Facts {
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<String>,
+    pub one_of: Vec<String>,
+}
+
+/// Field attributes.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub id: Option<Span>,
+    pub layout: Option<(Layout, Span)>,
+    pub computed: Option<ComputedDecl>,
+    pub index: Option<(IndexDecl, Span)>,
+    pub facts: Facts,
+    pub fan_out: Vec<FanOutDecl>,
+    /// `counter`: a number changed by increments and guarded decrements (`dec_<f>`).
+    pub counter: Option<Span>,
+    /// `maintained`: the repository's other operations write this field (a summary, a copy, a
+    /// pattern's field): no setter.
+    pub maintained: Option<Span>,
+    /// `inner(...)`: fields inside an embedded subdocument.
+    pub inner: Vec<InnerDecl>,
+    /// `inner_array(...)`: bounded arrays inside an embedded subdocument.
+    pub inner_arrays: Vec<InnerArrayDecl>,
+    pub denormalized_from: Option<String>,
+    pub serde_rename: Option<String>,
+    pub serde_default: bool,
+    pub serde_skip: bool,
+    pub serde_flatten: bool,
+    pub serde_skip_if: bool,
+}

@@ -1,0 +1,218 @@
+//! Children stored in chunks: a bucket layout's documents, and an outlier's overflow documents.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::layouts::computed_for;
+use super::{method, rt};
+use crate::ast::{Field, Item};
+
+/// The bucket struct's fields a bucket layout names.
+pub(super) struct BucketFields<'a> {
+    pub(super) count: Option<&'a syn::Ident>,
+    pub(super) start: Option<&'a syn::Ident>,
+    pub(super) end: Option<&'a syn::Ident>,
+}
+
+pub(super) fn bucket(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    keys: &[syn::Ident],
+    fields: BucketFields<'_>,
+    newest_first: bool,
+    unique: &[String],
+) -> TokenStream {
+    let BucketFields { count, start, end } = fields;
+    let rt = rt();
+    let ident = item.ident;
+    let Some(elem) = f.elem() else {
+        return TokenStream::new();
+    };
+    let Some((_, Some(size))) = &f.bound else {
+        return TokenStream::new();
+    };
+    let size = *size as i64;
+    let items = &f.bson;
+    let key_fields: Vec<&Field<'_>> = keys.iter().filter_map(|k| item.field(k)).collect();
+    let key_params: Vec<TokenStream> = key_fields
+        .iter()
+        .map(|k| {
+            let name = k.ident;
+            let ty = k.ty;
+            quote!(#name: &#ty)
+        })
+        .collect();
+    let key_doc = {
+        let entries = key_fields.iter().map(|k| {
+            let name = k.ident;
+            let bson = &k.bson;
+            quote!(key.insert(#bson, #rt::to_bson(#name)?);)
+        });
+        quote! {{
+            let mut key = #rt::bson::Document::new();
+            #(#entries)*
+            key
+        }}
+    };
+    let count_name = match count {
+        Some(c) => item
+            .field(c)
+            .map_or_else(|| "count".to_owned(), |x| x.bson.clone()),
+        None => item
+            .fields
+            .iter()
+            .find(|x| x.ident == "count")
+            .map_or_else(|| "count".to_owned(), |x| x.bson.clone()),
+    };
+    let opt_name = |o: Option<&syn::Ident>| match o.and_then(|i| item.field(i)) {
+        Some(x) => {
+            let b = &x.bson;
+            quote!(::core::option::Option::Some(#b))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let start_name = opt_name(start);
+    let end_name = opt_name(end);
+    let computed = computed_for(item, items);
+    let spec = quote! {
+        #rt::bucket::BucketSpec {
+            items: #items,
+            count: #count_name,
+            size: #size,
+            computed: #computed,
+            start: #start_name,
+            end: #end_name,
+            newest_first: #newest_first,
+            unique: &[#(#unique),*],
+        }
+    };
+    let append = method("append", f, "");
+    let (page_doc, pages_doc) = if newest_first {
+        (
+            "The owner's bucket number `number` (0-based, newest first), its children newest first: one page of children in one read.",
+            "A page of the owner's buckets, newest first, each with its children newest first.",
+        )
+    } else {
+        (
+            "The owner's bucket number `number` (0-based, oldest first): one page of children in one read.",
+            "A page of the owner's buckets, oldest first.",
+        )
+    };
+    let page = method("", f, "bucket");
+    let pages = method("", f, "buckets");
+    let between = method("", f, "between");
+    let append_doc = format!(
+        "Appends `item` to the owner's bucket with room, or to a new one: \
+         `updateOne({{key, {count_name}: {{$lt: {size}}}}}, {{$push: {{{items}: item}}, $inc: {{{count_name}: 1, ..}}, $max: .., $min: ..}}, {{upsert: true}})` \
+         (seed 002). No bucket ever holds more than {size} children, however many appends race."
+    );
+    let range = match (
+        start.and_then(|s| item.field(s)),
+        end.and_then(|e| item.field(e)),
+    ) {
+        (Some(s), Some(e)) => {
+            let s_ty = crate::types::option_inner(s.ty).unwrap_or(s.ty);
+            let (sb, eb) = (&s.bson, &e.bson);
+            let doc = format!(
+                "The owner's buckets whose children's times overlap `[from, to]`: \
+                 `find({{key, {eb}: {{$gte: from}}, {sb}: {{$lte: to}}}}).sort({{{sb}: 1}})`."
+            );
+            quote! {
+                #[doc = #doc]
+                pub async fn #between(&self, #(#key_params,)* from: &#s_ty, to: &#s_ty) -> ::squillion::Result<#rt::Vec<#ident>> {
+                    let spec = #spec;
+                    let filter = #rt::bucket::range_filter(#key_doc, #sb, #eb, #rt::to_bson(from)?, #rt::to_bson(to)?);
+                    self.core.find(filter, ::core::option::Option::Some(#rt::bucket::order(&spec))).await
+                }
+            }
+        }
+        _ => TokenStream::new(),
+    };
+    quote! {
+        #[doc = #append_doc]
+        pub async fn #append(&self, #(#key_params,)* item: &#elem) -> ::squillion::Result<::squillion::BucketAppend> {
+            let spec = #spec;
+            #rt::bucket::append(self.core.raw(), #key_doc, &spec, #rt::to_bson(item)?).await
+        }
+
+        #[doc = #page_doc]
+        pub async fn #page(&self, #(#key_params,)* number: u64) -> ::squillion::Result<::core::option::Option<#ident>> {
+            let spec = #spec;
+            match #rt::bucket::page(self.core.raw(), #key_doc, &spec, number).await? {
+                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
+            }
+        }
+
+        #[doc = #pages_doc]
+        pub async fn #pages(&self, #(#key_params,)* page: ::squillion::PageRequest) -> ::squillion::Result<::squillion::Page<#ident>> {
+            let spec = #spec;
+            #rt::bucket::pages(&self.core, #key_doc, &spec, page).await
+        }
+
+        #range
+    }
+}
+
+pub(super) fn outlier(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    flag: &syn::Ident,
+    overflow: &str,
+    chunk: u64,
+) -> TokenStream {
+    let rt = rt();
+    let ident = item.ident;
+    let id_ty = item.id_field().ty;
+    let Some(elem) = f.elem() else {
+        return TokenStream::new();
+    };
+    let Some((bound, _)) = &f.bound else {
+        return TokenStream::new();
+    };
+    let path = &f.bson;
+    let flag_name = item
+        .field(flag)
+        .map_or_else(|| flag.to_string(), |x| x.bson.clone());
+    let chunk = chunk as i64;
+    let push = method("push", f, "");
+    let all = method("all", f, "");
+    let get_full = format_ident!("get_with_{}", f.ident.to_string().trim_start_matches("r#"));
+    let spec = quote! {
+        #rt::outlier::OutlierSpec {
+            path: #path,
+            max: #bound,
+            flag: #flag_name,
+            overflow: #overflow,
+            chunk: #chunk,
+        }
+    };
+    let push_doc = format!(
+        "Appends `item`: into `{path}` while it holds fewer than its bound (checked by the update), \
+         otherwise into an overflow document of `{overflow}` (a bucket of {chunk}), setting `{flag_name}: true` \
+         on the owner (seed 002's outlier pattern). In one transaction where the deployment runs them."
+    );
+    quote! {
+        #[doc = #push_doc]
+        pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
+            let spec = #spec;
+            #rt::outlier::push(&self.core, &spec, #rt::to_bson(id)?, #rt::to_bson(item)?).await
+        }
+
+        /// Every element: the embedded ones, then the overflow (read only when the flag is set).
+        pub async fn #all(&self, id: &#id_ty) -> ::squillion::Result<#rt::Vec<#elem>> {
+            let spec = #spec;
+            let items = #rt::outlier::all(&self.core, &spec, #rt::to_bson(id)?).await?;
+            items.into_iter().map(|b| #rt::bson::from_bson(b).map_err(::squillion::Error::from)).collect()
+        }
+
+        /// The document with the overflow merged into its array, read transparently.
+        pub async fn #get_full(&self, id: &#id_ty) -> ::squillion::Result<::core::option::Option<#ident>> {
+            let spec = #spec;
+            match #rt::outlier::merged(&self.core, &spec, #rt::to_bson(id)?).await? {
+                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
+            }
+        }
+    }
+}
