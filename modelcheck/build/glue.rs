@@ -73,9 +73,31 @@ fn compact(t: &impl ToTokens) -> String {
     t.to_token_stream().to_string().replace(' ', "")
 }
 
+/// `T` of `Option<&T>`.
+fn optional_borrow(ty: &Type) -> Option<Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(Type::Reference(r)) => Some((*r.elem).clone()),
+        _ => None,
+    }
+}
+
 /// The statements that read argument `i` into a local, and the expression passing it.
 fn param(i: usize, ty: &Type) -> (TokenStream, TokenStream) {
     let local = format_ident!("a{i}");
+    if let Some(inner) = optional_borrow(ty) {
+        // `Option<&T>` (a tree's parent): read as `Option<T>`, passed as `.as_ref()`.
+        let read =
+            quote! { let #local: ::core::option::Option<#inner> = crate::driver::arg(&args, #i)?; };
+        return (read, quote!(#local.as_ref()));
+    }
     let (owned, by_ref): (TokenStream, bool) = match ty {
         Type::Reference(r) => match &*r.elem {
             Type::Path(p) if p.path.is_ident("str") => (quote!(::std::string::String), true),
@@ -110,16 +132,17 @@ fn outcome(inner: &Type) -> TokenStream {
         quote!(crate::driver::Value::Int64(
             i64::try_from(v).unwrap_or(i64::MAX)
         ))
+    } else if text.ends_with("BucketAppend") {
+        // The new bucket's `_id` (the reference learns it), or null for an existing bucket.
+        quote!(match v {
+            ::squillion::BucketAppend::NewBucket(id) => id,
+            ::squillion::BucketAppend::Existing => crate::driver::Value::Null,
+        })
     } else if text.contains("Page<") {
         quote!(crate::driver::ser(&v.items))
-    } else if [
-        "FanOutReport",
-        "BucketAppend",
-        "IndexReport",
-        "ValidatorReport",
-    ]
-    .iter()
-    .any(|n| text.ends_with(n))
+    } else if ["FanOutReport", "IndexReport", "ValidatorReport"]
+        .iter()
+        .any(|n| text.ends_with(n))
     {
         quote!(crate::driver::Value::String(format!("{v:?}")))
     } else {
@@ -156,11 +179,12 @@ pub fn glue(rust: &str) -> Result<String, String> {
             let Some(inner) = result_inner(&m.ret) else {
                 continue;
             };
-            // A parameter holding a borrow inside an owned type (`Option<&T>`) cannot be read
-            // from BSON; such methods (tree inserts) are not driven.
+            // A parameter holding a borrow inside an owned type other than `Option<&T>` cannot
+            // be read from BSON; such methods are not driven.
             if m.params.iter().any(|t| {
                 let inner = match t {
                     Type::Reference(r) => compact(&r.elem),
+                    other if optional_borrow(other).is_some() => String::new(),
                     other => compact(other),
                 };
                 inner.contains('&')

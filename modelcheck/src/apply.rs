@@ -43,6 +43,12 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             let (id, item) = (args.first()?, args.get(1)?.clone());
             let before = r.get(&c.name, id)?.clone();
             let arr = before.get_array(path).ok()?;
+            // The push's `$ne` guards refuse an element sharing a unique value with one already
+            // in the array (`DuplicateElement`, before the bound is looked at).
+            let unique = crate::unique::paths_in(c, path);
+            if crate::unique::held(&before, path, &unique, &item) {
+                return Some(Expect::Duplicate);
+            }
             if arr.len() >= *max {
                 return Some(Expect::BoundExceeded);
             }
@@ -164,6 +170,11 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         | Kind::SubsetReplace { relation }
         | Kind::SubsetRemove { relation } => crate::subsets::expect(s, r, op, relation),
         Kind::Query { .. } => crate::queries::expect(s, r, op),
+        Kind::Append { relation } | Kind::BucketRead { relation } => {
+            crate::buckets::expect(s, r, op, relation)
+        }
+        Kind::LinkPair { .. } => crate::links::expect(s, r, op),
+        Kind::Pattern { .. } => crate::patterns::expect(s, r, op),
         Kind::FanOut { field } => {
             let (id, value) = (args.first()?, args.get(1)?.clone());
             r.get_mut(&c.name, id)?.insert(field.clone(), value);
@@ -177,6 +188,22 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
 /// `op` with the copies in the document it writes taken from their sources' current values.
 pub fn settle(s: &Schema<'_>, r: &Reference, op: &Op) -> Op {
     let mut op = op.clone();
+    // The document a pattern's write path, a link or a bucket append writes: its copies too.
+    let at = match (&op.kind, op.method.as_str()) {
+        (Kind::Pattern { .. }, "enqueue" | "new_version") | (Kind::LinkPair { .. }, "link") => {
+            Some(0)
+        }
+        (Kind::Pattern { .. }, "insert_under") => Some(1),
+        _ => None,
+    };
+    if let Some(i) = at {
+        let mut args = op.bson_args();
+        if let Some(Bson::Document(d)) = args.get(i).cloned() {
+            args[i] = Bson::Document(settled(s.plan, r, &op.collection, d));
+            op.args = args.into_iter().map(Bson::into_canonical_extjson).collect();
+        }
+        return op;
+    }
     if matches!(op.kind, Kind::Insert | Kind::Replace) {
         if let Some(Bson::Document(mut d)) = op.bson_args().first().cloned() {
             // A shrunk schema may have dropped fields the document was drawn with.

@@ -337,6 +337,8 @@ pub fn invariants(plan: &Plan, stored: &Reference) -> Vec<String> {
         }
     }
     crate::subsets::invariants(plan, stored, &mut found);
+    crate::buckets::invariants(plan, stored, &mut found);
+    crate::links::invariants(plan, stored, &mut found);
     for d in &plan.relationships {
         // Subsets are the right N children, in the right order.
         // (Those refilled from their children: [`crate::subsets::invariants`].)

@@ -9,7 +9,8 @@ use crate::model::Reference;
 use crate::ops::Schema;
 use crate::values::{self, Context, Rng};
 
-fn zero(bson: &str) -> Bson {
+/// The zero of a BSON number type (`int` when not a number type).
+pub(crate) fn zero(bson: &str) -> Bson {
     match bson {
         "long" => Bson::Int64(0),
         "double" => Bson::Double(0.0),

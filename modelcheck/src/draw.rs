@@ -30,10 +30,15 @@ fn top_level<'a>(c: &'a Collection, path: &str) -> Option<&'a PlanField> {
 }
 
 fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
-    if rng.below(12) == 0 {
-        if let Some(op) = crate::queries::draw(s, r, rng) {
-            return Some(op);
-        }
+    let family = match rng.below(12) {
+        0 => crate::queries::draw(s, r, rng),
+        1 | 2 => crate::buckets::draw(s, r, rng),
+        3 | 4 => crate::links::draw(s, r, rng),
+        5 | 6 => crate::patterns::draw(s, r, rng),
+        _ => None,
+    };
+    if family.is_some() {
+        return family;
     }
     let writable: Vec<&Collection> = s.plan.collections.iter().filter(|c| writable(c)).collect();
     let c = *rng.pick(&writable)?;
@@ -278,6 +283,16 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                         reference_to(f, s, r, rng)
                     } else {
                         let mut item = values::document_of(&f.children, rng, &Context::default());
+                        // Now and then an element with the unique values of one already in the
+                        // array: the push must refuse it.
+                        let unique = crate::unique::paths_in(c, &f.name);
+                        if let (false, 0, Ok(held)) =
+                            (unique.is_empty(), rng.below(3), doc.get_array(&f.name))
+                        {
+                            if let Some(other) = rng.pick(held) {
+                                crate::unique::with_values_of(&mut item, other, &unique);
+                            }
+                        }
                         fill(&f.children, &mut item, s, r, rng).map(|()| Bson::Document(item))
                     };
                     if let Some(item) = item {

@@ -11,13 +11,16 @@
 #![deny(warnings, missing_docs)]
 
 pub mod apply;
+pub mod buckets;
 pub mod checks;
 pub mod coverage;
 pub mod documents;
 pub mod draw;
 pub mod driver;
+pub mod links;
 pub mod model;
 pub mod ops;
+pub mod patterns;
 pub mod queries;
 pub mod run;
 pub mod subsets;

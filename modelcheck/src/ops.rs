@@ -89,6 +89,27 @@ pub enum Kind {
         /// The field.
         field: String,
     },
+    /// Append a child to its owner's bucket (`append_<f>`), or read buckets back (`<f>_bucket`,
+    /// `<f>_buckets`) ([`crate::buckets`]).
+    Append {
+        /// The relationship.
+        relation: String,
+    },
+    /// Read an owner's buckets back ([`crate::buckets`]).
+    BucketRead {
+        /// The relationship.
+        relation: String,
+    },
+    /// Link, unlink or read pairs of a link collection ([`crate::links`]).
+    LinkPair {
+        /// The link collection.
+        collection: String,
+    },
+    /// Call a method of a tree, a queue or versioned documents ([`crate::patterns`]).
+    Pattern {
+        /// The collection following the pattern.
+        collection: String,
+    },
     /// Call a declared query ([`crate::queries`]).
     Query {
         /// The query's name.
@@ -165,6 +186,16 @@ pub enum Expect {
     BoundExceeded,
     /// A duplicate key refused by a unique index.
     Duplicate,
+    /// Exactly this value (a read, or what a write answers: `link`'s "the pair is new").
+    Value(Bson),
+    /// The job a queue's `claim_next` hands out: `job` as the reference holds it, with its
+    /// `started` field set to the claim time (taken from the answer).
+    Claimed {
+        /// The job, claimed.
+        job: Document,
+        /// The field holding the claim time.
+        started: String,
+    },
     /// A declared query's answer: the `selected` documents, in `sort`'s order (path, descending),
     /// at most `limit`.
     Query {

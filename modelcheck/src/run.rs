@@ -225,6 +225,11 @@ async fn check(
     }
 }
 
+/// Whether a call's answer is the expected value, field order aside.
+fn same_value(want: &Bson, got: &Bson) -> bool {
+    crate::model::normalized(want) == crate::model::normalized(got)
+}
+
 fn matches(expect: &Expect, got: &Result<Bson, squillion::Error>) -> bool {
     match (expect, got) {
         (Expect::Ok, Ok(_)) => true,
@@ -266,6 +271,57 @@ async fn step(
         *methods
             .entry((part.collection.clone(), part.method.clone()))
             .or_default() += 1;
+        if let Expect::Claimed { job, started } = &expect {
+            let claimed = match &got {
+                Ok(Bson::Document(d)) => d.clone(),
+                other => {
+                    return Err(format!(
+                        "{} answered {}, expected the job {}",
+                        part.describe(),
+                        other.as_ref().map_or_else(|e| format!("Err({e})"), show),
+                        show(&Bson::Document(job.clone()))
+                    ))
+                }
+            };
+            let (mut want, mut have) = (job.clone(), claimed.clone());
+            want.remove(started);
+            let at = have.remove(started);
+            if !same_value(&Bson::Document(want), &Bson::Document(have)) {
+                return Err(format!(
+                    "{} claimed {}, expected {}",
+                    part.describe(),
+                    show(&Bson::Document(claimed)),
+                    show(&Bson::Document(job.clone()))
+                ));
+            }
+            if let (Some(at), Some(id)) = (at, job.get("_id")) {
+                if let Some(d) = next.get_mut(&part.collection, id) {
+                    d.insert(started.clone(), at);
+                }
+            }
+            *r = next;
+            first = false;
+            continue;
+        }
+        if let Expect::Value(want) = &expect {
+            match &got {
+                Ok(v) if same_value(want, v) => {}
+                _ => {
+                    let got = match &got {
+                        Ok(v) => format!("Ok({})", show(v)),
+                        Err(e) => format!("Err({e})"),
+                    };
+                    return Err(format!(
+                        "{} answered {got}, expected Ok({})",
+                        part.describe(),
+                        show(want)
+                    ));
+                }
+            }
+            *r = next;
+            first = false;
+            continue;
+        }
         if let Expect::Query {
             selected,
             sort,
@@ -291,6 +347,9 @@ async fn step(
             ));
         }
         if expect == Expect::Ok {
+            if let Ok(v) = &got {
+                crate::buckets::adopt(&mut next, part, v);
+            }
             *r = next;
         } else {
             refused = true;

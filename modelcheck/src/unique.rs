@@ -53,7 +53,21 @@ pub fn collides(c: &Collection, docs: &[Document], doc: &Document) -> bool {
     let me = Bson::Document(doc.clone());
     let id = doc.get("_id");
     unique_keys(c).iter().any(|(paths, _sparse)| {
-        // Single-key indexes only: the generated schemas declare no compound unique index.
+        if paths.len() > 1 {
+            // A compound unique index (a link collection's pair): the whole tuple collides
+            // (absent values index as null).
+            let tuple = |d: &Bson| -> Vec<Bson> {
+                paths
+                    .iter()
+                    .map(|p| values_at(d, p).into_iter().next().unwrap_or(Bson::Null))
+                    .collect()
+            };
+            let mine = tuple(&me);
+            return docs
+                .iter()
+                .filter(|d| d.get("_id") != id)
+                .any(|d| tuple(&Bson::Document(d.clone())) == mine);
+        }
         let Some(path) = paths.first() else {
             return false;
         };
@@ -75,4 +89,47 @@ pub fn collides(c: &Collection, docs: &[Document], doc: &Document) -> bool {
             mine.iter().any(|v| theirs.contains(v))
         })
     })
+}
+
+/// The paths, inside one element of `array`, of values `c`'s unique indexes hold (`@unique` on a
+/// field of an embedded entity): MongoDB enforces them across documents, the generated pushes
+/// within one array (`$ne` guards).
+pub fn paths_in(c: &Collection, array: &str) -> Vec<String> {
+    let prefix = format!("{array}.");
+    c.indexes
+        .iter()
+        .filter(|i| i.unique)
+        .filter_map(|i| i.keys.first())
+        .filter_map(|k| k.path.strip_prefix(&prefix).map(str::to_owned))
+        .collect()
+}
+
+/// The value at dotted `path` of `v`.
+fn at<'a>(v: &'a Bson, path: &str) -> Option<&'a Bson> {
+    let mut v = v;
+    for seg in path.split('.') {
+        v = v.as_document()?.get(seg)?;
+    }
+    Some(v)
+}
+
+/// Whether `doc`'s `array` already holds an element sharing one of `item`'s values at `paths`
+/// (absent and null values do not count: the indexes are sparse).
+pub fn held(doc: &Document, array: &str, paths: &[String], item: &Bson) -> bool {
+    let elements = doc.get_array(array).map(Vec::as_slice).unwrap_or(&[]);
+    paths.iter().any(|p| match at(item, p) {
+        None | Some(Bson::Null) => false,
+        Some(v) => elements.iter().any(|e| at(e, p) == Some(v)),
+    })
+}
+
+/// `item` with the values at `paths` taken from `other` (an element already in the array), so
+/// that pushing it must be refused.
+pub fn with_values_of(item: &mut Document, other: &Bson, paths: &[String]) {
+    for p in paths {
+        // Top-level fields of the element only: a nested path would need its subdocument.
+        if let (false, Some(v)) = (p.contains('.'), at(other, p)) {
+            item.insert(p.clone(), v.clone());
+        }
+    }
 }

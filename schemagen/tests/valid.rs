@@ -130,3 +130,86 @@ fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
         "not covered: {missing:?}\ncovered: {seen:?}"
     );
 }
+
+/// The fields, by stored name, of the documents or elements a summary of relationship `d` kept
+/// in `collection` reads: the elements of its array there (a bucket's children, an embedded
+/// array, a subset), else the children's own documents.
+fn summarised_fields<'a>(
+    plan: &'a squillion_codegen::plan::Plan,
+    d: &'a squillion_codegen::plan::Decision,
+    collection: &str,
+) -> Option<&'a [squillion_codegen::plan::PlanField]> {
+    use squillion_codegen::plan::{CollectionRole, Shape};
+    let c = plan.collection(collection)?;
+    let array = d
+        .bucket
+        .as_ref()
+        .filter(|b| b.collection == collection)
+        .map(|b| b.items_path.as_str())
+        .or_else(|| {
+            d.placement
+                .iter()
+                .find(|p| p.collection == collection && p.shape == Shape::ArrayOfSubdocuments)
+                .map(|p| p.path.as_str())
+        });
+    match array.and_then(|a| c.field(a)) {
+        Some(f) if !f.children.is_empty() => Some(&f.children),
+        _ => plan
+            .collections
+            .iter()
+            .find(|h| h.role == CollectionRole::Entity && h.entity == d.child)
+            .map(|h| h.fields.as_slice()),
+    }
+}
+
+/// Every summary and bucket time range names the child's field as the child's documents or
+/// array elements store it: a field renamed with `@stored` is read under its stored name (the
+/// bucket appends once read `value` where the elements hold `v`, and wrote no summary).
+#[test]
+fn every_summary_and_time_range_reads_a_field_the_children_store() {
+    use squillion_codegen::plan::{ComputedFn, SummaryFn};
+    let (mut checked, mut renamed) = (0, 0);
+    let mut wrong = Vec::new();
+    for (_, s) in batch(11, 400, Config::default()) {
+        let text = render(&s);
+        let g = generated(&text);
+        for d in &g.plan.relationships {
+            let mut reads: Vec<(&str, &str)> = d
+                .computed
+                .iter()
+                .filter(|x| {
+                    matches!(x.function, ComputedFn::Summary { summary } if summary != SummaryFn::Count)
+                })
+                .filter_map(|x| Some((x.collection.as_str(), x.field.as_deref()?)))
+                .collect();
+            if let Some(b) = &d.bucket {
+                reads.extend(
+                    b.time_range
+                        .iter()
+                        .map(|t| (b.collection.as_str(), t.field.as_str())),
+                );
+            }
+            for (collection, field) in reads {
+                let Some(fields) = summarised_fields(&g.plan, d, collection) else {
+                    continue;
+                };
+                checked += 1;
+                match fields.iter().find(|f| f.name == field) {
+                    Some(f) if f.code_name != f.name => renamed += 1,
+                    Some(_) => {}
+                    None => wrong.push(format!(
+                        "{}: `{collection}` reads `{field}`, which its children store as one of {:?}\n{text}",
+                        d.id,
+                        fields.iter().map(|f| &f.name).collect::<Vec<_>>()
+                    )),
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The family is exercised: summaries over renamed fields were among those checked.
+    assert!(
+        checked > 0 && renamed > 0,
+        "checked {checked}, renamed {renamed}"
+    );
+}

@@ -40,7 +40,11 @@ pub async fn insert_under<T: Document>(
             node.insert(spec.ancestors, ancestors);
         }
         None => {
-            node.insert(spec.parent, Bson::Null);
+            // A root: no parent, written as the document's own type writes "none" (absent when
+            // it skips a `None`, else null), so a root reads back as it was stored.
+            if node.contains_key(spec.parent) {
+                node.insert(spec.parent, Bson::Null);
+            }
             node.insert(spec.ancestors, Vec::<Bson>::new());
         }
     }

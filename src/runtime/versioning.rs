@@ -47,7 +47,13 @@ async fn new_version_body(
         .as_ref()
         .and_then(|d| as_i64(d.get(spec.version)))
         .map_or(1, |v| v + 1);
-    doc.insert(spec.version, next);
+    // In the width the document's own type gives the version (the struct's `i32` is the
+    // validator's `int`): an `i64` here would be refused by the validator.
+    let numbered = match doc.get(spec.version) {
+        Some(Bson::Int64(_)) => Bson::Int64(next),
+        _ => i32::try_from(next).map_or(Bson::Int64(next), Bson::Int32),
+    };
+    doc.insert(spec.version, numbered);
     if let (Some(latest), Some(from)) = (latest, doc.get(spec.valid_from).cloned()) {
         if let Some(latest_id) = latest.get("_id") {
             crate::__squillion_in_session!(

@@ -564,10 +564,9 @@ pub async fn patterns(db: Database) {
         .insert_many(&sensors)
         .await
         .unwrap();
-    // Full buckets of 200, written whole: `append_readings` leaves out the bucket's summaries
-    // (`start`, `end`, `total`, `max` summarise `time` and `value`, stored as `ts` and `v`), and
-    // the validator refuses the bucket (issue 11).
-    let mut buckets = Vec::new();
+    // Through `append_readings`: buckets of 200, each with its count, time range and summaries
+    // kept by the append.
+    let readings = repo!(db, patterns::SensorReadingsBucketRepo);
     let mut t = 0;
     for s in &sensors {
         let n = if s.number == 0 {
@@ -575,32 +574,15 @@ pub async fn patterns(db: Database) {
         } else {
             rng.count(20, 100)
         };
-        let all: Vec<patterns::Reading> = (0..n)
-            .map(|_| {
-                t += 1;
-                patterns::Reading {
-                    time: at(t * 1000),
-                    value: (t % 37) as f64 / 2.0,
-                }
-            })
-            .collect();
-        for chunk in all.chunks(200) {
-            buckets.push(patterns::SensorReadingsBucket {
-                id: ObjectId::new(),
-                sensor: s.number,
-                count: chunk.len() as i32,
-                start: chunk[0].time,
-                end: chunk[chunk.len() - 1].time,
-                total: chunk.iter().map(|r| r.value).sum(),
-                max: chunk.iter().map(|r| r.value).fold(f64::MIN, f64::max),
-                readings: bounded(chunk.to_vec()),
-            });
+        for _ in 0..n {
+            t += 1;
+            let reading = patterns::Reading {
+                time: at(t * 1000),
+                value: (t % 37) as f64 / 2.0,
+            };
+            readings.append_readings(&s.number, &reading).await.unwrap();
         }
     }
-    repo!(db, patterns::SensorReadingsBucketRepo)
-        .insert_many(&buckets)
-        .await
-        .unwrap();
 
     let sections: Vec<patterns::Section> = (0..8)
         .map(|i| patterns::Section {
@@ -802,10 +784,7 @@ pub async fn patterns(db: Database) {
             }
         })
         .collect();
-    // Through the typed collection: the repository's insert stamps `schema_version` as an int64
-    // where the validator requires an int32 (issue 11).
     repo!(db, patterns::UserRepo)
-        .collection()
         .insert_many(&users)
         .await
         .unwrap();
@@ -823,7 +802,6 @@ pub async fn patterns(db: Database) {
         })
         .collect();
     repo!(db, patterns::PostRepo)
-        .collection()
         .insert_many(&posts)
         .await
         .unwrap();

@@ -496,7 +496,7 @@ fn bucket(
             fields.push(t);
         }
         TimeRangePaths {
-            field: field.clone(),
+            field: sort_name(ctx, child, field),
             start_path: "start".to_owned(),
             end_path: "end".to_owned(),
         }
@@ -526,7 +526,7 @@ fn bucket(
             function: ComputedFn::Summary {
                 summary: summary.function,
             },
-            field: summary.field.clone(),
+            field: summary.field.as_deref().map(|x| sort_name(ctx, child, x)),
         });
     }
     averages(&f.summary, &summaries, &name, None, &mut out.computed);
@@ -838,7 +838,7 @@ fn modifiers(
                 function: ComputedFn::Summary {
                     summary: summary.function,
                 },
-                field: summary.field.clone(),
+                field: summary.field.as_deref().map(|x| sort_name(ctx, child, x)),
             });
             out.obligations.push(Obligation::SummaryUpdate {
                 child: child.entity.clone(),
@@ -1007,7 +1007,8 @@ fn copy_names(field: &PlanField) -> Vec<String> {
         .collect()
 }
 
-/// The BSON name of the child's field `field` (`@stored` renames it).
+/// The BSON name of the child's field `field` (`@stored` renames it): what sorts, summaries and
+/// time ranges read in the child's documents or array elements.
 fn sort_name(ctx: &Ctx<'_>, child: &RelationEnd, field: &str) -> String {
     ctx.entity(&child.entity)
         .and_then(|e| e.field(field))

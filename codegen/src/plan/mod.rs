@@ -410,7 +410,7 @@ pub enum BucketPurpose {
 /// Bucket fields holding the smallest and largest time of their children.
 #[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
 pub struct TimeRangePaths {
-    /// The child's time field.
+    /// The child's time field, by its stored (BSON) name.
     pub field: String,
     /// Smallest value in the bucket.
     pub start_path: String,
@@ -427,7 +427,8 @@ pub struct Computed {
     pub path: String,
     /// What it computes.
     pub function: ComputedFn,
-    /// The child's field it reads (none for count).
+    /// The child's field it reads, by its stored (BSON) name, as the element holds it (none for
+    /// count). For an average and a top-N list, the field as declared.
     pub field: Option<String>,
 }
 
