@@ -1,8 +1,9 @@
 //! Any bytes through parse, validation and, when the file is valid, the decision engine: no
 //! panic, no hang, whatever the input.
 //!
-//! `cd fuzz && cargo +nightly fuzz run parse_validate corpus/parse_validate ../examples`
-//! (the examples seed the corpus; new inputs go to `corpus/parse_validate`).
+//! `cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -s none parse_validate corpus/parse_validate
+//! ../examples` (stable toolchain, see docs/testing.md; the examples seed the corpus, new inputs
+//! go to `corpus/parse_validate`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
