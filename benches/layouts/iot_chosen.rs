@@ -83,16 +83,16 @@ pub struct SensorReadingsBucket {
     #[squillion(maintained)]
     pub count: i32,
     /// smallest time of the Readings in this bucket
-    #[squillion(computed(min = "time"))]
+    #[squillion(computed(min = "ts"))]
     pub start: ::squillion::bson::DateTime,
     /// largest time of the Readings in this bucket
-    #[squillion(computed(max = "time"))]
+    #[squillion(computed(max = "ts"))]
     pub end: ::squillion::bson::DateTime,
     /// total of value over this bucket (computed on write)
-    #[squillion(computed(sum = "value", of = readings))]
+    #[squillion(computed(sum = "v", of = readings))]
     pub total: f64,
     /// max of value over this bucket (computed on write)
-    #[squillion(computed(max = "value", of = readings))]
+    #[squillion(computed(max = "v", of = readings))]
     pub max: f64,
 }
 impl SensorReadingsBucket {

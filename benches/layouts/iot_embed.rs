@@ -33,10 +33,10 @@ pub struct Sensor {
     #[squillion(computed(count, of = readings))]
     pub readings_count: i32,
     /// computed (Sensor.readings): total of the Sensor's Readings, maintained on write
-    #[squillion(computed(sum = "value", of = readings))]
+    #[squillion(computed(sum = "v", of = readings))]
     pub readings_total: f64,
     /// computed (Sensor.readings): max of the Sensor's Readings, maintained on write
-    #[squillion(computed(max = "value", of = readings))]
+    #[squillion(computed(max = "v", of = readings))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub readings_max: ::std::option::Option<f64>,
 }
