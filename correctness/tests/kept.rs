@@ -34,11 +34,8 @@ struct List {
     reversed: bool,
 }
 
-/// `(path, function, field)` of a summary.
-type SummarySpec = (String, String, Option<String>);
-
-/// What the Plan keeps in `owners` of the items: lists, and summaries.
-fn kept(plan: &Value) -> (Vec<List>, Vec<SummarySpec>) {
+/// What the Plan keeps in `owners` of the items: lists, and `(path, function, field)` summaries.
+fn kept(plan: &Value) -> (Vec<List>, Vec<(String, String, Option<String>)>) {
     let (mut lists, mut summaries) = (Vec::new(), Vec::new());
     let list = |s: &Value, path: &Value, latest: bool| {
         assert_eq!(
