@@ -11,7 +11,6 @@ pub mod fanout;
 pub mod fields;
 pub mod indexes;
 pub mod json;
-pub mod kept;
 pub mod links;
 pub mod outlier;
 pub mod paging;
