@@ -57,7 +57,7 @@ pub const CLAUSES: &[&str] = &[
     "ignore_case",
 ];
 /// Keywords of types.
-pub const TYPE_KEYWORDS: &[&str] = &["map", "counters"];
+pub const TYPE_KEYWORDS: &[&str] = &["map", "counters", "one_of"];
 /// Keywords inside an entity's body.
 pub const ENTITY_BODY: &[&str] = &["variant"];
 

@@ -46,7 +46,7 @@ fn attributes_after_at() {
 #[test]
 fn types_cardinalities_and_units() {
     let mut types = words::bson_types();
-    types.extend(["Addr", "map", "counters"]);
+    types.extend(["Addr", "map", "counters", "one_of"]);
     assert_eq!(set("entity E { x: |"), of(&types));
     assert_eq!(set("entity E { x: int32\n  y: [|"), of(&types));
     assert_eq!(set("entity E { y: [[int32; 5]; 3]\n  z: |"), of(&types));
