@@ -196,7 +196,7 @@ fn completion_while_typing() {
     );
     let at = at + "index\n  other: ".len();
     let mut types = words::bson_types();
-    types.extend(["map", "counters"]);
+    types.extend(["map", "counters", "one_of"]);
     assert_eq!(labels(&mut client, &uri, &text, at), sorted(types));
     // A layout to force, in a relation's body.
     let rel = text.find("relation BlogPost.comments").unwrap();
