@@ -37,10 +37,7 @@ impl Unread {
 /// directory (never by an absolute path). Directories, unreadable and non-UTF-8 files give a
 /// message, not a panic.
 pub fn read_schema(path: &Path) -> Result<SourceFile, Unread> {
-    let name = match std::env::current_dir() {
-        Ok(dir) => display_name(path, &dir),
-        Err(_) => display_name(path, Path::new("")),
-    };
+    let name = display(path);
     if path.is_dir() {
         return Err(Unread::Unreadable(format!(
             "{name}: is a directory, not a .sqn file"
@@ -48,6 +45,14 @@ pub fn read_schema(path: &Path) -> Result<SourceFile, Unread> {
     }
     let bytes = std::fs::read(path).map_err(|e| Unread::Unreadable(format!("{name}: {e}")))?;
     SourceFile::from_bytes(name, bytes).map_err(Unread::NotText)
+}
+
+/// A file's name as diagnostics and outputs write it: relative to the working directory.
+pub fn display(path: &Path) -> String {
+    match std::env::current_dir() {
+        Ok(dir) => display_name(path, &dir),
+        Err(_) => display_name(path, Path::new("")),
+    }
 }
 
 /// Whether diagnostics on stderr should be coloured.

@@ -4,7 +4,10 @@
 //! - `squillion check FILE...`: validate schemas.
 //! - `squillion fmt [--check] FILE...`: format schemas in place (or show what would change).
 //! - `squillion plan FILE [--json | --explain]`: the layout of every relationship.
-//! - `squillion review FILE --format md|html|text [-o OUT]`: the design-review document.
+//! - `squillion review FILE --format md|html|text [-o OUT] [--base REV]`: the design-review
+//!   document (with the changes since an earlier version).
+//! - `squillion diff OLD NEW` / `squillion diff FILE --base REV`: what changed between two
+//!   versions of a schema.
 //! - `squillion generate FILE -o DIR [--scripts]`: Rust code (and mongosh scripts).
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
@@ -18,6 +21,7 @@ mod output;
 pub mod audit;
 pub mod check;
 pub mod database;
+pub mod diff;
 pub mod fmt;
 pub mod generate;
 pub mod infer;
@@ -34,7 +38,7 @@ use clap::{Parser, Subcommand};
 pub enum Exit {
     /// Success.
     Ok = 0,
-    /// Invalid schema, plan errors, drift or audit findings.
+    /// Invalid schema, plan errors, drift, audit findings, or changes (`diff`).
     Failed = 1,
     /// Bad usage, unreadable files, unreachable database.
     Usage = 2,
@@ -61,6 +65,8 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Write the design-review document (Markdown, HTML or terminal text).
     Review(review::ReviewArgs),
+    /// Show what changed between two versions of a schema (exit 1 when something did).
+    Diff(diff::DiffArgs),
     /// Generate the Rust module (and mongosh scripts) for a schema.
     Generate(generate::GenerateArgs),
     /// Compare declared indexes and validators with a live database; apply with --apply.
@@ -102,12 +108,14 @@ where
                     errln!("{e}");
                     Exit::Failed
                 }
+                Err(review::ReviewFailure::Base) => Exit::Usage,
                 Err(e) => {
                     errln!("error: {e}");
                     Exit::Usage
                 }
             }
         }
+        Command::Diff(a) => diff::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Indexes(a) => database::indexes(a),
         Command::Audit(a) => database::audit(a),

@@ -35,6 +35,12 @@ pub struct ReviewArgs {
     /// Write the document to this file (and the Markdown diagram beside it) instead of stdout.
     #[arg(long, short = 'o', value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Add a "Changes since" section: what changed since FILE's version at this git revision.
+    #[arg(long, value_name = "REV", conflicts_with = "since")]
+    pub base: Option<String>,
+    /// Add a "Changes since" section: what changed since this earlier schema file.
+    #[arg(long, value_name = "OLD")]
+    pub since: Option<PathBuf>,
 }
 
 /// Why `squillion review` failed.
@@ -53,6 +59,9 @@ pub enum ReviewFailure {
     Invalid(String),
     /// The review could not be rendered.
     Render(review::ReviewError),
+    /// The earlier version of the schema (`--base`, `--since`) could not be read or checked;
+    /// why was said on standard error.
+    Base,
 }
 
 impl std::fmt::Display for ReviewFailure {
@@ -62,6 +71,7 @@ impl std::fmt::Display for ReviewFailure {
             ReviewFailure::Io { path, error } => write!(f, "{}: {error}", path.display()),
             ReviewFailure::Invalid(diagnostics) => f.write_str(diagnostics.trim_end()),
             ReviewFailure::Render(e) => write!(f, "{e}"),
+            ReviewFailure::Base => f.write_str("the earlier version of the schema is unusable"),
         }
     }
 }
@@ -112,7 +122,18 @@ pub fn run(
             color: use_color(args),
         },
     };
-    let rendered = review::render(&plan, format).map_err(ReviewFailure::Render)?;
+    let base = match (&args.base, &args.since) {
+        (Some(rev), _) => Some(crate::diff::plan_at(&args.file, rev)),
+        (None, Some(old)) => Some(crate::diff::plan_of_file(old)),
+        (None, None) => None,
+    };
+    let changes = match base {
+        Some(Ok(old)) => Some(squillion_codegen::diff::diff(&old, &plan)),
+        Some(Err(())) => return Err(ReviewFailure::Base),
+        None => None,
+    };
+    let rendered = review::render_with_changes(&plan, changes.as_ref(), format)
+        .map_err(ReviewFailure::Render)?;
     match &args.output {
         Some(out) => {
             // The document and its side files, all or nothing.

@@ -42,6 +42,12 @@ fn help_is_golden() {
     golden("check-help.txt", &String::from_utf8(out.stdout).unwrap());
     let out = squillion().args(["plan", "--help"]).output().unwrap();
     golden("plan-help.txt", &String::from_utf8(out.stdout).unwrap());
+    let out = squillion().args(["diff", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    golden("diff-help.txt", &String::from_utf8(out.stdout).unwrap());
+    let out = squillion().args(["review", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    golden("review-help.txt", &String::from_utf8(out.stdout).unwrap());
 }
 
 #[test]

@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod codes;
+pub mod diff;
 pub mod engine;
 pub mod explain;
 pub mod files;

@@ -4,6 +4,7 @@
 
 pub mod cost;
 pub(crate) mod decision;
+pub mod diff;
 pub(crate) mod hot;
 mod obligations;
 mod rejections;

@@ -122,16 +122,31 @@ const TEXT: (&str, &str) = (
     include_str!("templates/review.txt.jinja"),
 );
 
+/// Markdown inline text as the review writes it: code spans kept, everything else escaped.
+pub fn markdown_inline(s: String) -> String {
+    text::md(s)
+}
+
 /// Renders the review of `plan` in `format`.
 pub fn render(plan: &Plan, format: Format) -> Result<Rendered, ReviewError> {
+    render_with_changes(plan, None, format)
+}
+
+/// Renders the review of `plan` in `format`, with a "Changes since" section from `changes` (the
+/// diff from an earlier Plan of the schema to `plan`) after the summary.
+pub fn render_with_changes(
+    plan: &Plan,
+    changes: Option<&crate::diff::PlanDiff>,
+    format: Format,
+) -> Result<Rendered, ReviewError> {
     let svg = squillion_grammar::escape_invisible(&diagram::svg(plan)?).into_owned();
     let svg_name = format!("{}.erd.svg", view::file_stem(&plan.source));
+    let mut data = view::Review::new(plan, &svg, &svg_name);
+    data.changes = changes.map(view::ChangesView::new);
     let review = visible(
-        serde_json::to_value(view::Review::new(plan, &svg, &svg_name)).map_err(|e| {
-            ReviewError::Template {
-                template: "review data",
-                detail: e.to_string(),
-            }
+        serde_json::to_value(data).map_err(|e| ReviewError::Template {
+            template: "review data",
+            detail: e.to_string(),
         })?,
     );
     let (template, color) = match format {

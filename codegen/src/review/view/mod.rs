@@ -34,6 +34,30 @@ pub struct Review {
     pub collections: Vec<CollectionView>,
     /// Warnings, in source order.
     pub warnings: Vec<WarningView>,
+    /// What changed since an earlier version of the schema (`review --base`), if asked.
+    pub changes: Option<ChangesView>,
+}
+
+/// The "Changes since" section: a Plan diff in the words of [`crate::prose::diff`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangesView {
+    /// The earlier schema's name (`library.sqn@HEAD~1`).
+    pub since: String,
+    /// One line saying how much changed.
+    pub summary: String,
+    /// The changes, grouped.
+    pub sections: Vec<crate::prose::diff::Section>,
+}
+
+impl ChangesView {
+    /// The view of `diff`.
+    pub fn new(diff: &crate::diff::PlanDiff) -> ChangesView {
+        ChangesView {
+            since: diff.old_source.clone(),
+            summary: crate::prose::diff::summary(diff),
+            sections: crate::prose::diff::sections(diff),
+        }
+    }
 }
 
 /// Summary counts.
@@ -141,6 +165,7 @@ impl Review {
                 .map(|c| collection::collection(plan, c, &warnings))
                 .collect(),
             warnings,
+            changes: None,
         }
     }
 }
