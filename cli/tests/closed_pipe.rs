@@ -115,6 +115,12 @@ fn every_command_that_prints_survives_a_closed_pipe() {
         strings(&["fmt", "--check", &unformatted]),
         strings(&["fmt", &invalid]),
         strings(&["indexes", library]),
+        strings(&["diff", library, library]),
+        strings(&["diff", library, "examples/inventory.sqn"]),
+        strings(&["diff", "-f", "md", library, "examples/inventory.sqn"]),
+        strings(&["diff", "-f", "json", library, "examples/inventory.sqn"]),
+        strings(&["diff", library, &invalid]),
+        strings(&["review", "--since", "examples/inventory.sqn", library]),
     ];
     assert_family(&cases);
 
