@@ -410,3 +410,44 @@ fn few_to_squillions_flips_embed_to_child_ref() {
         .unwrap();
     assert!(v.shape_changed && !v.must_bump);
 }
+
+/// The hostile schemas (names like keywords, doc comments and strings that break Markdown,
+/// invisible characters) against each other and an empty schema: the text and Markdown show no
+/// invisible character, and the Markdown's lines are list items, headings or the summary (nothing
+/// from a name opens a block of its own).
+#[test]
+fn hostile_names_stay_visible_and_inline() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../hostile/schemas");
+    let mut plans = vec![plan_of("empty.sqn", "").unwrap()];
+    for name in ["docs.sqn", "names.sqn", "strings.sqn"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        plans.push(plan_of(name, &text).unwrap());
+    }
+    for a in &plans {
+        for b in &plans {
+            let d = check_pair(a, b, &format!("{} -> {}", a.source, b.source));
+            let text = diff::render::text(&d);
+            let md = diff::render::markdown(&d, 2);
+            for out in [&text, &md] {
+                assert!(
+                    !out.chars().any(squillion_grammar::is_invisible),
+                    "{} -> {}: an invisible character is shown:\n{out}",
+                    a.source,
+                    b.source
+                );
+            }
+            for line in md.lines().filter(|l| !l.is_empty()) {
+                assert!(
+                    line.starts_with("- ")
+                        || line.starts_with("  - ")
+                        || line.starts_with('#')
+                        || line.starts_with("Changes from ")
+                        || line.starts_with("No changes"),
+                    "{} -> {}: a line of its own: {line}",
+                    a.source,
+                    b.source
+                );
+            }
+        }
+    }
+}

@@ -1,5 +1,7 @@
 //! A Plan diff laid out for people: terminal text or Markdown. The words come from
-//! [`crate::prose::diff`]; this module only arranges them.
+//! [`crate::prose::diff`]; this module only arranges them, with every invisible character of the
+//! schema's names (control characters, bidi overrides) written out as `\u{202e}`, as the review
+//! shows them.
 
 use crate::prose::diff::{sections, summary};
 
@@ -17,7 +19,7 @@ pub fn text(d: &PlanDiff) -> String {
             }
         }
     }
-    out
+    squillion_grammar::escape_invisible(&out).into_owned()
 }
 
 /// GitHub-flavoured Markdown under a heading of `level` (`##`), each section one level below.
@@ -38,5 +40,5 @@ pub fn markdown(d: &PlanDiff, level: usize) -> String {
             }
         }
     }
-    out
+    squillion_grammar::escape_invisible(&out).into_owned()
 }
