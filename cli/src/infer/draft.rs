@@ -239,6 +239,8 @@ pub enum FactKind {
     Summary(Vec<Summary>),
     /// `time_range by f`.
     TimeRange(String),
+    /// `fields { ... }`: fields of the relation itself (a link document's, besides the pair).
+    Fields(Vec<FieldDecl>),
 }
 
 /// `query name on Entity { where ... rate R }`.

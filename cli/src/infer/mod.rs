@@ -7,11 +7,13 @@
 //! measured, for `squillion plan` to decide and `squillion audit` to compare with.
 //!
 //! The work is split by what is found: [`sample`] and [`shape`] (document shapes), [`evidence`]
-//! (relations between a document's fields), [`references`], [`copies`], [`patterns`], [`layout`]
-//! (the layout read as entities and links), [`counts`] (cardinalities by aggregation), [`stats`]
-//! (observed access), [`finish`] (the draft as data) and [`write`] (the one place that writes
-//! `.sqn` text).
+//! (relations between a document's fields), [`references`] (with [`backrefs`]: references held
+//! on both sides, confirmed on the data), [`copies`], [`patterns`], [`link_collections`],
+//! [`layout`] (the layout read as entities and links), [`counts`] (cardinalities by
+//! aggregation), [`stats`] (observed access), [`finish`] (the draft as data) and [`write`] (the
+//! one place that writes `.sqn` text).
 
+pub mod backrefs;
 pub mod copies;
 pub mod counts;
 pub mod draft;
@@ -19,6 +21,7 @@ pub mod evidence;
 pub mod finish;
 pub mod histogram;
 pub mod layout;
+pub mod link_collections;
 pub mod names;
 pub mod path;
 pub mod patterns;
@@ -207,6 +210,9 @@ pub async fn infer(
             subsets.push((s, checked, mirrored));
         }
     }
+    let bucket_colls = buckets.iter().map(|b| b.coll).collect();
+    let link_colls = link_collections::find(&samples, &refs, &bucket_colls);
+    let backrefs = backrefs::check(db, &samples, &refs).await?;
     let layout = layout::read(layout::Found {
         samples: &samples,
         refs: &refs,
@@ -216,6 +222,8 @@ pub async fn infer(
         trees: &trees,
         variants: &variants,
         subsets: &subsets,
+        link_collections: &link_colls,
+        backrefs: &backrefs,
     });
     let measures: Vec<&layout::Measure> = layout
         .links

@@ -213,6 +213,14 @@ fn relation(out: &mut String, r: &RelationDecl) {
         for c in &f.comments {
             comment(out, "  ", c);
         }
+        if let FactKind::Fields(fields) = &f.kind {
+            out.push_str("  fields {\n");
+            for d in fields {
+                field(out, "    ", d);
+            }
+            out.push_str("  }\n");
+            continue;
+        }
         let _ = writeln!(out, "  {}", fact(&f.kind));
     }
     out.push_str("}\n");
@@ -268,6 +276,7 @@ fn fact(f: &FactKind) -> String {
             format!("summary {}", items.join(", "))
         }
         FactKind::TimeRange(f) => format!("time_range by {f}"),
+        FactKind::Fields(_) => String::new(),
     }
 }
 

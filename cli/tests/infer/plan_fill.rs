@@ -16,7 +16,9 @@ use bson::oid::ObjectId;
 use bson::{Bson, DateTime, Document};
 use mongodb::Database;
 use squillion_codegen::model::{CardinalityClass, Model};
-use squillion_codegen::plan::{CollectionRole, FieldKind, Plan, PlanField, Shape};
+use squillion_codegen::plan::{
+    CollectionRole, ComputedFn, FieldKind, Plan, PlanField, Shape, SummaryFn,
+};
 
 use super::fill::Rng;
 
@@ -28,15 +30,8 @@ pub fn unsupported(plan: &Plan) -> Option<String> {
         }
     }
     for c in &plan.collections {
-        match &c.role {
-            CollectionRole::History => {
-                return Some(format!("{}: a history collection", c.name));
-            }
-            // `infer` reads a collection of pairs as an entity holding two references.
-            CollectionRole::Link { relation } => {
-                return Some(format!("{relation}: a link collection"));
-            }
-            _ => {}
+        if c.role == CollectionRole::History {
+            return Some(format!("{}: a history collection", c.name));
         }
     }
     None
@@ -139,7 +134,7 @@ fn embedded_pairs(nx: u64, mx: u64, optional_one: bool, rng: &mut Rng) -> (Pairs
 /// The whole fill: instances per entity and pairs per relation.
 pub struct Fill<'a> {
     model: &'a Model,
-    plan: &'a Plan,
+    pub plan: &'a Plan,
     count: BTreeMap<String, u64>,
     pairs: BTreeMap<String, Pairs>,
     tags: BTreeMap<String, u8>,
@@ -510,7 +505,11 @@ impl<'a> Fill<'a> {
                 let mut d = Document::new();
                 for f in &c.fields {
                     let v = match (f.kind, f.source.as_deref()) {
-                        (FieldKind::Ref, Some(s)) if s == r.left.entity => {
+                        // A link of an entity with itself holds `from` (the left) and `to`.
+                        (FieldKind::Ref, Some(s))
+                            if s == r.left.entity
+                                && (r.left.entity != r.right.entity || f.name != "to") =>
+                        {
                             self.id(&r.left.entity, x as u64)
                         }
                         (FieldKind::Ref, Some(_)) => self.id(&r.right.entity, *y),
@@ -545,10 +544,35 @@ impl<'a> Fill<'a> {
         };
         let mut out = Vec::new();
         let mut k = 0u64;
+        let item_fields = c
+            .fields
+            .iter()
+            .find(|f| f.path == b.items_path)
+            .map(|f| f.children.clone())
+            .unwrap_or_default();
         for (x, ys) in lists.iter().enumerate() {
             for chunk in ys.chunks(b.size.max(1) as usize) {
+                let items: Vec<Document> = chunk
+                    .iter()
+                    .map(|y| self.instance(child, *y, &item_fields, &[]))
+                    .collect();
                 let mut doc = Document::new();
                 for f in &c.fields {
+                    // Summaries and time ranges are computed from the bucket's children, as the
+                    // generated code maintains them.
+                    let computed = d
+                        .computed
+                        .iter()
+                        .find(|s| s.collection == c.name && s.path == f.path);
+                    let range = b.time_range.as_ref().and_then(|t| {
+                        if f.path == t.start_path {
+                            Some((SummaryFn::Min, t.field.clone()))
+                        } else if f.path == t.end_path {
+                            Some((SummaryFn::Max, t.field.clone()))
+                        } else {
+                            None
+                        }
+                    });
                     let v = if f.name == "_id" {
                         Bson::ObjectId(ObjectId::new())
                     } else if f.path == b.parent_path {
@@ -556,11 +580,17 @@ impl<'a> Fill<'a> {
                     } else if f.path == b.count_path {
                         Bson::Int32(chunk.len() as i32)
                     } else if f.path == b.items_path {
-                        Bson::Array(
-                            chunk
-                                .iter()
-                                .map(|y| Bson::Document(self.instance(child, *y, &f.children, &[])))
-                                .collect(),
+                        Bson::Array(items.iter().cloned().map(Bson::Document).collect())
+                    } else if let Some((how, field)) = range {
+                        summarise(how, Some(&field), &items, &f.bson_type)
+                    } else if let Some(ComputedFn::Summary { summary }) =
+                        computed.map(|s| &s.function)
+                    {
+                        summarise(
+                            *summary,
+                            computed.and_then(|s| s.field.as_deref()),
+                            &items,
+                            &f.bson_type,
                         )
                     } else {
                         Self::generic(f, hash(&[&f.code_name], k), f.array_depth)
@@ -575,8 +605,71 @@ impl<'a> Fill<'a> {
     }
 }
 
+/// A summary of a bucket's children's field, of the summary field's BSON type.
+fn summarise(how: SummaryFn, field: Option<&str>, items: &[Document], ty: &str) -> Bson {
+    let values: Vec<&Bson> = field
+        .map(|f| items.iter().filter_map(|d| d.get(f)).collect())
+        .unwrap_or_default();
+    let number = |v: &Bson| match v {
+        Bson::Int32(n) => Some(f64::from(*n)),
+        Bson::Int64(n) => Some(*n as f64),
+        Bson::Double(n) => Some(*n),
+        Bson::DateTime(d) => Some(d.timestamp_millis() as f64),
+        _ => None,
+    };
+    let pick = |largest: bool| {
+        values
+            .iter()
+            .copied()
+            .filter(|v| number(v).is_some())
+            .max_by(|a, b| {
+                let (a, b) = (number(a).unwrap_or(0.0), number(b).unwrap_or(0.0));
+                if largest {
+                    a.total_cmp(&b)
+                } else {
+                    b.total_cmp(&a)
+                }
+            })
+            .cloned()
+            .unwrap_or(Bson::Null)
+    };
+    match how {
+        SummaryFn::Count => Bson::Int32(items.len() as i32),
+        SummaryFn::Max => pick(true),
+        SummaryFn::Min => pick(false),
+        _ => {
+            let total: f64 = values.iter().filter_map(|v| number(v)).sum();
+            match ty {
+                "int" | "int32" => Bson::Int32(total as i32),
+                "long" | "int64" => Bson::Int64(total as i64),
+                _ => Bson::Double(total),
+            }
+        }
+    }
+}
+
 /// Writes every collection's documents.
 pub async fn write(db: &Database, fill: &Fill<'_>) {
+    // The Plan's indexes of link collections, as the generated repositories'
+    // `ensure_indexes()` makes them (the fill's pairs are distinct, as their unique index
+    // says). The other collections get none: the fill does not make unique fields' values
+    // unique.
+    for c in &fill.plan.collections {
+        if !matches!(c.role, CollectionRole::Link { .. }) {
+            continue;
+        }
+        let models: Vec<_> = c
+            .indexes
+            .iter()
+            .map(squillion_cli::sync::index_model)
+            .collect();
+        if !models.is_empty() {
+            db.collection::<Document>(&c.name)
+                .create_indexes(models)
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        }
+    }
     for (name, docs) in fill.documents() {
         if docs.is_empty() {
             continue;

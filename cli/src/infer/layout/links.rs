@@ -104,34 +104,35 @@ impl Assembly<'_> {
         self.describe(child);
     }
 
-    /// Pairs each array of references at a collection's root with a reference back from its
-    /// target's root, if there is one: the two are one relation held on both sides.
+    /// Pairs each array of references at a collection's root with the reference back from its
+    /// target's root that the data confirms (the documents it names name its holder back): the
+    /// two are one relation held on both sides. Shapes alone pair wrongly when an entity is
+    /// related to another (or itself) more than once.
     pub(super) fn pair(&mut self) {
         let refs = self.f.refs;
+        let mut checked: Vec<&Checked> = self.f.backrefs.iter().filter(|c| c.holds()).collect();
+        // The best agreement first, then the order found.
+        checked.sort_by(|a, b| {
+            (b.agreeing * a.checked.max(1))
+                .cmp(&(a.agreeing * b.checked.max(1)))
+                .then((a.array, a.back).cmp(&(b.array, b.back)))
+        });
         let mut taken = BTreeSet::new();
-        for (r, rf) in refs.iter().enumerate() {
-            if !rf.form.is_array()
-                || !rf.place.is_root()
-                || self.linked.contains(&r)
-                || taken.contains(&r)
+        for c in checked {
+            let (r, b) = (c.array, c.back);
+            let rf = &refs[r];
+            if [r, b]
+                .iter()
+                .any(|x| self.linked.contains(x) || taken.contains(x))
                 || self.is_consumed(rf.holder, &rf.place, &rf.field)
             {
                 continue;
             }
-            let back = refs.iter().enumerate().find(|(b, bf)| {
-                *b != r
-                    && bf.holder == rf.target
-                    && bf.target == rf.holder
-                    && bf.place.is_root()
-                    && !self.linked.contains(b)
-                    && !taken.contains(b)
-            });
-            if let Some((b, _)) = back {
-                taken.insert(r);
-                taken.insert(b);
-                self.pairs.insert(r, b);
-                self.pairs.insert(b, r);
-            }
+            taken.insert(r);
+            taken.insert(b);
+            self.pairs.insert(r, b);
+            self.pairs.insert(b, r);
+            self.agreement.insert(r, (c.agreeing, c.checked));
         }
     }
 
@@ -252,9 +253,12 @@ impl Assembly<'_> {
         let mut facts = self.copies(r, holder, target);
         facts.extend(self.copies(b, target, holder));
         let (here, there) = (self.here(r), self.here(b));
+        let (agreeing, checked) = self.agreement.get(&r).copied().unwrap_or_default();
         facts.push(Fact {
             comments: vec![format!(
-                "measured: both sides hold the link ({here} and {there})"
+                "measured: both sides hold the link ({here} and {there}: {} of {} ids looked up refer back)",
+                words::n(agreeing),
+                words::n(checked)
             )],
             kind: FactKind::NavigateBoth,
         });

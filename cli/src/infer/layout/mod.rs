@@ -6,11 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod fields;
 mod links;
+mod pairs;
 
+use super::backrefs::Checked;
 use super::copies::Copy;
 use super::draft::{Attr, EntityDecl, Fact, FactKind, FieldDecl, Summary, TypeExpr, ValueDecl};
 use super::evidence::Agg;
 use super::histogram::Histogram;
+use super::link_collections::LinkCollection;
 use super::names::{self, field_name, pascal, plural, singular, snake, Namer};
 use super::path::{step, Loc};
 use super::patterns::{Bucket, Outlier, Subset, Tree, Variants};
@@ -39,6 +42,10 @@ pub struct Found<'a> {
     /// Subsets and top-N lists, with how many sampled parents they were checked on and mirrored
     /// their children in.
     pub subsets: &'a [(Subset, u64, u64)],
+    /// Link collections (one document per pair of a many-to-many relation).
+    pub link_collections: &'a [LinkCollection],
+    /// Arrays of references and references back, checked on the data.
+    pub backrefs: &'a [Checked],
 }
 
 /// How to measure how many of the other side one side has.
@@ -128,6 +135,8 @@ pub enum LinkKind {
     Bucket,
     /// Children in an array, the rare overflow in bucket documents.
     Outlier,
+    /// One document per pair in a collection of its own.
+    LinkCollection,
 }
 
 /// A relation found in the layout.
@@ -206,6 +215,8 @@ struct Assembly<'a> {
     /// Arrays of references paired with the reference back from their target: both sides hold
     /// the link.
     pairs: BTreeMap<usize, usize>,
+    /// For each paired array: how many of the ids looked up referred back, of how many.
+    agreement: BTreeMap<usize, (u64, u64)>,
 }
 
 /// Reads the layout.
@@ -220,12 +231,14 @@ pub fn read(f: Found<'_>) -> Layout {
         consumed: BTreeSet::new(),
         linked: BTreeSet::new(),
         pairs: BTreeMap::new(),
+        agreement: BTreeMap::new(),
     };
     a.consume_patterns();
     a.pair();
-    let bucket_colls: BTreeSet<usize> = f.buckets.iter().map(|b| b.coll).collect();
+    let mut apart: BTreeSet<usize> = f.buckets.iter().map(|b| b.coll).collect();
+    apart.extend(f.link_collections.iter().map(|l| l.coll));
     for (i, s) in f.samples.iter().enumerate() {
-        if bucket_colls.contains(&i) {
+        if apart.contains(&i) {
             continue;
         }
         let name = a.types.unique(&pascal(&singular(&snake(&s.name))));
@@ -238,6 +251,7 @@ pub fn read(f: Found<'_>) -> Layout {
         }
     }
     a.buckets();
+    a.link_collections();
     a.finish()
 }
 
@@ -299,6 +313,10 @@ impl<'a> Assembly<'a> {
         }
         for (s, _, _) in f.subsets {
             self.consume(s.parent, &root, &s.field);
+        }
+        for l in f.link_collections {
+            self.linked.insert(l.left);
+            self.linked.insert(l.right);
         }
         for (i, r) in f.refs.iter().enumerate() {
             // The reference fields of trees are the pattern's.
