@@ -315,3 +315,90 @@ fn review_has_a_changes_since_section_in_every_format() {
         .contains("## Changes since `schema/blog.sqn@HEAD`"));
     assert!(out.stdout.contains("### Decisions"));
 }
+
+/// Seed 000's story of the library's notes, replayed on `examples/library.sqn` (the last step):
+/// notes embedded in the book (`few(20)`), then linked (`many(2000)`, added often), then bucketed
+/// (`squillions`, read a page of 10 at a time). Each step flips `Book.notes` and the relations
+/// nested in a note follow it to its new place.
+#[test]
+fn the_library_notes_evolve_embedded_linked_bucketed() {
+    let library = std::fs::read_to_string(root().join("examples/library.sqn")).unwrap();
+    let start = library.find("relation Book.notes: squillions").unwrap();
+    let end = start + library[start..].find("}\n").unwrap() + 2;
+    let version = |relation: &str| format!("{}{relation}{}", &library[..start], &library[end..]);
+    let dir = tempfile::tempdir().unwrap();
+    let embedded = dir.path().join("library-embedded.sqn");
+    let linked = dir.path().join("library-linked.sqn");
+    std::fs::write(
+        &embedded,
+        version("relation Book.notes: few(20) <-> Note.book: one\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &linked,
+        version("relation Book.notes: many(2000) <-> Note.book: one {\n  growth append_heavy\n}\n"),
+    )
+    .unwrap();
+    let steps = [
+        (embedded.clone(), linked.clone(), "embed", "child_ref"),
+        (
+            linked,
+            root().join("examples/library.sqn"),
+            "child_ref",
+            "bucket",
+        ),
+    ];
+    for (old, new, from, to) in steps {
+        let out = run(squillion()
+            .arg("diff")
+            .arg(&old)
+            .arg(&new)
+            .args(["--format", "json"]));
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        let d = PlanDiff::from_json(&out.stdout).unwrap();
+        let notes = d
+            .decisions
+            .iter()
+            .find(|c| c.relation == "Book.notes")
+            .unwrap();
+        assert_eq!(notes.old.as_ref().unwrap().layout, from);
+        assert_eq!(notes.new.as_ref().unwrap().layout, to);
+        assert!(notes.moved.documents > 0 && notes.moved.bytes > 0);
+        // The note's own relations keep their layout and move with the note.
+        let comments = d
+            .decisions
+            .iter()
+            .find(|c| c.relation == "Note.comments")
+            .unwrap();
+        assert_eq!(comments.old.as_ref().unwrap().layout, "embed");
+        assert_eq!(comments.new.as_ref().unwrap().layout, "embed");
+        assert_ne!(
+            comments.old.as_ref().unwrap().placement,
+            comments.new.as_ref().unwrap().placement
+        );
+        let text = run(squillion().arg("diff").arg(&old).arg(&new));
+        assert!(
+            text.stdout
+                .contains(&format!("`Book.notes`: `{from}` becomes `{to}`")),
+            "{}",
+            text.stdout
+        );
+        assert!(
+            text.stdout
+                .contains("`Note.comments` stays `embed`, stored at"),
+            "{}",
+            text.stdout
+        );
+    }
+    let whole = run(squillion()
+        .arg("diff")
+        .arg(&embedded)
+        .arg(root().join("examples/library.sqn")));
+    assert!(
+        whole
+            .stdout
+            .contains("`Book.notes`: `embed` becomes `bucket`"),
+        "{}",
+        whole.stdout
+    );
+}

@@ -154,6 +154,24 @@ fn moved_children(c: &DecisionChange, child: &str, parent: &str) -> Option<Strin
 fn decision(c: &DecisionChange) -> Item {
     let r = &c.relation;
     match (&c.old, &c.new) {
+        (Some(o), Some(n)) if layout(o) == layout(n) => {
+            // Same layout, another place: the document holding it moved (its parent's layout
+            // changed), or a forced layout's placement did.
+            let mut details = Vec::new();
+            if o.because != n.because {
+                details.push(because("Before", o));
+                details.push(because("Now", n));
+            }
+            item(
+                format!(
+                    "`{r}` stays {}, stored at {} (was {}).",
+                    layout(n),
+                    codes(&n.placement),
+                    codes(&o.placement)
+                ),
+                details,
+            )
+        }
         (Some(o), Some(n)) => {
             let mut details = vec![because("Before", o), because("Now", n)];
             if o.placement != n.placement {
