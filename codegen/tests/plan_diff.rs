@@ -17,6 +17,12 @@ use squillion_codegen::plan::Plan;
 use squillion_grammar::SourceFile;
 use squillion_schemagen::{Card, Fact, FieldAttr, Pattern, Query, Schema};
 
+thread_local! {
+    /// The diff's JSON Schema, compiled once per test thread.
+    static SCHEMA: jsonschema::Validator = jsonschema::validator_for(&PlanDiff::json_schema())
+        .expect("the diff's schema is a valid JSON Schema");
+}
+
 fn plan_of(name: &str, text: &str) -> Option<Plan> {
     let source = SourceFile::new(name, text);
     let checked = squillion_codegen::load(&source).ok()?;
@@ -154,6 +160,16 @@ fn check_pair(a: &Plan, b: &Plan, context: &str) -> PlanDiff {
     let json = d.to_json();
     let read = PlanDiff::from_json(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
     assert_eq!(read, d, "the JSON form does not read back: {context}");
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let errors: Vec<String> = SCHEMA.with(|v| {
+        v.iter_errors(&value)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect()
+    });
+    assert!(
+        errors.is_empty(),
+        "the JSON does not fit docs/diff.schema.json: {errors:#?}: {context}"
+    );
     for old in &a.relationships {
         let Some(new) = b.relationship(&old.id) else {
             assert!(
@@ -450,4 +466,21 @@ fn hostile_names_stay_visible_and_inline() {
             }
         }
     }
+}
+
+/// `docs/diff.schema.json` is the JSON Schema of `squillion diff --format json`, kept in sync
+/// with the types (every diff above validates against it).
+#[test]
+fn committed_schema_matches_the_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/diff.schema.json");
+    let generated = serde_json::to_string_pretty(&PlanDiff::json_schema()).unwrap() + "\n";
+    if std::env::var_os("SQUILLION_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/diff.schema.json is out of date with the diff types; regenerate it with \
+         `SQUILLION_BLESS=1 cargo test -p squillion-codegen --test plan_diff` and review the diff"
+    );
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::{Collection, CollectionRole, Plan};
 
 /// Everything that differs between two Plans.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlanDiff {
     /// Version of this format.
     pub format_version: u32,
@@ -109,6 +109,22 @@ impl PlanDiff {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The JSON Schema of the JSON form (`docs/diff.schema.json` is this, kept in sync by a
+    /// test).
+    pub fn json_schema() -> serde_json::Value {
+        let mut schema = serde_json::to_value(schemars::schema_for!(PlanDiff)).unwrap_or_default();
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert(
+                "$id".to_owned(),
+                serde_json::Value::String(format!(
+                    "https://squillion.dev/schema/diff/v{}.json",
+                    PlanDiff::FORMAT_VERSION
+                )),
+            );
+        }
+        schema
+    }
+
     /// Reads the JSON form back.
     pub fn from_json(text: &str) -> Result<PlanDiff, serde_json::Error> {
         serde_json::from_str(text)
@@ -116,7 +132,7 @@ impl PlanDiff {
 }
 
 /// What the Plans say about one subject, old and new.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "fact", rename_all = "snake_case")]
 pub enum FactChange {
     /// How many of the other end one end has (`many(300)` -> `few`), and the bound in force.
@@ -195,7 +211,7 @@ impl FactChange {
 }
 
 /// A relationship's end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum End {
     /// The left end (`Author.books` in `relation Author.books: many <-> Book.author: one`).
@@ -205,7 +221,7 @@ pub enum End {
 }
 
 /// A cardinality as written, with its bound in force.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cardinality {
     /// As written: `many(300)`.
     pub written: String,
@@ -214,7 +230,7 @@ pub struct Cardinality {
 }
 
 /// A query's facts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QueryFacts {
     /// The collection it runs on.
     pub collection: String,
@@ -231,7 +247,7 @@ pub struct QueryFacts {
 }
 
 /// A relationship's decision, old and new.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DecisionChange {
     /// The relationship's id (`Entity.field` of its left end).
     pub relation: String,
@@ -244,7 +260,7 @@ pub struct DecisionChange {
 }
 
 /// One side's decision about a relationship.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DecisionState {
     /// The entity owning the relationship.
     pub parent: String,
@@ -278,7 +294,9 @@ pub struct DecisionState {
 
 /// The data a change moves, per document of the collection concerned (for a relationship: per
 /// parent document), from the size model's averages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Moved {
     /// Documents (or elements) written or moved per such document.
     pub documents: u64,
@@ -339,7 +357,9 @@ impl Moved {
 }
 
 /// How a collection is identified on both sides: the entity it holds and why it exists.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct CollectionKey {
     /// The entity.
     pub entity: String,
@@ -368,7 +388,7 @@ impl CollectionKey {
 }
 
 /// A collection added, removed or renamed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CollectionChange {
     /// What identifies it on both sides.
     pub key: CollectionKey,
@@ -379,7 +399,7 @@ pub struct CollectionChange {
 }
 
 /// One side's collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CollectionState {
     /// Its name.
     pub name: String,
@@ -392,7 +412,7 @@ pub struct CollectionState {
 }
 
 /// A stored field added, removed or changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldChange {
     /// Its collection.
     pub collection: CollectionKey,
@@ -425,7 +445,7 @@ impl FieldChange {
 }
 
 /// One side's stored field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldState {
     /// The collection's name on this side.
     pub collection: String,
@@ -452,7 +472,7 @@ pub struct FieldState {
 }
 
 /// An index created, dropped or redefined.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IndexChange {
     /// Its collection.
     pub collection: CollectionKey,
@@ -467,7 +487,7 @@ pub struct IndexChange {
 }
 
 /// One side's index.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IndexState {
     /// The collection's name on this side.
     pub collection: String,
@@ -502,7 +522,7 @@ impl IndexState {
 }
 
 /// A collection's validator rules that changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValidatorChange {
     /// The collection.
     pub collection: CollectionKey,
@@ -515,7 +535,7 @@ pub struct ValidatorChange {
 }
 
 /// One property's `$jsonSchema` rule (without its nested properties), with `required`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PropertyChange {
     /// Stored path.
     pub path: String,
@@ -526,7 +546,7 @@ pub struct PropertyChange {
 }
 
 /// A collection whose stored shape or `schema_version` changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VersionChange {
     /// The collection.
     pub collection: CollectionKey,
