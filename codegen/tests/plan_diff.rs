@@ -484,3 +484,34 @@ fn committed_schema_matches_the_types() {
          `SQUILLION_BLESS=1 cargo test -p squillion-codegen --test plan_diff` and review the diff"
     );
 }
+
+/// The version a changed shape asks for is above both sides' (a lowered version is said as
+/// such), and the largest version does not overflow.
+#[test]
+fn the_version_asked_for_is_above_both_sides() {
+    let cases = [
+        (1u64, 1u64, "stays 1: raise it to 2"),
+        (3, 2, "goes from 3 to 2: raise it to 4"),
+        (
+            u64::from(u32::MAX),
+            u64::from(u32::MAX),
+            "raise it to 4294967296",
+        ),
+    ];
+    for (old, new, said) in cases {
+        let a = plan_of(
+            "a.sqn",
+            &format!("entity A @schema_version({old}) {{ x: string }}\n"),
+        )
+        .unwrap();
+        let b = plan_of(
+            "b.sqn",
+            &format!("entity A @schema_version({new}) {{ x: string @stored(\"y\") }}\n"),
+        )
+        .unwrap();
+        let d = check_pair(&a, &b, &format!("{old} -> {new}"));
+        assert!(d.versions.iter().all(|v| v.must_bump));
+        let text = diff::render::text(&d);
+        assert!(text.contains(said), "{text}");
+    }
+}

@@ -507,17 +507,23 @@ fn version(v: &VersionChange) -> Item {
         maybe(&v.old, show),
         maybe(&v.new, show)
     );
+    // The version to declare: above both sides' (u64: no overflow past u32::MAX).
+    let next = u64::from(v.old.unwrap_or(0).max(v.new.unwrap_or(0))) + 1;
     let text = match (v.shape_changed, v.must_bump, v.new) {
-        (true, true, Some(n)) => format!(
-            "`{}`: the stored shape changed but `schema_version` stays {n}: raise it to {} (`@schema_version({})`) so readers can tell old documents from new ones.",
-            v.new_collection,
-            v.old.unwrap_or(0).max(n) + 1,
-            v.old.unwrap_or(0).max(n) + 1
-        ),
+        (true, true, Some(n)) => {
+            let now = if v.old == Some(n) {
+                format!("stays {n}")
+            } else {
+                format!("goes from {} to {n}", maybe(&v.old, show))
+            };
+            format!(
+                "`{}`: the stored shape changed but `schema_version` {now}: raise it to {next} (`@schema_version({next})`) so readers can tell old documents from new ones.",
+                v.new_collection
+            )
+        }
         (true, true, None) => format!(
-            "`{}`: the stored shape changed and the collection is not versioned: declare `@schema_version({})` so readers can tell old documents from new ones.",
-            v.new_collection,
-            v.old.unwrap_or(0) + 1
+            "`{}`: the stored shape changed and the collection is not versioned: declare `@schema_version({next})` so readers can tell old documents from new ones.",
+            v.new_collection
         ),
         (true, false, _) => format!(
             "`{}`: the stored shape changed and {versions}.",
