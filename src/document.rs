@@ -22,6 +22,12 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The secondary indexes (`_id` is implicit).
     const INDEXES: &'static [IndexSpec] = &[];
 
+    /// What documents of this type keep of their children in other collections (subsets and
+    /// top-N lists refilled from the children, summaries of all the children): the children's
+    /// own repository reads it to keep them in step with its writes. Written by the derive.
+    #[doc(hidden)]
+    const KEEPS: &'static [crate::__private::subsets::Subset] = &[];
+
     /// The `_id` of this document.
     fn id(&self) -> &Self::Id;
 

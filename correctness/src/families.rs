@@ -26,6 +26,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(copies());
     out.extend(summaries());
     out.extend(subsets());
+    out.extend(kept());
     out.extend(geo());
     out.extend(projections());
     out.extend(child_pages());
@@ -384,6 +385,49 @@ pub fn subsets() -> Vec<Schema> {
             "children holding copies of their own (`product: {id, name}`), kept in the subset",
             true,
             "  latest 3 by at desc keep at, product\n  summary count",
+        ),
+    ]
+}
+
+/// Issue 11, the children's own writes: summaries of children in their own collection (no array
+/// beside them in the parent) and lists refilled from it, kept in step by the insert,
+/// insert_many, replace, delete and field updates of the children's own repository. Every schema
+/// has `Owner { title }`, `Item { at, n, s }` and `Owner.items: squillions <-> Item.owner: one`.
+pub fn kept() -> Vec<Schema> {
+    let schema = |name: &str, doc: &str, facts: &str| Schema {
+        name: format!("kept_{name}"),
+        doc: format!("Issue 11: {doc}, kept by the children's own repository."),
+        sqn: format!(
+            "entity Owner {{ title: string }}\n\
+             entity Item {{ at: date  n: int32  s: string }}\n\
+             relation Owner.items: squillions <-> Item.owner: one {{\n{facts}\n}}\n"
+        ),
+    };
+    vec![
+        schema(
+            "counts",
+            "a count and a total of children referencing their owner",
+            "  summary count, total(n)",
+        ),
+        schema(
+            "extremes",
+            "the largest and smallest of a number and of a date, and an average",
+            "  summary max(n), min(n), max(at), min(at), avg(n)",
+        ),
+        schema(
+            "extended",
+            "every summary, the children's reference extended with the owner's title (`owner.id`)",
+            "  show Owner.title on Item ratio 1000:1\n  summary count, total(n), max(n), min(n)",
+        ),
+        schema(
+            "latest",
+            "the latest 2 by `at` beside summaries",
+            "  latest 2 by at desc keep at, n\n  summary count, max(n)",
+        ),
+        schema(
+            "top",
+            "the 2 largest by `n` of standalone children, beside summaries",
+            "  standalone Item\n  top 2 by n desc keep n, s\n  summary count, total(n), min(n)",
         ),
     ]
 }

@@ -404,6 +404,8 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                     Some(_) => cx.error_spanned_by(of, format!("computed `of` names `{of}`, which is not an array")),
                     None => cx.error_spanned_by(of, format!("computed `of` names field `{of}`, which this struct does not have")),
                 },
+                // A summary of the children in their own collection: their repository keeps it.
+                None if c.children.is_some() => {}
                 None => match bucket_items.as_slice() {
                     [one] => computed_of = Some(one.clone()),
                     _ => cx.error_at(c.span, "`computed` needs the array it summarises: `of = field` (the default is the bucket's children)"),

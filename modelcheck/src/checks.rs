@@ -52,7 +52,11 @@ pub fn sort_by_field(items: &mut [Bson], field: &str, desc: bool) {
 }
 
 /// The array a summary of `c` summarises, by relationship: the relationship's array in `c`.
-fn summarised_array<'a>(plan: &'a Plan, c: &Collection, relation: &str) -> Option<&'a str> {
+pub(crate) fn summarised_array<'a>(
+    plan: &'a Plan,
+    c: &Collection,
+    relation: &str,
+) -> Option<&'a str> {
     let d = plan.relationship(relation)?;
     if let Some(b) = d.bucket.as_ref().filter(|b| b.collection == c.name) {
         return Some(b.items_path.as_str());

@@ -267,6 +267,9 @@ async fn step(
             }
             continue;
         };
+        if matches!(expect, Expect::Ok) {
+            crate::subsets::after_child_write(s.plan, &mut next, &part.collection);
+        }
         let got = call(driver, db, &part.collection, &part.method, part.bson_args()).await?;
         *methods
             .entry((part.collection.clone(), part.method.clone()))

@@ -30,7 +30,8 @@ pub struct List {
     pub keep: Vec<String>,
 }
 
-/// The lists of one relationship refilled from its children, and where those live.
+/// The lists of one relationship refilled from its children and the summaries of all of them (or
+/// those summaries alone, with no list), and where the children live.
 #[derive(Debug, Clone)]
 pub struct Refilled<'a> {
     /// The relationship.
@@ -43,7 +44,8 @@ pub struct Refilled<'a> {
     pub children: String,
     /// Path, in each child, of its parent's id.
     pub key: String,
-    /// The code name of the first list's field (`push_<it>`, `replace_<it>`, `remove_<it>`).
+    /// The code name of the first list's field (`push_<it>`, `replace_<it>`, `remove_<it>`);
+    /// empty without lists.
     pub method: String,
 }
 
@@ -92,19 +94,38 @@ pub fn all(plan: &Plan) -> Vec<Refilled<'_>> {
                 });
             }
         }
+        if lists.is_empty() {
+            // Summaries of all the children with no array beside them: the children's own
+            // repository keeps them.
+            let kept = d.computed.iter().find(|x| {
+                matches!(x.function, ComputedFn::Summary { .. })
+                    && !x.path.contains('.')
+                    && plan
+                        .collection(&x.collection)
+                        .is_some_and(|c| crate::checks::summarised_array(plan, c, &d.id).is_none())
+            });
+            if let (Some(x), Some(ch)) = (kept, d.children_in(&plan.collections)) {
+                source = Some(ch);
+                collection = Some(x.collection.as_str());
+            }
+        }
         let (Some(source), Some(collection)) = (source, collection) else {
             continue;
         };
         let Some(parent) = plan.collection(collection) else {
             continue;
         };
-        let Some(first) = lists.first().and_then(|l| parent.field(&l.path)) else {
-            continue;
+        let method = match lists.first() {
+            Some(l) => match parent.field(&l.path) {
+                Some(first) => first.code_name.clone(),
+                None => continue,
+            },
+            None => String::new(),
         };
         out.push(Refilled {
             d,
             parent,
-            method: first.code_name.clone(),
+            method,
             lists,
             children: source.collection,
             key: source.parent_key,
@@ -115,7 +136,25 @@ pub fn all(plan: &Plan) -> Vec<Refilled<'_>> {
 
 /// Whether `c` holds the children of a refilled list: they are written through their parent.
 pub fn is_children(plan: &Plan, c: &Collection) -> bool {
-    all(plan).iter().any(|x| x.children == c.name)
+    all(plan)
+        .iter()
+        .any(|x| x.children == c.name && !x.lists.is_empty())
+}
+
+/// After a write of `collection` through its own repository: every list and summary a parent
+/// keeps of children living there, recomputed from the children (the repository keeps them in
+/// the same transaction).
+pub fn after_child_write(plan: &Plan, r: &mut Reference, collection: &str) {
+    for x in all(plan).iter().filter(|x| x.children == collection) {
+        let ids: Vec<Bson> = r
+            .docs(&x.parent.name)
+            .iter()
+            .filter_map(|d| d.get("_id").cloned())
+            .collect();
+        for id in ids {
+            refill(x, r, &id);
+        }
+    }
 }
 
 fn lookup<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {

@@ -11,6 +11,7 @@ pub mod fanout;
 pub mod fields;
 pub mod indexes;
 pub mod json;
+pub mod kept;
 pub mod links;
 pub mod outlier;
 pub mod paging;

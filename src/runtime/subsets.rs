@@ -86,6 +86,23 @@ pub struct Subset {
     pub computed: &'static [ComputedField],
 }
 
+impl Subset {
+    /// Whether a change of the child's top-level field `field` can change what the parent keeps:
+    /// its reference to the parent, a field a summary reads, or a field a list orders by or copies.
+    pub fn reads(&self, field: &str) -> bool {
+        let top = |p: &str| p.split('.').next() == Some(field);
+        let summarised = self.computed.iter().any(|c| match c.summary {
+            Summary::Count => false,
+            Summary::Sum(f) | Summary::Max(f) | Summary::Min(f) => top(f),
+        });
+        let listed = self
+            .lists
+            .iter()
+            .any(|l| top(l.sort_by) || l.keep.is_empty() || l.keep.iter().any(|k| top(k)));
+        top(self.key) || summarised || listed
+    }
+}
+
 fn wrong_parent(s: &Subset, parent: &Bson, child: &BsonDocument) -> Error {
     Error::WrongParent {
         collection: s.children.to_owned(),
@@ -141,21 +158,41 @@ async fn push_body(
     }
     crate::__squillion_in_session!(children.insert_one(child), session)
         .during("insert", s.children)?;
+    if !add_child(parents, id, s, child, session).await? {
+        return Err(not_found(parents, id));
+    }
+    Ok(())
+}
+
+/// Adds the copies of a new `child` to the lists of parent `id` (`$push` with `$each`, `$sort`,
+/// `$slice`) and the child to its summaries (`$inc`, `$max`, `$min`: exact for an addition); false
+/// if there is no such parent.
+pub(super) async fn add_child(
+    parents: &Collection<BsonDocument>,
+    id: &Bson,
+    s: &Subset,
+    child: &BsonDocument,
+    mut session: Option<&mut ClientSession>,
+) -> Result<bool> {
     let mut pushes = BsonDocument::new();
     for l in s.lists {
         pushes.insert(l.path, l.push(l.copy(child)));
     }
-    let mut update = doc! { "$push": pushes };
-    add_summaries(&mut update, s.computed, &Bson::Document(child.clone()));
-    let r = crate::__squillion_in_session!(
-        parents.update_one(doc! { "_id": id.clone() }, update),
-        session
-    )
-    .during("update", parents.name())?;
-    if r.matched_count == 0 {
-        return Err(not_found(parents, id));
+    let mut update = BsonDocument::new();
+    if !pushes.is_empty() {
+        update.insert("$push", pushes);
     }
-    Ok(())
+    add_summaries(&mut update, s.computed, &Bson::Document(child.clone()));
+    let filter = doc! { "_id": id.clone() };
+    if update.is_empty() {
+        // Nothing changes (a largest value of a child without one): the parent only has to exist.
+        let n = crate::__squillion_in_session!(parents.count_documents(filter), session)
+            .during("count", parents.name())?;
+        return Ok(n > 0);
+    }
+    let r = crate::__squillion_in_session!(parents.update_one(filter, update), session)
+        .during("update", parents.name())?;
+    Ok(r.matched_count > 0)
 }
 
 /// Replaces the child with `child`'s `_id` in its collection, then refills the subset and the
@@ -255,7 +292,9 @@ async fn change_body(
         }
     }
     for owner in owners {
-        refill_body(parents, s, &owner, session.as_deref_mut()).await?;
+        if !refill_body(parents, s, &owner, session.as_deref_mut()).await? {
+            return Err(not_found(parents, &owner));
+        }
     }
     Ok(true)
 }
@@ -270,7 +309,7 @@ pub async fn refill(
 ) -> Result<()> {
     if transactions {
         let client = parents.client();
-        crate::__squillion_transaction!(client, |session| refill_body(
+        crate::__squillion_transaction!(client, |session| refill_or_not_found(
             parents,
             s,
             &id,
@@ -278,16 +317,32 @@ pub async fn refill(
         )
         .await)
     } else {
-        refill_body(parents, s, &id, None).await
+        refill_or_not_found(parents, s, &id, None).await
     }
 }
 
-async fn refill_body(
+async fn refill_or_not_found(
+    parents: &Collection<BsonDocument>,
+    s: &Subset,
+    id: &Bson,
+    session: Option<&mut ClientSession>,
+) -> Result<()> {
+    if refill_body(parents, s, id, session).await? {
+        Ok(())
+    } else {
+        Err(not_found(parents, id))
+    }
+}
+
+/// Sets the lists and summaries of parent `id` to those of its children, read from the children's
+/// collection (`$group` for the summaries: exact after any change); false if there is no such
+/// parent.
+pub(super) async fn refill_body(
     parents: &Collection<BsonDocument>,
     s: &Subset,
     id: &Bson,
     mut session: Option<&mut ClientSession>,
-) -> Result<()> {
+) -> Result<bool> {
     let db = database(parents);
     let children = db.collection::<BsonDocument>(s.children);
     let mut set = BsonDocument::new();
@@ -314,22 +369,21 @@ async fn refill_body(
             }
         }
     }
-    let mut update = doc! { "$set": set };
-    if !unset.is_empty() {
-        update.insert("$unset", unset);
+    let mut update = BsonDocument::new();
+    for (op, fields) in [("$set", set), ("$unset", unset), ("$mul", zero)] {
+        if !fields.is_empty() {
+            update.insert(op, fields);
+        }
     }
-    if !zero.is_empty() {
-        update.insert("$mul", zero);
+    let filter = doc! { "_id": id.clone() };
+    if update.is_empty() {
+        let n = crate::__squillion_in_session!(parents.count_documents(filter), session)
+            .during("count", parents.name())?;
+        return Ok(n > 0);
     }
-    let r = crate::__squillion_in_session!(
-        parents.update_one(doc! { "_id": id.clone() }, update),
-        session
-    )
-    .during("update", parents.name())?;
-    if r.matched_count == 0 {
-        return Err(not_found(parents, id));
-    }
-    Ok(())
+    let r = crate::__squillion_in_session!(parents.update_one(filter, update), session)
+        .during("update", parents.name())?;
+    Ok(r.matched_count > 0)
 }
 
 /// The copies list `l` of parent `id` holds: its first `n` children in the order.
@@ -438,7 +492,7 @@ async fn aggregates(
     Ok(out)
 }
 
-fn database(c: &Collection<BsonDocument>) -> Database {
+pub(super) fn database(c: &Collection<BsonDocument>) -> Database {
     c.client().database(&c.namespace().db)
 }
 

@@ -1051,23 +1051,7 @@ pub(crate) fn subset_children(
     collections: &[crate::plan::Collection],
 ) {
     for d in decisions.iter_mut() {
-        let found = d.placement.iter().find_map(|p| {
-            let c = collections.iter().find(|c| c.name == p.collection)?;
-            let own = c.role == crate::plan::CollectionRole::Entity && c.entity == d.child;
-            let reference = matches!(p.shape, Shape::Id | Shape::ExtendedRef);
-            if !own || !reference || p.target != d.parent || p.path.contains('.') {
-                return None;
-            }
-            let extended = c.field(&p.path).is_some_and(|f| f.bson_type == "object");
-            Some(crate::plan::SubsetChildren {
-                collection: c.name.clone(),
-                parent_key: if extended {
-                    format!("{}.id", p.path)
-                } else {
-                    p.path.clone()
-                },
-            })
-        });
+        let found = d.children_in(collections);
         if let Some(s) = &mut d.subset {
             s.children = found.clone();
         }

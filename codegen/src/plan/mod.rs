@@ -4,6 +4,7 @@
 //! documents, JSON, index and validator scripts) reads it and recomputes nothing. Its JSON form is
 //! versioned ([`Plan::FORMAT_VERSION`]) and described by `docs/plan.schema.json`.
 
+mod children;
 mod rules;
 
 use serde::Serialize;

@@ -432,29 +432,15 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         }
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
-    // The array the relationship keeps in `c`, which summaries summarise.
-    // Beside a subset (`latest N`) or a top-N list refilled from the children, the summaries are
-    // of all the children: kept by the push, replace and remove of a child.
-    let top_refilled = d.computed.iter().find_map(|x| match &x.function {
-        ComputedFn::TopN {
-            children: Some(_), ..
-        } if x.collection == c.name => Some(x.path.clone()),
-        _ => None,
-    });
-    let of = bucket
-        .map(|b| b.items_path.clone())
-        .or_else(|| {
-            here.iter()
-                .find(|p| p.shape == Shape::ArrayOfSubdocuments)
-                .map(|p| p.path.clone())
-        })
-        .or_else(|| {
-            d.subset
-                .as_ref()
-                .filter(|s| s.collection == c.name)
-                .map(|s| s.path.clone())
-        })
-        .or(top_refilled);
+    let of = summarised_array(d, c);
+    // The children in their own collection, when the summaries have no array beside them: the
+    // children's repository keeps them (`kept_by` on the children's struct).
+    let children = of
+        .is_none()
+        .then(|| d.children_in(&lookup.plan.collections))
+        .flatten()
+        .and_then(|ch| Some((lookup.collection_type(&ch.collection)?, ch.parent_key)));
+    kept_by(lookup, c, d, out);
     for x in d.computed.iter().filter(|x| x.collection == c.name) {
         if !top_level(&x.path) || bucket.is_some_and(|b| b.count_path == x.path) {
             continue;
@@ -483,15 +469,17 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 }
             }
             ComputedFn::Summary { summary } => {
-                let Some(of) = of.as_deref().and_then(|o| ident_of(c, o)) else {
-                    continue;
+                let of = match (of.as_deref().and_then(|o| ident_of(c, o)), &children) {
+                    (Some(of), _) => quote!(of = #of),
+                    (None, Some((to, key))) => quote!(to = #to, key = #key),
+                    (None, None) => continue,
                 };
                 let field = x.field.as_deref().unwrap_or_default();
                 match summary {
-                    SummaryFn::Count => quote!(computed(count, of = #of)),
-                    SummaryFn::Total => quote!(computed(sum = #field, of = #of)),
-                    SummaryFn::Max => quote!(computed(max = #field, of = #of)),
-                    SummaryFn::Min => quote!(computed(min = #field, of = #of)),
+                    SummaryFn::Count => quote!(computed(count, #of)),
+                    SummaryFn::Total => quote!(computed(sum = #field, #of)),
+                    SummaryFn::Max => quote!(computed(max = #field, #of)),
+                    SummaryFn::Min => quote!(computed(min = #field, #of)),
                     // Never stored: an accessor divides the total by the count.
                     SummaryFn::Avg => continue,
                 }
@@ -499,6 +487,75 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
             ComputedFn::Average { .. } => continue,
         };
         out.field(&x.path, attr);
+    }
+}
+
+/// The array in `c` the summaries `d` keeps in `c` summarise: a bucket's children, an embedded
+/// array, or a subset (`latest N`) or top-N list refilled from the children (whose summaries are
+/// of all the children); `None` when they summarise the children in their own collection.
+fn summarised_array(d: &Decision, c: &Collection) -> Option<String> {
+    let bucket = d.bucket.as_ref().filter(|b| b.collection == c.name);
+    let top_refilled = d.computed.iter().find_map(|x| match &x.function {
+        ComputedFn::TopN {
+            children: Some(_), ..
+        } if x.collection == c.name => Some(x.path.clone()),
+        _ => None,
+    });
+    bucket
+        .map(|b| b.items_path.clone())
+        .or_else(|| {
+            d.placement
+                .iter()
+                .filter(|p| p.collection == c.name && top_level(&p.path))
+                .find(|p| p.shape == Shape::ArrayOfSubdocuments)
+                .map(|p| p.path.clone())
+        })
+        .or_else(|| {
+            d.subset
+                .as_ref()
+                .filter(|s| s.collection == c.name)
+                .map(|s| s.path.clone())
+        })
+        .or(top_refilled)
+}
+
+/// `kept_by(to = Parent, key = "path")` on the children's collection `c` when the parent keeps
+/// something the children's writes must keep in step: a subset or top-N list refilled from them,
+/// or summaries of all of them.
+fn kept_by(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
+    let Some(ch) = d.children_in(&lookup.plan.collections) else {
+        return;
+    };
+    if ch.collection != c.name {
+        return;
+    }
+    let lists = d
+        .subset
+        .iter()
+        .map(|s| s.collection.as_str())
+        .chain(d.computed.iter().filter_map(|x| match &x.function {
+            ComputedFn::TopN { .. } => Some(x.collection.as_str()),
+            _ => None,
+        }));
+    let summaries = d.computed.iter().filter_map(|x| {
+        let stored =
+            matches!(&x.function, ComputedFn::Summary { summary } if *summary != SummaryFn::Avg);
+        let holder = lookup
+            .plan
+            .collections
+            .iter()
+            .find(|h| h.name == x.collection)?;
+        (stored && top_level(&x.path) && summarised_array(d, holder).is_none())
+            .then_some(x.collection.as_str())
+    });
+    let mut holders: Vec<&str> = lists.chain(summaries).collect();
+    holders.sort_unstable();
+    holders.dedup();
+    let key = &ch.parent_key;
+    for h in holders {
+        if let Some(to) = lookup.collection_type(h) {
+            out.container.push(quote!(kept_by(to = #to, key = #key)));
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link, kept_by";
 
 /// Reads the container's attributes.
 pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
@@ -21,6 +21,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         tree: None,
         versioned: None,
         link: None,
+        kept_by: Vec::new(),
         implied_indexes: true,
         serde_rename_all: None,
     };
@@ -164,6 +165,25 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                         cx.error_at(span, "a link names its two ends: `link(user = User, group = Group)`");
                     }
                     out.link = Some(LinkDecl { ends });
+                }
+                "kept_by" => {
+                    let span = meta.path.span();
+                    let (mut to, mut key) = (None, None);
+                    meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "to" => to = Some(path_value(&m)?),
+                            "key" => key = Some(name_value(&m)?),
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown kept_by option `{other}`; expected to, key"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    match (to, key) {
+                        (Some(to), Some(key)) => out.kept_by.push(KeptByDecl { to, key }),
+                        _ => cx.error_at(span, "`kept_by` names the parent type and the reference to it: `kept_by(to = Post, key = \"post\")`"),
+                    }
                 }
                 other => {
                     cx.error_spanned_by(&meta.path, format!("unknown squillion container attribute `{other}`; expected one of: {CONTAINER_KEYS}"));

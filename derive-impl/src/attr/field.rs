@@ -263,6 +263,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                 "computed" => {
                     let mut summary = None;
                     let mut of = None;
+                    let (mut to, mut key) = (None, None);
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "count" => summary = Some(SummaryDecl::Count),
@@ -270,15 +271,25 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "max" => summary = Some(SummaryDecl::Max(name_value(&m)?)),
                             "min" => summary = Some(SummaryDecl::Min(name_value(&m)?)),
                             "of" => of = Some(ident_value(&m)?),
+                            "to" => to = Some(path_value(&m)?),
+                            "key" => key = Some(name_value(&m)?),
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown computed option `{other}`; expected count, sum, max, min, of"));
+                                cx.error_spanned_by(&m.path, format!("unknown computed option `{other}`; expected count, sum, max, min, of, to, key"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
+                    let children = match (to, key, &of) {
+                        (Some(to), Some(key), None) => Some((to, key)),
+                        (None, None, _) => None,
+                        _ => {
+                            cx.error_at(span, "a summary of children in their own collection names their type and their reference to this document (`to = Comment, key = \"post\"`), and no `of`");
+                            None
+                        }
+                    };
                     match summary {
-                        Some(summary) => out.computed = Some(ComputedDecl { span, summary, of }),
+                        Some(summary) => out.computed = Some(ComputedDecl { span, summary, of, children }),
                         None => cx.error_at(span, "`computed` needs its function: count, sum = \"field\", max = \"field\" or min = \"field\""),
                     }
                 }

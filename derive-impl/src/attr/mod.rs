@@ -63,6 +63,13 @@ pub struct LinkDecl {
     pub ends: Vec<(Ident, syn::Path)>,
 }
 
+/// `kept_by(to = Type, key = "path")`: documents of `Type` keep lists or summaries of these
+/// documents, which name their parent at `key`; every write of the repository keeps them in step.
+pub struct KeptByDecl {
+    pub to: syn::Path,
+    pub key: String,
+}
+
 /// How the collection's validator is made.
 pub enum ValidatorDecl {
     /// `$jsonSchema` derived from the fields (the default).
@@ -84,6 +91,7 @@ pub struct ContainerAttrs {
     pub tree: Option<TreeDecl>,
     pub versioned: Option<VersionedDecl>,
     pub link: Option<LinkDecl>,
+    pub kept_by: Vec<KeptByDecl>,
     /// `implied_indexes = false`: the declared `index(...)` list is the whole list; the layouts
     /// add none (generated code: the Plan's list is the one source of truth).
     pub implied_indexes: bool,
@@ -185,6 +193,9 @@ pub struct ComputedDecl {
     pub span: Span,
     pub summary: SummaryDecl,
     pub of: Option<Ident>,
+    /// `to = Type, key = "path"`: a summary of all the children of type `Type` (in their own
+    /// collection) naming this document at `key`, rather than of an array of this document.
+    pub children: Option<(syn::Path, String)>,
 }
 
 /// `fan_out(to = Type, by = "path", copy = "path", array = "path")`.

@@ -92,10 +92,16 @@ fn setter(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
              [`squillion::Error::NotFound`] if no document has this id."
         )
     };
+    let body = super::kept::update(
+        item,
+        path,
+        quote::quote!(#rt::kept::set(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await),
+        quote::quote!(#rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await),
+    );
     quote::quote! {
         #[doc = #doc]
         pub async fn #name(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
-            #rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await
+            #body
         }
     }
 }
@@ -112,10 +118,16 @@ fn increment(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
          concurrent increments are never lost. [`squillion::Error::NotFound`] if no document has \
          this id."
     );
+    let body = super::kept::update(
+        item,
+        path,
+        quote::quote!(#rt::kept::inc(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, #rt::to_bson(&by)?).await),
+        quote::quote!(#rt::fields::inc(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?).await),
+    );
     quote::quote! {
         #[doc = #doc]
         pub async fn #name(&self, id: &#id_ty, by: #ty) -> ::squillion::Result<#ty> {
-            let value = #rt::fields::inc(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?).await?;
+            let value = { #body }?;
             #rt::bson::from_bson(value).map_err(::squillion::Error::from)
         }
     }
@@ -141,10 +153,16 @@ fn decrement(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
          decrement was refused and nothing was written; [`squillion::Error::NotFound`] if no \
          document has this id."
     );
+    let body = super::kept::update(
+        item,
+        path,
+        quote::quote!(#rt::kept::dec_guarded(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, #rt::to_bson(&by)?, #minimum).await),
+        quote::quote!(#rt::fields::dec_guarded(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?, #minimum).await),
+    );
     quote::quote! {
         #[doc = #doc]
         pub async fn #name(&self, id: &#id_ty, by: #ty) -> ::squillion::Result<::core::option::Option<#ty>> {
-            match #rt::fields::dec_guarded(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?, #minimum).await? {
+            match { #body }? {
                 ::core::option::Option::Some(value) => #rt::bson::from_bson(value).map(::core::option::Option::Some).map_err(::squillion::Error::from),
                 ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
             }

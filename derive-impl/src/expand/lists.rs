@@ -7,7 +7,7 @@ use quote::quote;
 use super::layouts::computed_for;
 use super::{method, rt};
 use crate::ast::{Field, Item};
-use crate::attr::{Layout, SummaryDecl};
+use crate::attr::Layout;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn subset(
@@ -46,13 +46,13 @@ pub(super) fn subset(
 /// A subset (`latest`) or top-N list whose children live in their own collection, each holding
 /// its parent's id at `key`: kept in step by every write of a child.
 pub(super) struct Refilled<'a> {
-    to: &'a syn::Path,
-    n: u64,
-    sort: &'a str,
-    desc: bool,
-    keep: &'a [String],
-    key: &'a str,
-    latest: bool,
+    pub(super) to: &'a syn::Path,
+    pub(super) n: u64,
+    pub(super) sort: &'a str,
+    pub(super) desc: bool,
+    pub(super) keep: &'a [String],
+    pub(super) key: &'a str,
+    pub(super) latest: bool,
 }
 
 /// The refilled lists of field `f` (a subset or top-N list with `key`).
@@ -126,33 +126,7 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
         .filter_map(|x| refilled_of(x).map(|o| (x, o)))
         .filter(|(_, o)| same(o))
         .collect();
-    let lists = group.iter().map(|(x, o)| {
-        let (p, sort, desc, latest, keep) = (&x.bson, o.sort, o.desc, o.latest, o.keep);
-        let n = o.n as i64;
-        quote! {
-            #rt::subsets::List { path: #p, sort_by: #sort, descending: #desc, n: #n, latest: #latest, keep: &[#(#keep),*] }
-        }
-    });
-    let computed: Vec<TokenStream> = group
-        .iter()
-        .filter_map(|(x, _)| {
-            item.fields
-                .iter()
-                .filter(|c| c.computed_of.as_deref() == Some(x.bson.as_str()))
-                .map(|c| {
-                    let cp = &c.bson;
-                    let summary = match &c.attrs.computed.as_ref()?.summary {
-                        SummaryDecl::Count => quote!(#rt::arrays::Summary::Count),
-                        SummaryDecl::Sum(s) => quote!(#rt::arrays::Summary::Sum(#s)),
-                        SummaryDecl::Max(s) => quote!(#rt::arrays::Summary::Max(#s)),
-                        SummaryDecl::Min(s) => quote!(#rt::arrays::Summary::Min(#s)),
-                    };
-                    Some(quote!(#rt::arrays::ComputedField { path: #cp, summary: #summary }))
-                })
-                .collect::<Option<Vec<_>>>()
-        })
-        .flatten()
-        .collect();
+    let subset_spec = super::kept::spec(item, to, key);
     let what: Vec<String> = group
         .iter()
         .map(|(x, o)| {
@@ -170,14 +144,10 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
         })
         .collect();
     let what = what.join(", ");
-    let summaries: Vec<String> = group
+    let summaries: Vec<String> = super::kept::group(item, to, key)
+        .summaries
         .iter()
-        .flat_map(|(x, _)| {
-            item.fields
-                .iter()
-                .filter(|c| c.computed_of.as_deref() == Some(x.bson.as_str()))
-                .map(|c| format!("`{}`", c.bson))
-        })
+        .map(|c| format!("`{}`", c.bson))
         .collect();
     let and_summaries = if summaries.is_empty() {
         String::new()
@@ -204,12 +174,7 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
     );
     quote! {
         fn #spec() -> #rt::subsets::Subset {
-            #rt::subsets::Subset {
-                lists: &[#(#lists),*],
-                children: <#to as ::squillion::Document>::COLLECTION,
-                key: #key,
-                computed: &[#(#computed),*],
-            }
+            #subset_spec
         }
 
         #[doc = #push_doc]

@@ -5,6 +5,7 @@ mod buckets;
 mod fields;
 mod indexes;
 mod inner;
+mod kept;
 mod layouts;
 mod lists;
 mod patterns;
@@ -65,11 +66,42 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
         }
     };
 
+    let keeps = kept::keeps_const(item);
+    let kept_writes = kept::writes(item);
     let layout_methods = layouts::methods(item);
     let pattern_methods = patterns::methods(item);
     let mut field_methods = fields::methods(item);
     field_methods.extend(inner::methods(item));
     let extra_index_calls = layouts::extra_index_calls(item);
+
+    // A struct whose parents keep lists or summaries of it writes through the keepers.
+    let (inserts, replaces) = match kept_writes {
+        Some(writes) => (writes, TokenStream::new()),
+        None => (
+            quote! {
+                /// Inserts `doc` (`insertOne`), stamping the schema version when one is declared.
+                pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
+                    self.core.insert(doc).await
+                }
+
+                /// Inserts every document (`insertMany`).
+                pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
+                    self.core.insert_many(docs).await
+                }
+            },
+            quote! {
+                /// Replaces the stored document with `doc` (`replaceOne({_id})`); false if none was stored.
+                pub async fn replace(&self, doc: &#ident) -> ::squillion::Result<bool> {
+                    self.core.replace(doc).await
+                }
+
+                /// Deletes the document with this `_id` (`deleteOne({_id})`); false if there was none.
+                pub async fn delete(&self, id: &#id_ty) -> ::squillion::Result<bool> {
+                    self.core.delete(id).await
+                }
+            },
+        ),
+    };
 
     let repo_doc = format!(
         "The repository of [`{ident}`] (collection `{collection}`): CRUD, `ensure_indexes`, \
@@ -84,6 +116,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
             const COLLECTION: &'static str = #collection;
             const SCHEMA_VERSION: ::core::option::Option<::squillion::SchemaVersion> = #schema_version;
             const INDEXES: &'static [::squillion::IndexSpec] = &[#(#index_specs),*];
+            #keeps
             fn id(&self) -> &Self::Id {
                 &self.#id_ident
             }
@@ -121,30 +154,14 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
                 self.core.collection()
             }
 
-            /// Inserts `doc` (`insertOne`), stamping the schema version when one is declared.
-            pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
-                self.core.insert(doc).await
-            }
-
-            /// Inserts every document (`insertMany`).
-            pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
-                self.core.insert_many(docs).await
-            }
+            #inserts
 
             /// The document with this `_id` (`findOne({_id})`), its schema version checked.
             pub async fn get(&self, id: &#id_ty) -> ::squillion::Result<::core::option::Option<#ident>> {
                 self.core.get(id).await
             }
 
-            /// Replaces the stored document with `doc` (`replaceOne({_id})`); false if none was stored.
-            pub async fn replace(&self, doc: &#ident) -> ::squillion::Result<bool> {
-                self.core.replace(doc).await
-            }
-
-            /// Deletes the document with this `_id` (`deleteOne({_id})`); false if there was none.
-            pub async fn delete(&self, id: &#id_ty) -> ::squillion::Result<bool> {
-                self.core.delete(id).await
-            }
+            #replaces
 
             /// The documents matching `filter` (`find`).
             pub async fn find(&self, filter: #rt::bson::Document) -> ::squillion::Result<#rt::Vec<#ident>> {

@@ -1,0 +1,323 @@
+//! The writes of a child whose parents keep something of it (issue 11, defect 3 and 6): the
+//! summaries of all their children (`count`, `total`, `max`, `min`, and the total and count an
+//! average divides) and the subsets and top-N lists refilled from the children's collection.
+//!
+//! The child's own repository writes through here, so the parents stay in step whichever
+//! repository writes the child: an insert adds the child to its parent's lists and summaries
+//! (`$push` with `$each`/`$sort`/`$slice`, `$inc`, `$max`, `$min`: exact for an addition); a
+//! replace, a delete and an update of a field a parent reads recompute everything the parents
+//! (the one before and the one after, when the child moved) keep from the children's collection
+//! (`$group`: exact after any change, where a `$inc` of a removed maximum could not be). Each
+//! runs in one transaction with the child's write where the deployment runs them.
+
+use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::options::ReturnDocument;
+use mongodb::{ClientSession, Collection};
+
+use super::arrays::lookup;
+use super::core::not_found_in;
+use super::subsets::{add_child, database, refill_body, Subset};
+use crate::error::Context;
+use crate::Result;
+
+/// A parent collection and what it keeps of the children.
+#[derive(Debug, Clone, Copy)]
+pub struct Keeper {
+    /// The parents' collection.
+    pub parents: &'static str,
+    /// Its lists and summaries of these children, and the children's reference to it.
+    pub spec: &'static Subset,
+}
+
+/// The keepers among `specs` (what parent type `parents` keeps) of the children in collection
+/// `children` referencing it at `key`.
+pub fn keepers(
+    parents: &'static str,
+    specs: &'static [Subset],
+    children: &str,
+    key: &str,
+    out: &mut Vec<Keeper>,
+) {
+    for spec in specs
+        .iter()
+        .filter(|s| s.children == children && s.key == key)
+    {
+        out.push(Keeper { parents, spec });
+    }
+}
+
+/// Whether an update of the child's field `field` can change what a keeper keeps.
+pub fn read_by(keepers: &[Keeper], field: &str) -> bool {
+    keepers.iter().any(|k| k.spec.reads(field))
+}
+
+/// The parents `child` names at the keeper's key (none, one, or each of an array of them).
+fn owners(k: &Keeper, child: &BsonDocument) -> Vec<Bson> {
+    match lookup(&Bson::Document(child.clone()), k.spec.key) {
+        None | Some(Bson::Null) => Vec::new(),
+        Some(Bson::Array(ids)) => ids.clone(),
+        Some(id) => vec![id.clone()],
+    }
+}
+
+/// Runs `$body(session)` in a transaction when `$transactions`, else without a session.
+macro_rules! in_transaction {
+    ($children:expr, $transactions:expr, |$session:ident| $body:expr) => {
+        if $transactions {
+            let client = $children.client();
+            crate::__squillion_transaction!(client, |session| {
+                let $session = Some(&mut session);
+                $body.await
+            })
+        } else {
+            let $session = None;
+            $body.await
+        }
+    };
+}
+
+/// Inserts `docs` and adds each to the lists and summaries of the parents it names (a parent
+/// that is not stored keeps nothing).
+pub async fn insert(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    docs: Vec<BsonDocument>,
+) -> Result<()> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    in_transaction!(children, transactions, |session| insert_body(
+        children, keepers, &docs, session
+    ))
+}
+
+async fn insert_body(
+    children: &Collection<BsonDocument>,
+    keepers: &[Keeper],
+    docs: &[BsonDocument],
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    if let [one] = docs {
+        crate::__squillion_in_session!(children.insert_one(one), session)
+            .during("insert", children.name())?;
+    } else {
+        crate::__squillion_in_session!(children.insert_many(docs), session)
+            .during("insert", children.name())?;
+    }
+    let db = database(children);
+    for child in docs {
+        for k in keepers {
+            let parents = db.collection::<BsonDocument>(k.parents);
+            for owner in owners(k, child) {
+                add_child(&parents, &owner, k.spec, child, session.as_deref_mut()).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the child with `doc`'s `_id`, then refills its parents (before and after); false if
+/// there is no such child.
+pub async fn replace(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    doc: BsonDocument,
+) -> Result<bool> {
+    let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
+    let filter = doc! { "_id": id };
+    in_transaction!(children, transactions, |session| change_body(
+        children,
+        keepers,
+        &filter,
+        Change::Replace(&doc),
+        session
+    ))
+    .map(|d| d.is_some())
+}
+
+/// Deletes child `id`, then refills its parents; false if there was no such child.
+pub async fn delete(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    id: Bson,
+) -> Result<bool> {
+    let filter = doc! { "_id": id };
+    in_transaction!(children, transactions, |session| change_body(
+        children,
+        keepers,
+        &filter,
+        Change::Delete,
+        session
+    ))
+    .map(|d| d.is_some())
+}
+
+/// Applies `update` to the child matching `filter` (its `_id`, and any guard), then refills its
+/// parents (before and after); the child as updated, or `None` if the filter matched nothing.
+pub async fn update(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    filter: BsonDocument,
+    update: BsonDocument,
+) -> Result<Option<BsonDocument>> {
+    in_transaction!(children, transactions, |session| change_body(
+        children,
+        keepers,
+        &filter,
+        Change::Update(&update),
+        session
+    ))
+}
+
+/// A write of one existing child.
+#[derive(Clone, Copy)]
+enum Change<'a> {
+    Replace(&'a BsonDocument),
+    Update(&'a BsonDocument),
+    Delete,
+}
+
+/// Writes the child matching `filter`, then refills every parent it named before or names now:
+/// the child as written (`Some(empty)` once deleted), or `None` if no child matched.
+async fn change_body(
+    children: &Collection<BsonDocument>,
+    keepers: &[Keeper],
+    filter: &BsonDocument,
+    change: Change<'_>,
+    mut session: Option<&mut ClientSession>,
+) -> Result<Option<BsonDocument>> {
+    let name = children.name();
+    let old = crate::__squillion_in_session!(children.find_one(filter.clone()), session)
+        .during("find", name)?;
+    let Some(old) = old else {
+        return Ok(None);
+    };
+    let by_id = doc! { "_id": old.get("_id").cloned().unwrap_or(Bson::Null) };
+    let new = match change {
+        Change::Replace(doc) => {
+            let r = crate::__squillion_in_session!(children.replace_one(by_id, doc), session)
+                .during("replace", name)?;
+            (r.matched_count > 0).then(|| doc.clone())
+        }
+        Change::Update(update) => crate::__squillion_in_session!(
+            children
+                .find_one_and_update(by_id, update.clone())
+                .return_document(ReturnDocument::After),
+            session
+        )
+        .during("update", name)?,
+        Change::Delete => {
+            let r = crate::__squillion_in_session!(children.delete_one(by_id), session)
+                .during("delete", name)?;
+            (r.deleted_count > 0).then(BsonDocument::new)
+        }
+    };
+    let Some(new) = new else {
+        return Ok(None);
+    };
+    let db = database(children);
+    for k in keepers {
+        let parents = db.collection::<BsonDocument>(k.parents);
+        let mut all = owners(k, &old);
+        for o in owners(k, &new) {
+            if !all.contains(&o) {
+                all.push(o);
+            }
+        }
+        for owner in all {
+            // A parent that is not stored keeps nothing.
+            refill_body(&parents, k.spec, &owner, session.as_deref_mut()).await?;
+        }
+    }
+    Ok(Some(new))
+}
+
+/// [`super::fields::set`] of a field a parent reads, then the parents refilled.
+pub async fn set(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    id: Bson,
+    path: &str,
+    value: Bson,
+    optional: bool,
+) -> Result<()> {
+    let change = super::fields::set_update(path, value, optional);
+    match update(
+        children,
+        transactions,
+        keepers,
+        doc! { "_id": id.clone() },
+        change,
+    )
+    .await?
+    {
+        Some(_) => Ok(()),
+        None => Err(not_found_in(children, &id)),
+    }
+}
+
+/// [`super::fields::inc`] of a field a parent reads, then the parents refilled: the new value.
+pub async fn inc(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    id: Bson,
+    path: &str,
+    by: Bson,
+) -> Result<Bson> {
+    let change = doc! { "$inc": { path: by } };
+    match update(
+        children,
+        transactions,
+        keepers,
+        doc! { "_id": id.clone() },
+        change,
+    )
+    .await?
+    {
+        Some(d) => Ok(lookup(&Bson::Document(d), path)
+            .cloned()
+            .unwrap_or(Bson::Null)),
+        None => Err(not_found_in(children, &id)),
+    }
+}
+
+/// [`super::fields::dec_guarded`] of a field a parent reads, then the parents refilled: the new
+/// value, or `None` when the decrement was refused.
+pub async fn dec_guarded(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    id: Bson,
+    path: &str,
+    by: Bson,
+    minimum: f64,
+) -> Result<Option<Bson>> {
+    let floor = super::fields::decrement_floor(minimum, &by, path)?;
+    let minus = super::fields::negate(&by, path)?;
+    let filter = doc! { "_id": id.clone(), path: { "$gte": floor } };
+    let change = doc! { "$inc": { path: minus } };
+    match update(children, transactions, keepers, filter, change).await? {
+        Some(d) => Ok(Some(
+            lookup(&Bson::Document(d), path)
+                .cloned()
+                .unwrap_or(Bson::Null),
+        )),
+        None => {
+            let exists = children
+                .count_documents(doc! { "_id": id.clone() })
+                .await
+                .during("count", children.name())?;
+            if exists == 0 {
+                Err(not_found_in(children, &id))
+            } else {
+                Ok(None)
+            }
+        }
+    }
+}
