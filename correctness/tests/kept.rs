@@ -34,8 +34,11 @@ struct List {
     reversed: bool,
 }
 
-/// What the Plan keeps in `owners` of the items: lists, and `(path, function, field)` summaries.
-fn kept(plan: &Value) -> (Vec<List>, Vec<(String, String, Option<String>)>) {
+/// `(path, function, field)` of a summary.
+type SummarySpec = (String, String, Option<String>);
+
+/// What the Plan keeps in `owners` of the items: lists, and summaries.
+fn kept(plan: &Value) -> (Vec<List>, Vec<SummarySpec>) {
     let (mut lists, mut summaries) = (Vec::new(), Vec::new());
     let list = |s: &Value, path: &Value, latest: bool| {
         assert_eq!(

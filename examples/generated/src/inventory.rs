@@ -467,6 +467,7 @@ impl HostRepo {
     collection = "logmsg",
     validator = LogMessage::validator_document,
     implied_indexes = false,
+    kept_by(to = Host, key = "host.id"),
     index(keys("host.id" = 1, "time" = -1, "_id" = 1), name = "host.id_1_time_-1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]

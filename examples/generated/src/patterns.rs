@@ -115,6 +115,7 @@ impl Section {
     collection = "efforts",
     validator = Effort::validator_document,
     implied_indexes = false,
+    kept_by(to = Section, key = "section"),
     index(keys("section" = 1, "_id" = 1), name = "section_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
