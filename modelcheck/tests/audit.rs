@@ -430,9 +430,10 @@ struct Checked {
 /// Audits one schema's database as the repositories left it, then each drift.
 async fn check(db: &Database, plan: &Plan, sqn: &str, name: &str) -> Result<Checked, String> {
     let clean = audit(db, sqn, name).await?;
-    // Summaries of children kept in their own collection and top-N lists are not maintained by
-    // every write the harness makes (see the test's assertion): what the repositories leave there
-    // is real drift, and the baseline the drifts below are added to.
+    // Summaries of children named by an id array or naming several parents, and top-N lists fed
+    // only by `offer_<f>`, are not maintained by every write the harness makes (see the test's
+    // assertion): what the repositories leave there is real drift, and the baseline the drifts
+    // below are added to.
     let left = data(&clean);
     let unexpected: Vec<&(Row, String)> = clean
         .iter()
