@@ -324,3 +324,116 @@ family!(
 );
 family!(latest_follows_the_childrens_writes, kept_latest);
 family!(top_follows_the_childrens_writes, kept_top);
+
+/// Counts the `update` commands the client sends to collection `owners`.
+#[derive(Clone, Default)]
+struct OwnerUpdates(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl OwnerUpdates {
+    fn take(&self) -> usize {
+        self.0.swap(0, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// A database of its own on a client that counts the updates of `owners`.
+async fn counting(test: &str) -> (Database, OwnerUpdates) {
+    use squillion::__private::mongodb::event::command::CommandEvent;
+    use squillion::__private::mongodb::event::EventHandler;
+    use squillion::__private::mongodb::options::ClientOptions;
+    let mut options = ClientOptions::parse(squillion_testkit::uri())
+        .await
+        .unwrap();
+    let updates = OwnerUpdates::default();
+    let count = updates.clone();
+    options.command_event_handler = Some(EventHandler::callback(move |event| {
+        if let CommandEvent::Started(e) = event {
+            if e.command_name == "update" && e.command.get_str("update") == Ok("owners") {
+                count.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    }));
+    let client = squillion::__private::mongodb::Client::with_options(options).unwrap();
+    let name = format!("t_{test}_{}", &ObjectId::new().to_hex()[16..]);
+    (client.database(&name), updates)
+}
+
+/// A bulk insert of many children, then the parent's own push of one more: with and without
+/// a transaction, every kept family. The bulk insert writes each parent once, whatever the number
+/// of its children (one update per child made inventory's 5,160-message insert outlive the
+/// server's transaction limit: "transaction already closed"), and the pushes that follow it keep
+/// every list and summary equal to what the children give.
+macro_rules! bulk {
+    ($test:ident, $m:ident) => {
+        #[tokio::test]
+        async fn $test() {
+            use squillion::__private::{kept, subsets};
+            use squillion::Document as _;
+            use squillion_correctness::$m as m;
+            let (db, updates) = counting(stringify!($test)).await;
+            let db = &db;
+            m::ensure_indexes(db).await.unwrap();
+            let plan: Value = serde_json::from_str(m::PLAN_JSON).unwrap();
+            let extended = m::SQN.contains("show Owner.title");
+            let key = if extended { "owner.id" } else { "owner" };
+            let mut keepers = Vec::new();
+            kept::keepers("owners", m::Owner::KEEPS, "items", key, &mut keepers);
+            assert_eq!(keepers.len(), 1, "Owner keeps one kind of the items");
+            let spec = keepers[0].spec;
+            let (owners_c, items_c) = (
+                db.collection::<Document>("owners"),
+                db.collection::<Document>("items"),
+            );
+            let mut rng = Lcg(5 + m::SQN.len() as u64);
+            for transactions in [true, false] {
+                let owners: Vec<ObjectId> = (0..3).map(|_| ObjectId::new()).collect();
+                for (k, id) in owners.iter().enumerate() {
+                    owners_c.insert_one(owner_doc(&plan, *id, k)).await.unwrap();
+                }
+                let item = |k: usize, rng: &mut Lcg| {
+                    let owner = if extended {
+                        Bson::Document(doc! { "id": owners[k], "title": format!("owner {k}") })
+                    } else {
+                        Bson::ObjectId(owners[k])
+                    };
+                    doc! {
+                        "_id": ObjectId::new(),
+                        "at": DateTime::from_millis(1_700_000_000_000 + rng.next(400) as i64 * 1000),
+                        "n": rng.next(300) as i32 - 100,
+                        "s": format!("s{}", rng.next(200)),
+                        "owner": owner,
+                    }
+                };
+                let step = format!("{} transactions {transactions}", stringify!($m));
+                // 200 children of owner 0, 40 of owner 1, one of owner 2, interleaved.
+                let batch: Vec<Document> = (0..241)
+                    .map(|i| item(if i == 120 { 2 } else if i % 6 == 1 { 1 } else { 0 }, &mut rng))
+                    .collect();
+                updates.take();
+                kept::insert(&items_c, transactions, &keepers, batch).await.unwrap();
+                let written = updates.take();
+                assert!(
+                    written <= owners.len(),
+                    "{step}: a bulk insert of 241 children of 3 owners updated `owners` {written} times"
+                );
+                check(db, &plan, &format!("{step}: after the bulk insert")).await;
+                for p in 0..6 {
+                    let k = p % owners.len();
+                    let child = item(k, &mut rng);
+                    subsets::push(&owners_c, transactions, Bson::ObjectId(owners[k]), spec, child)
+                        .await
+                        .unwrap();
+                    check(db, &plan, &format!("{step}: after the owner's push {p}")).await;
+                }
+                owners_c.delete_many(doc! {}).await.unwrap();
+                items_c.delete_many(doc! {}).await.unwrap();
+            }
+            db.drop().await.unwrap();
+        }
+    };
+}
+
+bulk!(counts_bulk_then_push, kept_counts);
+bulk!(extremes_bulk_then_push, kept_extremes);
+bulk!(extended_bulk_then_push, kept_extended);
+bulk!(latest_bulk_then_push, kept_latest);
+bulk!(top_bulk_then_push, kept_top);

@@ -4,18 +4,22 @@
 //!
 //! The child's own repository writes through here, so the parents stay in step whichever
 //! repository writes the child: an insert adds the child to its parent's lists and summaries
-//! (`$push` with `$each`/`$sort`/`$slice`, `$inc`, `$max`, `$min`: exact for an addition); a
+//! (`$push` with `$each`/`$sort`/`$slice`, `$inc`, `$max`, `$min`: exact for an addition), an
+//! insert of several children of one parent refills that parent once (one write per parent, not
+//! per child: a bulk insert stays a short transaction); a
 //! replace, a delete and an update of a field a parent reads recompute everything the parents
 //! (the one before and the one after, when the child moved) keep from the children's collection
 //! (`$group`: exact after any change, where a `$inc` of a removed maximum could not be). Each
 //! runs in one transaction with the child's write where the deployment runs them.
+
+use std::collections::hash_map::{Entry, HashMap};
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::{ClientSession, Collection};
 
 use super::arrays::lookup;
-use super::core::not_found_in;
+use super::core::{describe, not_found_in};
 use super::subsets::{add_child, database, refill_body, Subset};
 use crate::error::Context;
 use crate::Result;
@@ -106,15 +110,48 @@ async fn insert_body(
             .during("insert", children.name())?;
     }
     let db = database(children);
-    for child in docs {
-        for k in keepers {
-            let parents = db.collection::<BsonDocument>(k.parents);
-            for owner in owners(k, child) {
-                add_child(&parents, &owner, k.spec, child, session.as_deref_mut()).await?;
+    for k in keepers {
+        let parents = db.collection::<BsonDocument>(k.parents);
+        for (owner, mine) in by_owner(k, docs) {
+            // One write per parent, whatever the number of its new children: a parent with one
+            // adds it (`$push`, `$inc`, ...); a parent with several is refilled from the
+            // children's collection once (exact, and a bulk insert of thousands of children
+            // stays one short transaction instead of one update per child).
+            match mine.as_slice() {
+                [one] => {
+                    add_child(&parents, &owner, k.spec, one, session.as_deref_mut()).await?;
+                }
+                _ => {
+                    refill_body(&parents, k.spec, &owner, session.as_deref_mut()).await?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The parents the keeper's key names in `docs`, each with its children among them, in the
+/// order first named.
+fn by_owner<'d>(k: &Keeper, docs: &'d [BsonDocument]) -> Vec<(Bson, Vec<&'d BsonDocument>)> {
+    let mut out: Vec<(Bson, Vec<&BsonDocument>)> = Vec::new();
+    // Each parent's place in `out`, by its id's extended JSON (BSON values are not `Hash`).
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for child in docs {
+        for owner in owners(k, child) {
+            match at.entry(describe(&owner)) {
+                Entry::Occupied(e) => {
+                    if let Some((_, mine)) = out.get_mut(*e.get()) {
+                        mine.push(child);
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(out.len());
+                    out.push((owner, vec![child]));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Replaces the child with `doc`'s `_id`, then refills its parents (before and after); false if
