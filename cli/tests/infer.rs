@@ -58,3 +58,6 @@ mod plan_fill;
 
 #[path = "infer/generated.rs"]
 mod generated;
+
+#[path = "infer/windows.rs"]
+mod windows;

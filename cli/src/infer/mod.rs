@@ -6,9 +6,10 @@
 //! aggregation. The draft states it all as `.sqn` facts, each with a comment saying what was
 //! measured, for `squillion plan` to decide and `squillion audit` to compare with.
 //!
-//! The work is split by what is found: [`sample`] and [`shape`] (document shapes), [`evidence`]
-//! (relations between a document's fields), [`references`] (with [`backrefs`]: references held
-//! on both sides, confirmed on the data), [`copies`], [`patterns`], [`link_collections`],
+//! The work is split by what is found: [`sample`] and [`shape`] (document shapes; [`windows`]
+//! samples large collections through the `_id` index), [`evidence`] (relations between a
+//! document's fields), [`references`] (with [`backrefs`]: references held on both sides,
+//! confirmed on the data), [`copies`], [`patterns`], [`link_collections`],
 //! [`layout`] (the layout read as entities and links), [`counts`] (cardinalities by
 //! aggregation), [`stats`] (observed access), [`finish`] (the draft as data) and [`write`] (the
 //! one place that writes `.sqn` text).
@@ -31,6 +32,7 @@ pub mod sample;
 pub mod server;
 pub mod shape;
 pub mod stats;
+pub mod windows;
 pub mod words;
 pub mod write;
 

@@ -9,6 +9,7 @@ use mongodb::{Database, IndexModel};
 use super::evidence::Evidence;
 use super::server::Server;
 use super::shape::{Kind, Shape};
+use super::windows;
 use super::Progress;
 
 /// What sampling one collection found.
@@ -49,6 +50,21 @@ pub async fn sample(
 ) -> mongodb::error::Result<Sampled> {
     let coll = db.collection::<Document>(name);
     let estimated = coll.estimated_document_count().await?;
+    let mut shape = Shape::default();
+    let mut evidence = Evidence::default();
+    // A large collection: windows of `_id`s read through the index, not a pass over it all.
+    if estimated >= size.saturating_mul(windows::FROM_RATIO) {
+        let seen = windows::sample(&coll, size, estimated, |d| {
+            progress(1);
+            shape.observe(d, 0);
+            evidence.observe(d);
+        })
+        .await?;
+        if let Some(sampled) = seen {
+            server.windowed(name, estimated, sampled);
+            return finish(&coll, name, estimated, sampled, shape, evidence).await;
+        }
+    }
     let n = i64::try_from(size).unwrap_or(i64::MAX);
     let cursor = server
         .aggregate(
@@ -63,8 +79,6 @@ pub async fn sample(
         Some(c) => c,
         None => coll.find(doc! {}).limit(n).await?,
     };
-    let mut shape = Shape::default();
-    let mut evidence = Evidence::default();
     let mut sampled = 0u64;
     // One document at a time: a sample of large documents is never held in memory whole.
     while let Some(d) = cursor.try_next().await? {
@@ -76,6 +90,18 @@ pub async fn sample(
             break;
         }
     }
+    finish(&coll, name, estimated, sampled, shape, evidence).await
+}
+
+/// The sample with the collection's indexes.
+async fn finish(
+    coll: &mongodb::Collection<Document>,
+    name: &str,
+    estimated: u64,
+    sampled: u64,
+    shape: Shape,
+    evidence: Evidence,
+) -> mongodb::error::Result<Sampled> {
     let models: Vec<IndexModel> = coll.list_indexes().await?.try_collect().await?;
     let indexes = models
         .into_iter()

@@ -67,6 +67,16 @@ impl Server {
         }
     }
 
+    /// Records that collection `name` was sampled in `_id` windows.
+    pub fn windowed(&mut self, name: &str, estimated: u64, sampled: u64) {
+        self.notes.push(format!(
+            "`{name}` (about {} documents) was sampled in up to {} windows of consecutive `_id`s from random points of its `_id` range ({} documents), not with `$sample`, which reads the whole collection: the sample is uniform over the `_id` range (for ObjectIds, insertion time) rather than over documents; counts are over all documents.",
+            super::words::n(estimated),
+            super::windows::WINDOWS,
+            super::words::n(sampled)
+        ));
+    }
+
     /// Runs `pipeline` on `coll` when `stage` (the one it depends on) is offered: `Ok(None)` when
     /// it is not, or the server refuses it (recorded with `instead`).
     pub async fn aggregate(
