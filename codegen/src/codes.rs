@@ -86,6 +86,9 @@ pub const RUST_METHOD_CLASH: &str = "E0323";
 /// `one_of(...)` with no values, a value that is not a string, a value listed twice, or two values
 /// that would be one Rust enum variant.
 pub const INVALID_ENUM: &str = "E0324";
+/// `@range(min, max)` whose bounds do not fit the field's type, start above their end, or take a
+/// counter below its floor 0.
+pub const INVALID_RANGE: &str = "E0325";
 
 // ---------------------------------------------------------------------------------------------
 // Relations
@@ -230,6 +233,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         INVALID_ENUM,
         "`one_of(...)` empty, with a non-string, repeated or clashing value",
+    ),
+    (
+        INVALID_RANGE,
+        "`@range` bounds outside the type, reversed, or below a counter's 0",
     ),
     (RELATION_END_CLASH, "relation end name already in use"),
     (DUPLICATE_RELATION, "relationship declared twice"),

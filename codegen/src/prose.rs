@@ -48,6 +48,21 @@ pub fn articles(text: &str) -> String {
     out
 }
 
+/// What a number's `@range` says, for the generated Rust docs and the review: `each` when it
+/// bounds every element of an array or map.
+pub fn range(range: &crate::model::NumberRange, each: bool) -> String {
+    let (min, max) = (&range.min, &range.max);
+    let whom = if each {
+        "Each value is between"
+    } else {
+        "Between"
+    };
+    format!(
+        "{whom} {min} and {max}, both included (`@range({min}, {max})`): the collection's \
+         validator refuses any other value."
+    )
+}
+
 /// `n thing` or `n things`, with the plural given.
 pub fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {

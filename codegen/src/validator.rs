@@ -1,7 +1,8 @@
 //! The `$jsonSchema` validator of a planned collection, derived from its fields only.
 //!
 //! `bsonType`, `required` (non-optional fields), `properties`, `maxItems` from bounds (each nested
-//! array level), `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters, `additionalProperties` left open so that older and
+//! array level), `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters,
+//! `minimum`/`maximum` for ranges (`@range`), `additionalProperties` left open so that older and
 //! newer schema versions can coexist (schema versioning, seed 002).
 
 use serde_json::{json, Map, Value};
@@ -79,6 +80,10 @@ fn field_schema(f: &PlanField) -> Value {
         json!({ "bsonType": "object" })
     } else if !f.enum_values.is_empty() {
         json!({ "bsonType": f.bson_type, "enum": f.enum_values })
+    } else if let Some(range) = &f.range {
+        // `@range(min, max)`: the server refuses any write outside it (a counter's range starts
+        // at 0 or more, so its floor is kept too).
+        json!({ "bsonType": f.bson_type, "minimum": range.min, "maximum": range.max })
     } else if f.flags.counter {
         // A counter never goes below 0: the repository's guarded decrements keep it there, and
         // the server refuses any other write that would.

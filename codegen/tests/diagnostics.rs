@@ -319,6 +319,36 @@ fn cases() -> Vec<Case> {
             (1, 46),
             "\"in-stock\" and \"in_stock\" would both be the variant `InStock` of the generated Rust enum",
         ),
+        case(
+            "E0325",
+            "entity Review { stars: int32 @range(5, 1) }",
+            (1, 30),
+            "`@range(5, 1)` of field `stars` starts above its end: the smallest value comes first",
+        ),
+        case(
+            "E0325",
+            "entity Review { stars: int32 @range(0, 3000000000) }",
+            (1, 40),
+            "the largest value of `@range`, `3000000000`, does not fit an `int32`",
+        ),
+        case(
+            "E0325",
+            "entity Review { stars: int64 @range(0.5, 5) }",
+            (1, 37),
+            "the smallest value of `@range` on an `int64` must be a whole number, not `0.5`",
+        ),
+        case(
+            "E0325",
+            "entity Shelf { stock: int32 @counter @range(-5, 10) }",
+            (1, 45),
+            "`@range` lets counter `stock` go down to -5, below 0, the floor of `@counter`",
+        ),
+        case(
+            "E0316",
+            "entity Review { title: string @range(1, 5) }",
+            (1, 31),
+            "`@range` does not fit field `title` of type `string`: only numbers have a range",
+        ),
         // Relations.
         case(
             "E0401",

@@ -79,6 +79,36 @@ pub fn scalar(bson: &str, rng: &mut Rng) -> Bson {
     }
 }
 
+/// A number of BSON type `bson` within `range`: its bounds and evenly spaced values between them,
+/// from a small pool like [`scalar`]'s.
+pub fn ranged(bson: &str, range: &squillion_codegen::model::NumberRange, rng: &mut Rng) -> Bson {
+    let k = rng.below(12) as u32;
+    let exact = match (range.min.as_i64(), range.max.as_i64()) {
+        (Some(lo), Some(hi)) => {
+            let span = i128::from(hi) - i128::from(lo);
+            i64::try_from(i128::from(lo) + span * i128::from(k) / 11).ok()
+        }
+        _ => None,
+    };
+    let real = {
+        let (lo, hi) = range.as_f64();
+        (lo + (hi - lo) * f64::from(k) / 11.0).clamp(lo, hi)
+    };
+    match (bson, exact) {
+        ("int", Some(v)) => Bson::Int32(i32::try_from(v).unwrap_or(0)),
+        ("long", Some(v)) => Bson::Int64(v),
+        ("decimal", Some(v)) => decimal(&v.to_string()),
+        ("decimal", None) => decimal(&format!("{real:?}")),
+        (_, _) => Bson::Double(real),
+    }
+}
+
+fn decimal(text: &str) -> Bson {
+    text.parse::<Decimal128>()
+        .map(Bson::Decimal128)
+        .unwrap_or(Bson::Null)
+}
+
 /// A value of `f`'s shape: array levels, map, embedded document. Relationship-maintained parts
 /// are left to the caller ([`document`] skips them).
 pub fn value(f: &PlanField, rng: &mut Rng, plan_fields: &Context<'_>) -> Bson {
@@ -88,6 +118,9 @@ pub fn value(f: &PlanField, rng: &mut Rng, plan_fields: &Context<'_>) -> Bson {
         } else if let Some(v) = rng.pick(&f.enum_values) {
             // An enumeration holds one of its values: the validator refuses any other.
             Bson::String(v.clone())
+        } else if let Some(range) = &f.range {
+            // A range holds values between its bounds: the validator refuses any other.
+            ranged(&f.bson_type, range, rng)
         } else {
             scalar(&f.bson_type, rng)
         }

@@ -318,6 +318,7 @@ mod tests {
             optional: false,
             type_name: None,
             enum_values: Vec::new(),
+            range: None,
             children: vec![],
             recursive: false,
             source: None,

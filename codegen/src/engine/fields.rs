@@ -20,6 +20,7 @@ pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &s
         optional: false,
         type_name: None,
         enum_values: Vec::new(),
+        range: None,
         children: Vec::new(),
         recursive: false,
         source: None,
@@ -115,6 +116,8 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
     if out.bson_type == "string" {
         out.enum_values = field.facts.one_of.clone();
     }
+    // The resolver keeps a range only on numbers (or arrays and maps of them).
+    out.range = field.facts.range.clone();
     out
 }
 

@@ -236,6 +236,30 @@ pub struct FieldFacts {
     /// field) takes, in the order declared; empty when the field is not an enumeration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub one_of: Vec<String>,
+    /// `@range(min, max)`: the smallest and largest value of a number (or of each number of an
+    /// array or map field), both included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<NumberRange>,
+}
+
+/// The inclusive bounds of a number field, `@range(min, max)`, exact as written (a whole number
+/// stays an integer, so every `int64` bound is exact).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct NumberRange {
+    /// The smallest value allowed.
+    pub min: serde_json::Number,
+    /// The largest value allowed.
+    pub max: serde_json::Number,
+}
+
+impl NumberRange {
+    /// The bounds as `f64`, for comparisons and generated Rust literals.
+    pub fn as_f64(&self) -> (f64, f64) {
+        (
+            self.min.as_f64().unwrap_or(f64::NEG_INFINITY),
+            self.max.as_f64().unwrap_or(f64::INFINITY),
+        )
+    }
 }
 
 /// A field of an entity, value type, variant or relationship.

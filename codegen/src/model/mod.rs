@@ -9,7 +9,7 @@ mod settings;
 use serde::Serialize;
 use squillion_grammar::Span;
 
-pub use field::{BsonType, Field, FieldFacts, FieldType};
+pub use field::{BsonType, Field, FieldFacts, FieldType, NumberRange};
 pub use relation::{
     Cardinality, CardinalityClass, Forced, Layout, Navigate, OrderBy, Page, Relation, RelationEnd,
     RelationFacts, RelationKind, Show, Side, Subset, Summary, SummaryFn,

@@ -646,6 +646,10 @@ pub struct PlanField {
     /// generated Rust type is an enum of them and the validator lists them (`enum`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub enum_values: Vec<String>,
+    /// A number's `@range(min, max)` (of each element, for arrays and maps): the validator's
+    /// `minimum` and `maximum`, and the floor of a counter's guarded decrement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<crate::model::NumberRange>,
     /// Fields of the embedded document (or of each element / map value).
     pub children: Vec<PlanField>,
     /// The embedded document repeats an enclosing type (trees of replies).

@@ -12,7 +12,7 @@ use crate::codes;
 use crate::model::{BsonType, FieldFacts, FieldType};
 
 /// Field attributes and the form each is written in.
-pub(super) const FIELD_ATTRS: [(&str, &str); 15] = [
+pub(super) const FIELD_ATTRS: [(&str, &str); 16] = [
     ("key", "@key"),
     ("unique", "@unique"),
     ("index", "@index"),
@@ -26,6 +26,7 @@ pub(super) const FIELD_ATTRS: [(&str, &str); 15] = [
     ("size", "@size(200B)"),
     ("updates", "@updates(5/day)"),
     ("counter", "@counter"),
+    ("range", "@range(1, 5)"),
     ("stored", "@stored(\"name\")"),
     ("expires", "@expires(30d)"),
 ];
@@ -294,6 +295,10 @@ pub(super) fn field_attrs<'a>(
                     .and_then(|q| units::duration_seconds(r, q, &what));
             }
             "stored" => stored = string(r, attr, None).map(|(s, span)| (s.to_owned(), span)),
+            "range" => {
+                let counter = present.iter().copied().find(|a| a.name.name == "counter");
+                facts.range = super::ranges::range(r, attr, field, ty, counter);
+            }
             _ => {}
         }
     }

@@ -95,6 +95,18 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
             None
         }
         Some(n) => Some(n),
+        None if q.number.starts_with('-') => {
+            r.report(invalid(
+                q,
+                format!("{what} must be at least 1, not `{}`", q.number),
+                "negative",
+                format!(
+                    "write a whole number of at least 1, like `{}`",
+                    q.number.trim_start_matches('-')
+                ),
+            ));
+            None
+        }
         None if q.number.contains('.') => {
             r.report(invalid(
                 q,
@@ -231,11 +243,11 @@ pub(super) fn ratio(r: &mut Resolver<'_>, ratio: &RatioExpr, what: &str) -> Opti
 pub(super) fn positive(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<f64> {
     match q.value() {
         Some(v) if v > 0.0 => Some(v),
-        Some(_) => {
+        Some(v) => {
             r.report(invalid(
                 q,
-                format!("{what} must be more than zero"),
-                "zero",
+                format!("{what} must be more than zero, not `{}`", q.number),
+                if v < 0.0 { "negative" } else { "zero" },
                 "write a number more than zero".to_owned(),
             ));
             None
@@ -398,12 +410,17 @@ mod tests {
         assert_eq!(rate_per_day(&mut r, &q("5", None), "x"), None);
         assert_eq!(count(&mut r, &q("0", None), "x"), None);
         assert_eq!(count(&mut r, &q("1.5", None), "x"), None);
+        assert_eq!(count(&mut r, &q("-3", None), "x"), None);
         assert_eq!(
             count(&mut r, &q("99999999999999999999999", None), "x"),
             None
         );
         let codes: Vec<&str> = r.diagnostics.iter().map(|d| d.code).collect();
-        assert_eq!(codes, ["E0312", "E0313", "E0314", "E0314", "E0314"]);
+        assert_eq!(
+            codes,
+            ["E0312", "E0313", "E0314", "E0314", "E0314", "E0314"]
+        );
+        assert_eq!(r.diagnostics[4].label.as_deref(), Some("negative"));
         assert!(r.diagnostics[0]
             .help
             .as_deref()

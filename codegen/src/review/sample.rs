@@ -229,6 +229,8 @@ fn scalar(ctx: &Ctx<'_>, f: &PlanField, n: u64) -> String {
             format!("{:?}", f.enum_values[at])
         }
         "string" => format!("{:?}", string(f, i)),
+        // A number with a range: a value inside it (the validator refuses any other).
+        "int" | "long" | "double" | "decimal" if f.range.is_some() => ranged(f, n),
         "date" => format!("ISODate(\"2024-05-{:02}T09:30:00Z\")", 1 + (n % 28)),
         "long" => {
             if f.kind == FieldKind::Computed && f.name == "count" {
@@ -246,6 +248,32 @@ fn scalar(ctx: &Ctx<'_>, f: &PlanField, n: u64) -> String {
         "regex" => "/^sample/i".to_owned(),
         "null" => "null".to_owned(),
         other => format!("/* {other} */ null"),
+    }
+}
+
+/// Sample `n` of a number with a `@range`: its bounds and values between them, in turn.
+fn ranged(f: &PlanField, n: u64) -> String {
+    let Some(range) = &f.range else {
+        return "null".to_owned();
+    };
+    let value = match (range.min.as_i64(), range.max.as_i64()) {
+        (Some(lo), Some(hi)) => {
+            let span = u64::try_from(i128::from(hi) - i128::from(lo)).unwrap_or(u64::MAX);
+            let step = (n % 4).saturating_mul(span / 3);
+            let v = i128::from(lo) + i128::from(step);
+            v.to_string()
+        }
+        _ => {
+            let (lo, hi) = range.as_f64();
+            let v = lo + (hi - lo) * (n % 4) as f64 / 3.0;
+            format!("{v:?}")
+        }
+    };
+    match f.bson_type.as_str() {
+        "int" => format!("NumberInt({value})"),
+        "long" => format!("NumberLong({value})"),
+        "decimal" => format!("NumberDecimal(\"{value}\")"),
+        _ => value,
     }
 }
 

@@ -35,6 +35,16 @@ fn lit(n: u64) -> Literal {
     Literal::u64_unsuffixed(n)
 }
 
+/// A number of the Plan as a Rust literal, exact for integers (`-5`, `2.5`).
+pub(super) fn number_lit(n: &serde_json::Number) -> TokenStream {
+    let lit = match (n.as_i64(), n.as_f64()) {
+        (Some(i), _) => Literal::i64_unsuffixed(i),
+        (None, Some(v)) => Literal::f64_unsuffixed(v),
+        (None, None) => Literal::u64_unsuffixed(n.as_u64().unwrap_or(0)),
+    };
+    quote!(#lit)
+}
+
 /// The Plan looked up by collection and entity, built once per generated file: which decisions
 /// touch each collection, and the Rust type of each collection and of each entity's documents.
 pub(super) struct PlanIndex<'a> {
@@ -197,13 +207,20 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
             out.field(&f.name, quote!(embed(max = #m, unique(#(#unique),*))));
         }
     }
-    // Counters: the derive writes their guarded `dec_<f>` beside `set_<f>` and `inc_<f>`.
+    // Counters: the derive writes their guarded `dec_<f>` beside `set_<f>` and `inc_<f>`, which
+    // never goes below the range's smallest value (0 without a range).
     for f in c
         .fields
         .iter()
         .filter(|f| f.flags.counter && f.variant.is_none())
     {
-        out.field(&f.name, quote!(counter));
+        match &f.range {
+            Some(range) => {
+                let (min, max) = (number_lit(&range.min), number_lit(&range.max));
+                out.field(&f.name, quote!(counter, minimum = #min, maximum = #max));
+            }
+            None => out.field(&f.name, quote!(counter)),
+        }
     }
     // Fields the repository writes itself (summaries, copies, a pattern's fields) get no setter
     // the application could break them with; most already carry the attribute that says so.

@@ -394,6 +394,9 @@ impl<'a> Generator<'a> {
         if lines.is_empty() && f.docs.is_empty() {
             lines.push(default_doc(f));
         }
+        if let Some(range) = &f.range {
+            lines.push(crate::prose::range(range, f.array_depth > 0 || f.map));
+        }
         let doc = docs_of(&f.docs, &lines);
         let unraw = ident.to_string().trim_start_matches("r#").to_owned();
         let rename = if unraw != f.name {
@@ -476,10 +479,13 @@ impl<'a> Generator<'a> {
             }
             let (path, name) = (&i.path, &i.name);
             let ty = self.rust_type(i.field, &parent_owner);
-            let counter = if i.field.flags.counter {
-                quote!(, counter)
-            } else {
-                TokenStream::new()
+            let counter = match (i.field.flags.counter, &i.field.range) {
+                (true, Some(range)) => {
+                    let min = layout::number_lit(&range.min);
+                    quote!(, counter, minimum = #min)
+                }
+                (true, None) => quote!(, counter),
+                (false, _) => TokenStream::new(),
             };
             out.push(quote!(inner(path = #path, name = #name, ty = #ty #counter)));
             if let Some((max, key)) = i.array {

@@ -35,6 +35,7 @@ fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
         optional: false,
         type_name: None,
         enum_values: Vec::new(),
+        range: None,
         children: Vec::new(),
         recursive: false,
         source: None,

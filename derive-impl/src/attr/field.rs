@@ -344,21 +344,23 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                 "maintained" => out.maintained = Some(span),
                 "inner" => {
                     let (mut path, mut name, mut ty, mut counter) = (None, None, None, false);
+                    let mut minimum = None;
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "path" => path = Some(name_value(&m)?),
                             "name" => name = Some(name_value(&m)?),
                             "ty" => ty = Some(m.value()?.parse::<syn::Type>()?),
                             "counter" => counter = true,
+                            "minimum" => minimum = Some(lit_f64(&m)?),
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown inner option `{other}`; expected path, name, ty, counter"));
+                                cx.error_spanned_by(&m.path, format!("unknown inner option `{other}`; expected path, name, ty, counter, minimum"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
                     match (path, name, ty) {
-                        (Some(path), Some(name), Some(ty)) => out.inner.push(InnerDecl { path, name, ty, counter }),
+                        (Some(path), Some(name), Some(ty)) => out.inner.push(InnerDecl { path, name, ty, counter, minimum }),
                         _ => cx.error_at(span, "`inner` needs `path = \"path below the field\"`, `name = method_suffix` and `ty = Type`"),
                     }
                 }

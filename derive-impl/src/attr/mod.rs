@@ -216,6 +216,8 @@ pub struct InnerDecl {
     pub name: String,
     pub ty: syn::Type,
     pub counter: bool,
+    /// `minimum = n`: a counter's floor (0 when absent), kept by its guarded `dec_`.
+    pub minimum: Option<f64>,
 }
 
 /// `inner_array(path = "items", name = items, elem = Type, max = N, key = "sku", key_ty = Type)`:

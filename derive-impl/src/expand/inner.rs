@@ -88,15 +88,20 @@ fn inner_field(item: &Item<'_>, f: &Field<'_>, d: &InnerDecl) -> TokenStream {
                 }
             }
             "dec" => {
+                let minimum = d.minimum.unwrap_or(0.0);
+                let floor = match d.minimum {
+                    Some(m) => format!("{m} + by"),
+                    None => "by".to_owned(),
+                };
                 let doc = format!(
-                    "Takes `by` from the counter `{path}` only when the result stays at or above 0 \
-                     (`findOneAndUpdate({{_id, \"{path}\": {{$gte: by}}}}, {{$inc: {{\"{path}\": -by}}}})`). \
+                    "Takes `by` from the counter `{path}` only when the result stays at or above {minimum} \
+                     (`findOneAndUpdate({{_id, \"{path}\": {{$gte: {floor}}}}}, {{$inc: {{\"{path}\": -by}}}})`). \
                      Returns the new value, or `None` when the decrement was refused and nothing was written."
                 );
                 quote! {
                     #[doc = #doc]
                     pub async fn #name(&self, id: &#id_ty, by: #ty) -> ::squillion::Result<::core::option::Option<#ty>> {
-                        match #rt::fields::dec_guarded(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?, 0.0).await? {
+                        match #rt::fields::dec_guarded(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(&by)?, #minimum).await? {
                             ::core::option::Option::Some(value) => #rt::bson::from_bson(value).map(::core::option::Option::Some).map_err(::squillion::Error::from),
                             ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
                         }

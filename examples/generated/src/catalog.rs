@@ -544,7 +544,7 @@ impl ShapeRepo {
 /// category_ids: [...]}`.
 ///
 /// Collection `products`. One document per Product.
-/// Estimated size: about 151 bytes on average, 1226 bytes at worst.
+/// Estimated size: about 174 bytes on average, 1253 bytes at worst.
 ///
 /// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
@@ -569,6 +569,15 @@ pub struct Product {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
+    /// Units on the shelf, counted down by each sale and never below 0; one shelf holds at most 500
+    /// (a guess).
+    /// Between 0 and 500, both included (`@range(0, 500)`): the collection's validator refuses any other value.
+    #[squillion(counter, minimum = 0, maximum = 500)]
+    pub stock: i32,
+    /// The average review, one to five stars, once there is one.
+    /// Between 1 and 5, both included (`@range(1, 5)`): the collection's validator refuses any other value.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub rating: ::std::option::Option<f64>,
     /// one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
     #[squillion(parent_refs(to = Category, max = 10))]
     pub category_ids: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 10>,
@@ -587,7 +596,7 @@ impl Product {
     /// The `$jsonSchema` validator of `products`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","category_ids"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"category_ids":{"bsonType":"array","maxItems":10,"items":{"bsonType":"objectId"},"description":"one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the..."}},"title":"products documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","stock","category_ids"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"stock":{"bsonType":"int","minimum":0,"maximum":500,"description":"Units on the shelf, counted down by each sale and never below 0; one shelf holds at most 500"},"rating":{"bsonType":["double","null"],"minimum":1,"maximum":5,"description":"The average review, one to five stars, once there is one."},"category_ids":{"bsonType":"array","maxItems":10,"items":{"bsonType":"objectId"},"description":"one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the..."}},"title":"products documents"}"#,
         )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -336,10 +336,12 @@ pub fn validator_rows(fields: &[PlanField]) -> Vec<ValidatorRow> {
     let mut rows = Vec::new();
     let mut stack: Vec<&PlanField> = fields.iter().rev().collect();
     while let Some(f) = stack.pop() {
-        let mut ty = if f.enum_values.is_empty() {
-            f.bson_type.clone()
-        } else {
-            format!("{} (one of {})", f.bson_type, f.enum_values.len())
+        let mut ty = match &f.range {
+            _ if !f.enum_values.is_empty() => {
+                format!("{} (one of {})", f.bson_type, f.enum_values.len())
+            }
+            Some(range) => format!("{} ({} to {})", f.bson_type, range.min, range.max),
+            None => f.bson_type.clone(),
         };
         if f.map {
             ty = format!("object of {ty}");
