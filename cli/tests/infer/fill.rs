@@ -260,7 +260,7 @@ pub async fn catalog(db: Database) {
                 id: ObjectId::new(),
                 name: format!("product {i}"),
                 // From `i`, not the generator: the draws of everything after stay the same.
-                stock: (i % 501) as i32,
+                stock: i % 501,
                 rating: (i % 3 != 0).then(|| 1.0 + (i % 401) as f64 / 100.0),
                 category_ids: bounded(ids),
             }
