@@ -152,8 +152,10 @@ fn a_huge_file_is_handled() {
     }
     let start = Instant::now();
     assert!(run(&text));
+    // A guard against a hang or a superlinear blow-up (minutes to hours), not a speed target:
+    // a debug build on a loaded two-core machine has taken 132 s. Speed is measured in benches.
     assert!(
-        start.elapsed() < Duration::from_secs(120),
+        start.elapsed() < Duration::from_secs(600),
         "took {:?}",
         start.elapsed()
     );
