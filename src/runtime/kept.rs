@@ -284,18 +284,23 @@ pub async fn set(
     optional: bool,
 ) -> Result<()> {
     let change = super::fields::set_update(path, value, optional);
-    match update(
-        children,
-        transactions,
-        keepers,
-        doc! { "_id": id.clone() },
-        change,
-    )
-    .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(not_found_in(children, &id)),
-    }
+    update_by_id(children, transactions, keepers, id, change)
+        .await
+        .map(drop)
+}
+
+/// [`update`] of the child with this `_id`: the child as written, or not found.
+async fn update_by_id(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    id: Bson,
+    change: BsonDocument,
+) -> Result<BsonDocument> {
+    let filter = doc! { "_id": id.clone() };
+    update(children, transactions, keepers, filter, change)
+        .await?
+        .ok_or_else(|| not_found_in(children, &id))
 }
 
 /// [`super::fields::inc`] of a field a parent reads, then the parents refilled: the new value.
@@ -308,20 +313,10 @@ pub async fn inc(
     by: Bson,
 ) -> Result<Bson> {
     let change = doc! { "$inc": { path: by } };
-    match update(
-        children,
-        transactions,
-        keepers,
-        doc! { "_id": id.clone() },
-        change,
-    )
-    .await?
-    {
-        Some(d) => Ok(lookup(&Bson::Document(d), path)
-            .cloned()
-            .unwrap_or(Bson::Null)),
-        None => Err(not_found_in(children, &id)),
-    }
+    let d = update_by_id(children, transactions, keepers, id, change).await?;
+    Ok(lookup(&Bson::Document(d), path)
+        .cloned()
+        .unwrap_or(Bson::Null))
 }
 
 /// [`super::fields::dec_guarded`] of a field a parent reads, then the parents refilled: the new

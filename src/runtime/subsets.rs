@@ -172,7 +172,7 @@ pub(super) async fn add_child(
     id: &Bson,
     s: &Subset,
     child: &BsonDocument,
-    mut session: Option<&mut ClientSession>,
+    session: Option<&mut ClientSession>,
 ) -> Result<bool> {
     let mut pushes = BsonDocument::new();
     for l in s.lists {
@@ -183,9 +183,19 @@ pub(super) async fn add_child(
         update.insert("$push", pushes);
     }
     add_summaries(&mut update, s.computed, &Bson::Document(child.clone()));
+    update_parent(parents, id, update, session).await
+}
+
+/// Applies `update` to parent `id`; an empty update (nothing changes: a largest value of a child
+/// without one) only checks that the parent exists. False if there is no such parent.
+async fn update_parent(
+    parents: &Collection<BsonDocument>,
+    id: &Bson,
+    update: BsonDocument,
+    mut session: Option<&mut ClientSession>,
+) -> Result<bool> {
     let filter = doc! { "_id": id.clone() };
     if update.is_empty() {
-        // Nothing changes (a largest value of a child without one): the parent only has to exist.
         let n = crate::__squillion_in_session!(parents.count_documents(filter), session)
             .during("count", parents.name())?;
         return Ok(n > 0);
@@ -375,15 +385,7 @@ pub(super) async fn refill_body(
             update.insert(op, fields);
         }
     }
-    let filter = doc! { "_id": id.clone() };
-    if update.is_empty() {
-        let n = crate::__squillion_in_session!(parents.count_documents(filter), session)
-            .during("count", parents.name())?;
-        return Ok(n > 0);
-    }
-    let r = crate::__squillion_in_session!(parents.update_one(filter, update), session)
-        .during("update", parents.name())?;
-    Ok(r.matched_count > 0)
+    update_parent(parents, id, update, session).await
 }
 
 /// The copies list `l` of parent `id` holds: its first `n` children in the order.
