@@ -36,6 +36,8 @@ pub fn generate(data: &[u8]) {
         match compile(&source, &GenerateSettings { derive_document }) {
             Ok(generated) => {
                 if let Err(e) = syn::parse_file(&generated.rust) {
+                    // Fuzzing harness, not product code: the panic is how a failed property is
+                    // reported to libFuzzer and to the corpus replay test.
                     panic!(
                         "generated Rust does not parse: {e}\n--- schema ---\n{}\n--- rust ---\n{}",
                         source.text(),
