@@ -25,7 +25,6 @@ mod facts;
 mod fields;
 mod names;
 mod queries;
-mod query_paths;
 mod ranges;
 mod relations;
 mod rust_names;

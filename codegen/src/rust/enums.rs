@@ -6,7 +6,9 @@ use quote::quote;
 
 use super::names::{self, enum_variant};
 use super::{docs, serde_path, Generator};
-use crate::plan::PlanField;
+use std::collections::BTreeMap;
+
+use crate::plan::{Collection, PlanField};
 
 impl Generator<'_> {
     /// The enum of enumeration field `f` of struct `owner`, generated once per name and values.
@@ -18,6 +20,40 @@ impl Generator<'_> {
             self.items.push(definition(&ident, f));
         }
         ident
+    }
+
+    /// The enum of every enumeration field a query of collection `c` compares, by its stored
+    /// path (fields inside subdocuments and arrays of them too): the query methods take these
+    /// types, so a value the enum does not know cannot be asked for.
+    pub(super) fn query_enums(&mut self, c: &Collection, owner: &str) -> BTreeMap<String, Ident> {
+        let mut out = BTreeMap::new();
+        let paths: Vec<String> = super::queries::with_methods(self.plan, &c.name)
+            .flat_map(|q| q.conditions.iter().map(|cond| cond.path.clone()))
+            .collect();
+        for path in paths {
+            // Walk to the field, each level's owner being the type of the one before it.
+            let mut fields = &c.fields;
+            let mut level_owner = owner.to_owned();
+            let mut found = None;
+            for (i, segment) in path.split('.').enumerate() {
+                let Some(f) = fields.iter().find(|f| f.name == segment) else {
+                    found = None;
+                    break;
+                };
+                if i > 0 {
+                    if let Some(parent) = found {
+                        level_owner = self.object_type(parent, &level_owner).to_string();
+                    }
+                }
+                found = Some(f);
+                fields = &f.children;
+            }
+            if let Some(f) = found.filter(|f| !f.enum_values.is_empty()) {
+                let ident = self.enum_type(f, &level_owner);
+                out.insert(path, ident);
+            }
+        }
+        out
     }
 }
 

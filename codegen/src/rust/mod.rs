@@ -334,9 +334,17 @@ impl<'a> Generator<'a> {
                 }
             }
             let (structs, names) = self.projections(c, &owner, &attrs.unbounded);
+            let enums = self.query_enums(c, &owner);
             let mut out = structs;
             out.extend(queries::methods(
-                self.plan, &c.name, &name, &elements, &names,
+                self.plan,
+                &c.name,
+                &name,
+                &queries::Types {
+                    elements: &elements,
+                    projections: &names,
+                    enums: &enums,
+                },
             ));
             out
         } else {

@@ -22,25 +22,34 @@ pub(super) fn with_methods<'p>(
         .filter(move |q| q.collection == collection && q.join.is_none() && q.unstored.is_empty())
 }
 
+/// The Rust types the query methods of one collection use, made by the struct's generator.
+pub(super) struct Types<'a> {
+    /// The Rust type of each array of children (by its stored path) that a query on a parent's
+    /// children returns the elements of.
+    pub(super) elements: &'a BTreeMap<String, Ident>,
+    /// The projection struct of each query with `returns`, by query name.
+    pub(super) projections: &'a [(String, Ident)],
+    /// The generated enum of each compared enumeration field (`one_of`), by stored path: its
+    /// parameters take the enum, not a string.
+    pub(super) enums: &'a BTreeMap<String, Ident>,
+}
+
 /// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
-/// `elements` names the Rust type of each array of children (by its stored path) that a query
-/// on a parent's children returns the elements of; `projections` the projection struct of each
-/// query with `returns`.
-pub(super) fn methods(
-    plan: &Plan,
-    collection: &str,
-    ty: &Ident,
-    elements: &BTreeMap<String, Ident>,
-    projections: &[(String, Ident)],
-) -> TokenStream {
+pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident, types: &Types<'_>) -> TokenStream {
     let methods: Vec<TokenStream> = with_methods(plan, collection)
         .filter_map(|q| {
             let returned = match q.children.as_ref().and_then(|c| c.array.as_ref()) {
-                Some(array) => elements.get(array)?,
+                Some(array) => types.elements.get(array)?,
                 None => ty,
             };
-            let projected = projections.iter().find(|(n, _)| *n == q.name);
-            Some(method(plan, q, returned, projected.map(|(_, p)| p)))
+            let projected = types.projections.iter().find(|(n, _)| *n == q.name);
+            Some(method(
+                plan,
+                q,
+                returned,
+                projected.map(|(_, p)| p),
+                types.enums,
+            ))
         })
         .collect();
     if methods.is_empty() {
@@ -54,7 +63,13 @@ pub(super) fn methods(
     }
 }
 
-fn method(plan: &Plan, q: &QueryPlan, doc_ty: &Ident, projected: Option<&Ident>) -> TokenStream {
+fn method(
+    plan: &Plan,
+    q: &QueryPlan,
+    doc_ty: &Ident,
+    projected: Option<&Ident>,
+    enums: &BTreeMap<String, Ident>,
+) -> TokenStream {
     let name = field_ident(&q.name);
     let ty = projected.unwrap_or(doc_ty);
     // The collection read as the projection struct, and the projection sent with the find.
@@ -108,7 +123,17 @@ fn method(plan: &Plan, q: &QueryPlan, doc_ty: &Ident, projected: Option<&Ident>)
             field_ident(&n)
         };
         let path = &c.path;
-        let ty = param_type(c);
+        let enumeration = enums.get(&c.path);
+        let ty = match enumeration {
+            Some(e) if c.op == QueryOp::In => quote!(#e),
+            Some(e) => quote!(&#e),
+            None => param_type(c),
+        };
+        // An enumeration is compared as the text it is stored as.
+        let value = |c: &QueryCondition, p: &Ident| match enumeration {
+            Some(_) => quote!(#p.as_str()),
+            None => value(c, p),
+        };
         let clause = match c.op {
             QueryOp::Eq => {
                 let p = param("");

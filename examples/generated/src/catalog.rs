@@ -342,7 +342,11 @@ impl BookRepo {
 #[squillion(
     collection = "orders",
     validator = Order::validator_document,
-    implied_indexes = false
+    implied_indexes = false,
+    index(
+        keys("status" = 1, "channel" = 1, "_id" = 1),
+        name = "status_1_channel_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Order {
@@ -372,8 +376,12 @@ impl Order {
     /// The collection's name.
     pub const COLLECTION: &'static str = "orders";
     /// The indexes of `orders` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `status_1_channel_1__id_1`: query `orders_in_states`, 5/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
-        ::std::vec::Vec::new()
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"status":1,"channel":1,"_id":1},"name":"status_1_channel_1__id_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `orders`.
     pub fn json_schema() -> ::squillion::bson::Document {
@@ -386,6 +394,73 @@ impl Order {
         ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
+    }
+}
+impl OrderRepo {
+    /// The orders in some states, placed through one channel: the packing screen lists the new and
+    /// paid web orders. The method takes the generated enums, so no misspelt state can be asked for.
+    /// The rate is a guess.
+    ///
+    /// Query `orders_in_states` on `orders`, served by the index `status_1_channel_1__id_1`.
+    pub async fn orders_in_states(
+        &self,
+        status_in: &[OrderStatus],
+        channel: &OrderChannel,
+    ) -> ::squillion::Result<::std::vec::Vec<Order>> {
+        let filter = ::squillion::bson::doc! {
+            "status" : { "$in" : status_in.to_vec() }, "channel" : channel.as_str()
+        };
+        ::squillion::__private::query::run(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// Query `orders_in_states`, one page at a time: at most `per_page` documents in the query's order (`_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn orders_in_states_page(
+        &self,
+        status_in: &[OrderStatus],
+        channel: &OrderChannel,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Order>> {
+        let filter = ::squillion::bson::doc! {
+            "status" : { "$in" : status_in.to_vec() }, "channel" : channel.as_str()
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                after,
+                per_page,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// Query `orders_in_states` as a stream: the documents in the server's order (the query declares no sort), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn orders_in_states_stream(
+        &self,
+        status_in: &[OrderStatus],
+        channel: &OrderChannel,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Order>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "status" : { "$in" : status_in.to_vec() }, "channel" : channel.as_str()
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
     }
 }
 /// seed 001, "single table inheritance - mongodb": one `shapes` collection,

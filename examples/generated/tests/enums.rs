@@ -2,10 +2,15 @@
 //! `Order.channel` of `examples/catalog.sqn`: every value of the generated enum is stored as its
 //! exact text and read back as itself (insert, `get`, the per-field setter); the validator the
 //! repository installs refuses any other text, and a document holding a text the enum does not
-//! know fails to read instead of passing silently.
+//! know fails to read instead of passing silently. The query `orders_in_states` (`status in ?
+//! and channel == ?`) takes the enums and answers exactly the orders a model selects, whole, page
+//! by page and streamed.
 //!
 //! Run with `scripts/with-server.sh cargo test -p squillion-examples-generated --test enums`.
 
+use std::collections::BTreeSet;
+
+use futures::TryStreamExt;
 use proptest::prelude::*;
 use squillion::bson::oid::ObjectId;
 use squillion::bson::{doc, Bson, DateTime, Document};
@@ -48,6 +53,65 @@ fn known() -> Vec<&'static str> {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// `orders_in_states(statuses, channel)` answers the orders whose status is one of
+    /// `statuses` and whose channel is `channel` (an order without a channel never), the same
+    /// through the paged and the streamed methods.
+    #[test]
+    fn the_query_over_enumerations_answers_what_the_model_selects(
+        orders in prop::collection::vec((status(), channel()), 0..24),
+        wanted in prop::collection::vec(status(), 0..4),
+        asked in prop::sample::select(OrderChannel::ALL.to_vec()),
+        per_page in 1u32..5,
+    ) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("enums_query").await;
+            let repo = OrderRepo::new(&t.db);
+            repo.ensure_validator().await.unwrap();
+            repo.ensure_indexes().await.unwrap();
+            let mut expected = BTreeSet::new();
+            for (s, c) in &orders {
+                let o = order(*s, *c);
+                repo.insert(&o).await.unwrap();
+                if wanted.contains(s) && *c == Some(asked) {
+                    expected.insert(o.id);
+                }
+            }
+            let ids = |found: &[Order]| -> Vec<ObjectId> { found.iter().map(|o| o.id).collect() };
+            let found = repo.orders_in_states(&wanted, &asked).await.unwrap();
+            let set: BTreeSet<ObjectId> = ids(&found).into_iter().collect();
+            assert_eq!(set.len(), found.len(), "an order answered twice");
+            assert_eq!(set, expected, "statuses {wanted:?}, channel {asked:?}");
+            for o in &found {
+                assert!(wanted.contains(&o.status) && o.channel == Some(asked));
+            }
+            let mut paged = Vec::new();
+            let mut after = None;
+            loop {
+                let page = repo
+                    .orders_in_states_page(&wanted, &asked, after.as_ref(), per_page)
+                    .await
+                    .unwrap();
+                assert!(page.items.len() <= per_page as usize);
+                paged.extend(ids(&page.items));
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => break,
+                }
+            }
+            let paged_set: BTreeSet<ObjectId> = paged.iter().copied().collect();
+            assert_eq!(paged_set.len(), paged.len(), "a page repeated an order");
+            assert_eq!(paged_set, expected);
+            let streamed: Vec<Order> = repo
+                .orders_in_states_stream(&wanted, &asked)
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(ids(&streamed).into_iter().collect::<BTreeSet<_>>(), expected);
+            t.cleanup().await;
+        });
+    }
 
     /// Insert, read back, change with the setter: the stored text is the value's `as_str`, and
     /// what is read is the value written.
