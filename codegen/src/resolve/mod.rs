@@ -25,6 +25,7 @@ mod facts;
 mod fields;
 mod names;
 mod queries;
+mod query_paths;
 mod ranges;
 mod relations;
 mod rust_names;

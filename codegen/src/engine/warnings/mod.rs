@@ -1,0 +1,282 @@
+//! Anti-pattern warnings (seed 002, DOMAIN.md) and forced-layout warnings, each with a code, the
+//! rule it comes from, the numbers, and the place in the `.sqn` file.
+
+use squillion_grammar::Span;
+
+use crate::model::Relation;
+use crate::plan::{citation, Decision, RuleId, Severity, Warning};
+
+use super::context::{Ctx, Warnings};
+use super::relation::broken_rules;
+
+/// Stable codes of plan warnings.
+pub mod codes;
+mod collections;
+
+pub(crate) use collections::collections;
+
+pub(crate) struct Emit<'a, 'c> {
+    pub ctx: &'a Ctx<'c>,
+    pub out: Warnings,
+}
+
+impl Emit<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn warn(
+        &mut self,
+        code: &str,
+        severity: Severity,
+        rule: RuleId,
+        span: Span,
+        message: String,
+        help: Option<String>,
+        collection: Option<&str>,
+        relation: Option<&str>,
+    ) {
+        self.out.push(
+            span,
+            Warning {
+                code: code.to_owned(),
+                severity,
+                rule: citation(rule),
+                message,
+                help,
+                position: self.ctx.position(span),
+                collection: collection.map(str::to_owned),
+                relation: relation.map(str::to_owned),
+            },
+        );
+    }
+}
+
+/// Warnings about one relationship: a forced layout's broken rules.
+pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    if !d.forced {
+        return;
+    }
+    let span = rel.facts.force.map(|f| f.span).unwrap_or(rel.span);
+    let embeds = matches!(
+        d.strategy,
+        crate::model::Layout::Embed | crate::model::Layout::Bucket
+    );
+    let expiring = e.ctx.expiring(&d.child).filter(|_| embeds);
+    if let Some((field, ttl)) = expiring {
+        let holder = if d.strategy == crate::model::Layout::Bucket {
+            "bucket document"
+        } else {
+            d.parent.as_str()
+        };
+        e.warn(
+            codes::EXPIRING_EMBEDDED,
+            Severity::Error,
+            RuleId::Rule2,
+            span,
+            format!(
+                "forced layout {} for {} puts {} inside each {holder}, but {} documents expire {} after `{field}` (@expires): MongoDB's TTL index would delete the whole {holder} with every {} it holds",
+                d.strategy.as_str(),
+                d.id,
+                crate::prose::plural(&d.child),
+                d.child,
+                super::context::duration_words(ttl),
+                d.child
+            ),
+            Some(format!(
+                "remove `force {}`: an entity with a lifecycle of its own keeps its own collection (rule 2); or drop `@expires` from {}.{field} if it should live as long as its {}",
+                d.strategy.as_str(),
+                d.child,
+                d.parent
+            )),
+            None,
+            Some(&d.id),
+        );
+    }
+    for (rule, broken) in broken_rules(e.ctx, rel, d.strategy) {
+        let why = crate::prose::decision::broken(&broken);
+        if expiring.is_some() && rule == RuleId::Rule2 {
+            // Said by the error above.
+            continue;
+        }
+        e.warn(
+            codes::FORCED_LAYOUT,
+            Severity::Warning,
+            rule,
+            span,
+            format!(
+                "forced layout {} for {} breaks {}: {why}",
+                d.strategy.as_str(),
+                d.id,
+                rule_name(rule)
+            ),
+            Some(
+                "remove `force` to let the engine choose, or keep it if you accept the cost"
+                    .to_owned(),
+            ),
+            None,
+            Some(&d.id),
+        );
+    }
+}
+
+/// Error W121 for each cycle of forced embeddings, at the first one's `force`.
+pub(crate) fn forced_cycles(
+    e: &mut Emit<'_, '_>,
+    cycles: &[super::cycles::ForcedCycle],
+    relations: &[Relation],
+) {
+    for cycle in cycles {
+        let mut rels: Vec<&Relation> = cycle
+            .relations
+            .iter()
+            .filter_map(|i| relations.get(*i))
+            .collect();
+        rels.sort_by_key(|r| r.span.start);
+        let Some(first) = rels.first() else {
+            continue;
+        };
+        let span = first.facts.force.map(|f| f.span).unwrap_or(first.span);
+        let ids: Vec<&str> = rels.iter().map(|r| r.id.as_str()).collect();
+        let message = if rels.len() == 1 {
+            format!(
+                "forced layout embed for {} embeds {} inside itself one-to-one: each would hold its partner, which holds it in turn, and no {} would be stored in a collection",
+                first.id, first.left.entity, first.left.entity
+            )
+        } else {
+            format!(
+                "forced layouts embed {} inside each other in a cycle ({}): each would live inside another and none would be stored in a collection",
+                {
+                    let mut names: Vec<&str> = rels.iter().map(|r| r.left.entity.as_str()).collect();
+                    names.sort_unstable();
+                    names.dedup();
+                    names.join(", ")
+                },
+                ids.join(", ")
+            )
+        };
+        e.warn(
+            codes::FORCED_EMBEDDING_CYCLE,
+            Severity::Error,
+            RuleId::Rule1,
+            span,
+            message,
+            Some(format!(
+                "remove `force embed` from one of {}: the engine then breaks the cycle with a reference and keeps a collection for its root",
+                ids.join(", ")
+            )),
+            None,
+            Some(&first.id),
+        );
+    }
+}
+
+fn rule_name(rule: RuleId) -> String {
+    let c = citation(rule);
+    match c.number {
+        Some(n) => format!("rule {n} ({})", c.title.to_lowercase()),
+        None => c.title.to_lowercase(),
+    }
+}
+
+/// A query some of whose conditions or sort keys the chosen layout does not store in its
+/// collection: it gets no method, since without them it would return the wrong documents.
+pub(crate) fn unstored(e: &mut Emit<'_, '_>, queries: &[crate::plan::QueryPlan]) {
+    for qp in queries.iter().filter(|q| !q.unstored.is_empty()) {
+        let Some(q) = e.ctx.query(&qp.name) else {
+            continue;
+        };
+        let paths: Vec<String> = qp.unstored.iter().map(|p| format!("`{p}`")).collect();
+        e.warn(
+            codes::QUERY_NOT_STORED,
+            Severity::Warning,
+            RuleId::Rule6,
+            q.span,
+            format!(
+                "query `{}` uses {} of {}, which the chosen layout does not store in `{}`: no repository method is generated for it",
+                qp.name,
+                paths.join(", "),
+                qp.entity,
+                qp.collection
+            ),
+            Some("query the collection that holds it (the owner of an embedded entity), or remove the `force` that moved it".to_owned()),
+            Some(&qp.collection),
+            None,
+        );
+    }
+}
+
+/// Warnings about queries and declined copies.
+pub(crate) fn queries(
+    e: &mut Emit<'_, '_>,
+    joins: &[(String, String)],
+    declined: &[(String, Span, super::denormalize::Declined)],
+) {
+    for (query, field) in joins {
+        let Some(q) = e.ctx.query(query) else {
+            continue;
+        };
+        e.warn(
+            codes::QUERY_NEEDS_JOIN,
+            Severity::Warning,
+            RuleId::Rule4,
+            q.span,
+            format!("query `{query}` filters on {field}, which is not copied into `{}`: it needs an application-level join (two queries)", q.entity),
+            Some(format!("state `show {field} on {} ratio R:1` with a ratio of at least {} to copy it", q.entity, e.ctx.settings.denormalize_min_ratio)),
+            None,
+            None,
+        );
+    }
+    for (relation, span, d) in declined {
+        if d.for_query.is_some() {
+            continue;
+        }
+        e.warn(
+            codes::COPY_DECLINED,
+            Severity::Info,
+            RuleId::Rule5,
+            *span,
+            format!(
+                "{} is not copied ({relation}): {}",
+                d.source,
+                crate::prose::decision::declined(&d.source, &d.reason)
+            ),
+            None,
+            None,
+            Some(relation),
+        );
+    }
+    for q in &e.ctx.model.queries {
+        if let Some(c) = q.conditions.iter().find(|c| c.ignore_case) {
+            let span = c.span;
+            let name = q.name.clone();
+            let path = c.path.dotted();
+            e.warn(
+                codes::CASE_INSENSITIVE_QUERY,
+                Severity::Info,
+                RuleId::Indexing,
+                span,
+                format!("query `{name}` compares `{path}` case-insensitively: the Plan adds an index with collation strength 2, and the query must use the same collation"),
+                None,
+                None,
+                None,
+            );
+        }
+    }
+}
+
+/// Embedding chains cut at the engine's depth limit.
+pub(crate) fn too_deep(e: &mut Emit<'_, '_>, cut: &[(String, String, Span)]) {
+    for (collection, path, span) in cut.iter().take(20) {
+        e.warn(
+            codes::EMBEDDING_TOO_DEEP,
+            Severity::Error,
+            RuleId::DocumentSize,
+            *span,
+            format!(
+                "`{collection}.{path}`: entities embedded inside each other more than {} levels deep; MongoDB refuses documents nested deeper than 100 levels",
+                super::collections::MAX_EMBEDDING_DEPTH
+            ),
+            Some("declare one of the children `standalone` (or `force child_ref`) to break the chain".to_owned()),
+            Some(collection),
+            None,
+        );
+    }
+}
