@@ -5,7 +5,8 @@
 //! Run against the test server: `nice -n 19 scripts/with-server.sh cargo bench -p squillion-cli
 //! --bench infer` (or set `SQUILLION_MONGODB_URI` to a server that lives longer: a database that
 //! already holds the fill is reused). `SQUILLION_BENCH_INFER_DOCS` scales the fill (default
-//! 1,000,000).
+//! 1,000,000); `SQUILLION_BENCH_INFER_SAMPLES` lists the samples to run (default
+//! `1000,1000,1000,100,10000`; `0` fills and stops).
 //!
 //! The layout is a shop's: users (with an embedded address), products (with tags), orders
 //! referring to a user (with a copy of the user's name) and holding an array of lines that refer
@@ -318,7 +319,18 @@ async fn main() {
     let mut rows = Vec::new();
     // The default sample three times (the machine is shared: the spread says how much), then
     // smaller and larger samples for memory.
-    for sample in [1000, 1000, 1000, 100, 10_000] {
+    // `SQUILLION_BENCH_INFER_SAMPLES` (comma-separated) runs other samples, `0` none (fill only).
+    let samples: Vec<u64> = std::env::var("SQUILLION_BENCH_INFER_SAMPLES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1000, 1000, 1000, 100, 10_000]);
+    if std::env::var("SQUILLION_BENCH_INFER_PROBE").is_ok() {
+        probe(&db, &layout).await;
+    }
+    if samples == [0] {
+        return;
+    }
+    for sample in samples {
         let r = infer(&uri, sample, &out);
         rows.push((sample, r));
     }
@@ -378,5 +390,158 @@ async fn main() {
          $count {count:.2} s",
         layout.orders,
         windowed.unwrap_or(0)
+    );
+}
+
+/// Times the ways of counting on `orders` (`SQUILLION_BENCH_INFER_PROBE=1`): which reads the
+/// server serves from an index and which it answers by a pass over the collection.
+async fn probe(db: &Database, layout: &Layout) {
+    let size = doc! { "$cond": [{ "$isArray": "$lines" }, { "$size": "$lines" }, 0] };
+    let by_n = doc! { "$group": { "_id": "$n", "k": { "$sum": 1 } } };
+    let runs: Vec<(&str, &str, Vec<Document>)> = vec![
+        ("orders", "$count", vec![doc! { "$count": "n" }]),
+        (
+            "orders",
+            "lengths: $project then $group",
+            vec![doc! { "$project": { "n": size.clone() } }, by_n.clone()],
+        ),
+        (
+            "orders",
+            "lengths: $group on the size",
+            vec![doc! { "$group": { "_id": size.clone(), "k": { "$sum": 1 } } }],
+        ),
+        (
+            "orders",
+            "per user: $group, $group",
+            vec![
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "per user: $project user, $group, $group",
+            vec![
+                doc! { "$project": { "_id": 0, "user": 1 } },
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "per user: $sort user (index), $group, $group",
+            vec![
+                doc! { "$sort": { "user": 1 } },
+                doc! { "$project": { "_id": 0, "user": 1 } },
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "per user: $match user exists, $group, $group",
+            vec![
+                doc! { "$match": { "user": { "$exists": true, "$ne": null } } },
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "per product: $unwind lines, $group, $group",
+            vec![
+                doc! { "$unwind": "$lines" },
+                doc! { "$group": { "_id": "$lines.product", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "per product: $project lines.product, $unwind, $group, $group",
+            vec![
+                doc! { "$project": { "_id": 0, "p": "$lines.product" } },
+                doc! { "$unwind": "$p" },
+                doc! { "$group": { "_id": "$p", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "orders",
+            "three in one $group pass: $project all three",
+            vec![
+                doc! { "$project": { "_id": 0, "user": 1, "p": "$lines.product", "n": size.clone() } },
+                doc! { "$count": "n" },
+            ],
+        ),
+        (
+            "reviews",
+            "per product: $group, $group (indexed)",
+            vec![
+                doc! { "$group": { "_id": "$product", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "reviews",
+            "per product: $sort product, $group, $group",
+            vec![
+                doc! { "$sort": { "product": 1 } },
+                doc! { "$group": { "_id": "$product", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+        (
+            "events",
+            "per user: $group, $group",
+            vec![
+                doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+                by_n.clone(),
+            ],
+        ),
+    ];
+    for (coll, what, pipeline) in runs {
+        let t = timed(db, coll, pipeline).await;
+        println!("probe {coll}: {what}: {t:.2} s");
+    }
+    // Per parent through the index: one count per user, for 200 users.
+    let orders = db.collection::<Document>("orders");
+    let start = Instant::now();
+    for i in 0..200u64 {
+        let n = orders
+            .count_documents(doc! { "user": id(1, i * (layout.users / 200).max(1)) })
+            .await
+            .expect("count");
+        std::hint::black_box(n);
+    }
+    println!(
+        "probe orders: count_documents per user, 200 users: {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    let start = Instant::now();
+    let ids: Vec<Bson> = (0..1000u64)
+        .map(|i| Bson::ObjectId(id(1, i * (layout.users / 1000).max(1))))
+        .collect();
+    let t = timed(
+        db,
+        "orders",
+        vec![
+            doc! { "$match": { "user": { "$in": ids } } },
+            doc! { "$group": { "_id": "$user", "n": { "$sum": 1 } } },
+            by_n.clone(),
+        ],
+    )
+    .await;
+    println!(
+        "probe orders: $match user $in 1,000 users, $group, $group: {t:.2} s ({:.2} s)",
+        start.elapsed().as_secs_f64()
+    );
+    let start = Instant::now();
+    let d = db
+        .run_command(doc! { "distinct": "orders", "key": "user" })
+        .await
+        .map(|d| d.get_array("values").map(|v| v.len()).unwrap_or(0));
+    println!(
+        "probe orders: distinct user: {:.2} s ({d:?})",
+        start.elapsed().as_secs_f64()
     );
 }

@@ -59,5 +59,8 @@ mod plan_fill;
 #[path = "infer/generated.rs"]
 mod generated;
 
+#[path = "infer/counts.rs"]
+mod counts;
+
 #[path = "infer/windows.rs"]
 mod windows;

@@ -109,7 +109,9 @@ fn planned(d: &Decision, here: Option<&PlanField>) -> String {
     )
 }
 
-/// The layout findings of one sampled collection, by the relation ends of its entity.
+/// The layout findings of one sampled collection, by the relation ends of its entity and of
+/// every entity the plan embeds in it (a `Line` embedded in `orders.lines` whose `product` end
+/// is kept elsewhere holds that end at `lines.product`).
 pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> Vec<Finding> {
     let mut out = Vec::new();
     let Some(c) = plan.collection(collection) else {
@@ -118,26 +120,104 @@ pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> 
     if c.role != squillion_codegen::plan::CollectionRole::Entity || shape.seen == 0 {
         return out;
     }
+    let mut places: Vec<(&str, String)> = vec![(c.entity.as_str(), String::new())];
+    for d in &plan.relationships {
+        for p in &d.placement {
+            if p.collection == collection
+                && matches!(p.shape, Stored::Subdocument | Stored::ArrayOfSubdocuments)
+                && !places.iter().any(|(e, at)| *e == p.target && *at == p.path)
+            {
+                places.push((p.target.as_str(), p.path.clone()));
+            }
+        }
+    }
+    for (entity, at) in places {
+        let (live_here, planned_here) = if at.is_empty() {
+            (Some(shape), Some(c.fields.as_slice()))
+        } else {
+            (
+                live_at(shape, &at),
+                c.field_at(&at).map(|f| f.children.as_slice()),
+            )
+        };
+        // Nothing sampled at the place: the relation that embeds it says so at its parent.
+        let (Some(live_here), Some(planned_here)) = (live_here, planned_here) else {
+            continue;
+        };
+        ends_at(
+            model,
+            plan,
+            collection,
+            entity,
+            &at,
+            live_here,
+            planned_here,
+            &mut out,
+        );
+    }
+    // Below an array the count is of values; a finding concerns documents.
+    for f in &mut out {
+        f.count = f.count.min(shape.seen);
+    }
+    out
+}
+
+/// The live shape of the documents at a dotted path: its subdocuments or document elements.
+fn live_at<'a>(root: &'a Shape, path: &str) -> Option<&'a Shape> {
+    let mut shape = root;
+    for seg in path.split('.') {
+        let f = shape.fields.get(seg)?;
+        shape = match f.array.as_ref().and_then(|a| a.doc.as_deref()) {
+            Some(d) => d,
+            None => f.doc.as_deref()?,
+        };
+    }
+    Some(shape)
+}
+
+/// The findings of the relation ends of `entity`, kept (or not) in the fields `planned` at
+/// path `at` of the collection, against the live `shape` there.
+#[allow(clippy::too_many_arguments)]
+fn ends_at(
+    model: &Model,
+    plan: &Plan,
+    collection: &str,
+    entity: &str,
+    at: &str,
+    shape: &Shape,
+    planned_fields: &[PlanField],
+    out: &mut Vec<Finding>,
+) {
     let mut ends: BTreeMap<&str, &str> = BTreeMap::new();
     for r in &model.relations {
-        if r.left.entity == c.entity {
+        if r.left.entity == entity {
             ends.insert(&r.left.field, &r.id);
         }
-        if r.right.entity == c.entity {
+        if r.right.entity == entity {
             ends.insert(&r.right.field, &r.id);
         }
     }
+    let holders = if at.is_empty() {
+        "documents".to_owned()
+    } else {
+        format!("`{at}` values")
+    };
     for (end, id) in ends {
         let Some(d) = plan.relationship(id) else {
             continue;
         };
-        let here = c.field(end);
+        let path = if at.is_empty() {
+            end.to_owned()
+        } else {
+            format!("{at}.{end}")
+        };
+        let here = planned_fields.iter().find(|f| f.name == end);
         let field = shape.fields.get(end);
         let detail = match (field.and_then(live), here) {
             (Some(found_shape), Some(p)) if same(kept(p), found_shape) => continue,
             (None, None) => continue,
             (Some(found_shape), _) => format!(
-                "`{end}` holds {} in {} sampled documents; {}",
+                "`{path}` holds {} in {} sampled {holders}; {}",
                 found(field.unwrap_or(&FieldShape::default()), found_shape),
                 words::n(field.map_or(0, |f| f.present)),
                 planned(d, here)
@@ -145,12 +225,20 @@ pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> 
             (None, Some(p)) if p.optional => continue,
             // Present but never holding anything (empty arrays): any planned shape fits.
             (None, Some(_)) if field.is_some_and(|f| f.present > 0) => continue,
-            (None, Some(_)) => format!("no sampled document has `{end}`; {}", planned(d, here)),
+            (None, Some(_)) => format!(
+                "no sampled {} has `{path}`; {}",
+                if at.is_empty() {
+                    "document".to_owned()
+                } else {
+                    format!("`{at}` value")
+                },
+                planned(d, here)
+            ),
         };
         out.push(Finding {
             collection: collection.to_owned(),
             kind: FindingKind::LayoutDiffers,
-            path: Some(end.to_owned()),
+            path: Some(path),
             count: field.map_or(shape.seen, |f| f.present),
             example: None,
             detail,
@@ -159,7 +247,6 @@ pub fn findings(model: &Model, plan: &Plan, collection: &str, shape: &Shape) -> 
             cost: Default::default(),
         });
     }
-    out
 }
 
 /// A collection of the plan that the database does not have.

@@ -82,8 +82,10 @@ pub async fn find(
 }
 
 /// Pairs each holder key with the target key its values equal most often. Inside an extended
-/// reference the keys are the source's own; beside a plain reference any target field may be
-/// the source, so a copy needs half its values equal at least, over two distinct values or more.
+/// reference a key the source also has is compared with that field (a copy however stale);
+/// any other key, inside one (a copy stored under another name) or beside a plain reference,
+/// may copy any source field of its kind, and is a copy when half its values equal the
+/// source's at least, over two distinct values or more.
 fn compare(
     reference: usize,
     r: &Reference,
@@ -109,10 +111,11 @@ fn compare(
                 Some((h.get(key)?, target))
             })
             .collect();
-        if pairs.is_empty() || (extended && !pairs.iter().any(|(_, t)| t.contains_key(key))) {
+        if pairs.is_empty() {
             continue;
         }
-        let sources: Vec<String> = if extended {
+        let same_name = extended && pairs.iter().any(|(_, t)| t.contains_key(key));
+        let sources: Vec<String> = if same_name {
             vec![key.clone()]
         } else {
             let mut s: Vec<String> = pairs[0]
@@ -143,10 +146,10 @@ fn compare(
             .map(|(v, _)| value_key(v))
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        // Beside a plain reference, a field is a copy when most of its values (half at least:
-        // legacy copies go stale) equal the source's, over at least two distinct values.
-        let plausible = extended || (equal * 2 >= compared && distinct >= 2);
-        if plausible && (extended || equal > 0) {
+        // Under another name, a field is a copy when most of its values (half at least: legacy
+        // copies go stale) equal the source's, over at least two distinct values.
+        let plausible = same_name || (equal * 2 >= compared && distinct >= 2);
+        if plausible && (same_name || equal > 0) {
             out.push(Copy {
                 reference,
                 key: key.clone(),
@@ -230,5 +233,51 @@ mod tests {
         );
         let found: Vec<(String, u64)> = copies.iter().map(|c| (c.key.clone(), c.stale)).collect();
         assert_eq!(found, vec![("first".into(), 0), ("last".into(), 1)]);
+    }
+
+    proptest::proptest! {
+        /// A copy is found whatever name it is stored under, inside an extended reference or
+        /// beside a plain one, with its source and its stale share; a field that equals no
+        /// source field is no copy.
+        #[test]
+        fn copies_are_found_under_any_name(
+            name in "[a-z]{1,8}(_[a-z]{1,8})?",
+            extended in proptest::bool::ANY,
+            stale in 0usize..3,
+        ) {
+            proptest::prop_assume!(!["_id", "id", "author", "name", "born", "pages"].contains(&name.as_str()));
+            let targets: BTreeMap<String, Document> = (1..=6)
+                .map(|i| {
+                    let d = doc! { "_id": i, "name": format!("n{i}"), "born": 1900 + i };
+                    (value_key(&Bson::Int32(i)), d)
+                })
+                .collect();
+            let (form, id_key) = if extended {
+                (Form::Extended { id: "id".into() }, "id")
+            } else {
+                (Form::Scalar, "author")
+            };
+            let holders: Vec<Document> = (1..=6)
+                .map(|i| {
+                    let copy = if (i as usize) <= stale { format!("old{i}") } else { format!("n{i}") };
+                    let mut d = doc! { id_key: i };
+                    d.insert(name.clone(), copy);
+                    d.insert("pages", format!("p{i}"));
+                    d
+                })
+                .collect();
+            let refs: Vec<&Document> = holders.iter().collect();
+            let copies = compare(0, &reference(form), id_key, &refs, &targets);
+            proptest::prop_assert_eq!(
+                copies,
+                vec![Copy {
+                    reference: 0,
+                    key: name.clone(),
+                    source: "name".into(),
+                    compared: 6,
+                    stale: stale as u64,
+                }]
+            );
+        }
     }
 }

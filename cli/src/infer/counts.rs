@@ -1,7 +1,11 @@
 //! Counting each link over the whole collection with aggregation: `$group` by parent, then by
 //! count, so the server returns a histogram (one document per distinct count) and nothing the
-//! size of the collection reaches `infer`. The counts on one collection are batched: they run as
-//! the branches of one `$facet`, one pass over the collection for all its relations.
+//! size of the collection reaches `infer`. Each count is its own pipeline, shaped for what the
+//! server does fast (measured on SecantusDB, `docs/benchmarks.md`): a `$group` straight on a
+//! field path reads only that field, so references at the root are grouped without a `$match`
+//! or `$project` before; references below arrays are projected to the one path (`$lines.product`)
+//! and unwound as values, never as whole documents. One `$facet` over all of a collection's
+//! counts, the first design, buffered the collection and was the slowest of all.
 
 use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
@@ -62,6 +66,79 @@ fn by_count() -> Document {
     doc! { "$group": { "_id": "$n", "k": { "$sum": 1 } } }
 }
 
+/// The values at `leaf` (a dotted path, or empty for the element itself) of every document at
+/// `place`, as an expression: a field path at the root, nested `$map`s over each array on the
+/// way below it (an array per array, `place.depth_in_arrays()` deep). SecantusDB does not
+/// evaluate a field path through an array (`$lines.product` is missing there), and an inclusion
+/// projection of one is slower than unwinding whole documents; a `$map` is the fastest
+/// (`docs/benchmarks.md`). A value that is not an array where the place has one counts nothing.
+fn values(place: &Loc, leaf: &str) -> Bson {
+    fn go(steps: &[super::path::Step], base: String, leaf: &str, depth: usize) -> Bson {
+        let mut path = base;
+        for (i, s) in steps.iter().enumerate() {
+            path = format!("{path}.{}", s.field);
+            if s.each {
+                let var = format!("v{depth}");
+                let input = Bson::String(path);
+                return Bson::Document(doc! {
+                    "$cond": [
+                        { "$isArray": input.clone() },
+                        { "$map": {
+                            "input": input,
+                            "as": var.as_str(),
+                            "in": go(&steps[i + 1..], format!("$${var}"), leaf, depth + 1),
+                        } },
+                        [],
+                    ]
+                });
+            }
+        }
+        if !leaf.is_empty() {
+            path = format!("{path}.{leaf}");
+        }
+        Bson::String(path)
+    }
+    let root = place
+        .steps
+        .first()
+        .map_or(String::new(), |s| s.field.clone());
+    match place.steps.split_first() {
+        None => Bson::String(format!("${leaf}")),
+        Some((first, rest)) if first.each => {
+            let input = Bson::String(format!("${root}"));
+            Bson::Document(doc! {
+                "$cond": [
+                    { "$isArray": input.clone() },
+                    { "$map": { "input": input, "as": "v0", "in": go(rest, "$$v0".to_owned(), leaf, 1) } },
+                    [],
+                ]
+            })
+        }
+        Some(_) => go(&place.steps[1..], format!("${root}"), leaf, 0),
+    }
+}
+
+/// Per distinct value at `leaf` below `place` (a reference, or an element of an array of
+/// them), how many hold it, then per count how many values. A reference at the root is
+/// grouped as it is (a `$group` straight on a field path reads only that field); below arrays
+/// the documents are reduced to their values and those unwound. Missing and null values are
+/// not counted.
+pub fn per_value(place: &Loc, leaf: &str) -> Vec<Document> {
+    let mut p = Vec::new();
+    let arrays = place.depth_in_arrays();
+    let key = if arrays == 0 {
+        values(place, leaf)
+    } else {
+        p.push(doc! { "$project": { "_id": 0, "v": values(place, leaf) } });
+        p.extend((0..arrays).map(|_| doc! { "$unwind": "$v" }));
+        Bson::String("$v".to_owned())
+    };
+    p.push(doc! { "$group": { "_id": key, "n": { "$sum": 1 } } });
+    p.push(doc! { "$match": { "_id": { "$ne": null } } });
+    p.push(by_count());
+    p
+}
+
 /// The aggregation a measure needs: pipelines on one collection whose histograms add up, the
 /// collection whose documents are the parents, and the one whose documents nothing refers to
 /// are counted as zeros.
@@ -84,9 +161,15 @@ fn query(m: &Measure, samples: &[Sampled]) -> Option<Query> {
     Some(match m {
         Measure::One | Measure::Sampled(_) => return None,
         Measure::Lengths { coll, place, field } => {
-            let mut p = place.unwinds();
-            p.push(doc! { "$project": { "n": size(&place.path(field)) } });
-            p.push(by_count());
+            let p = if place.is_root() {
+                // Grouped on the size itself: a `$project` first costs a pass of its own.
+                vec![doc! { "$group": { "_id": size(field), "k": { "$sum": 1 } } }]
+            } else {
+                let mut p = place.unwinds();
+                p.push(doc! { "$project": { "n": size(&place.path(field)) } });
+                p.push(by_count());
+                p
+            };
             q(*coll, vec![p], *coll, false)
         }
         Measure::PerTarget {
@@ -95,11 +178,13 @@ fn query(m: &Measure, samples: &[Sampled]) -> Option<Query> {
             path,
             target,
         } => {
-            let mut p = place.unwinds();
-            p.push(doc! { "$match": { path.as_str(): { "$exists": true, "$ne": null } } });
-            p.push(doc! { "$group": { "_id": format!("${path}"), "n": { "$sum": 1 } } });
-            p.push(by_count());
-            q(*coll, vec![p], *target, true)
+            let prefix = format!("{}.", place.dotted());
+            let leaf = if place.is_root() {
+                path.as_str()
+            } else {
+                path.strip_prefix(&prefix).unwrap_or(path)
+            };
+            q(*coll, vec![per_value(place, leaf)], *target, true)
         }
         Measure::HoldersPerTarget {
             coll,
@@ -108,16 +193,9 @@ fn query(m: &Measure, samples: &[Sampled]) -> Option<Query> {
             id,
             target,
         } => {
-            let mut p = place.unwinds();
-            let array = place.path(field);
-            p.push(doc! { "$unwind": format!("${array}") });
-            let key = match id {
-                Some(id) => format!("${array}.{id}"),
-                None => format!("${array}"),
-            };
-            p.push(doc! { "$group": { "_id": key, "n": { "$sum": 1 } } });
-            p.push(by_count());
-            q(*coll, vec![p], *target, true)
+            let elements = place.child(field, true);
+            let leaf = id.as_deref().unwrap_or("");
+            q(*coll, vec![per_value(&elements, leaf)], *target, true)
         }
         Measure::BucketSums {
             coll,
@@ -171,11 +249,8 @@ fn query(m: &Measure, samples: &[Sampled]) -> Option<Query> {
     })
 }
 
-/// Measures every side of every link. The pipelines on one collection run together, as the
-/// branches of one `$facet`, so each collection is read once however many relations it holds;
-/// where the server has no `$facet` (or refuses one), each runs on its own. `None` for `One`,
-/// or when the server refused a count (then the note says so and the class is left to the
-/// sample).
+/// Measures every side of every link, each count by its own pipeline. `None` for `One`, or
+/// when the server refused a count (then the note says so and the class is left to the sample).
 pub async fn measure_all(
     db: &Database,
     server: &mut Server,
@@ -183,55 +258,13 @@ pub async fn measure_all(
     measures: &[&Measure],
 ) -> mongodb::error::Result<Vec<Option<Counted>>> {
     let queries: Vec<Option<Query>> = measures.iter().map(|m| query(m, samples)).collect();
-    // Per collection, every (measure, pipeline) to run on it.
-    let mut by_coll: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
-    for (i, q) in queries.iter().enumerate() {
-        if let Some(q) = q {
-            for j in 0..q.pipelines.len() {
-                by_coll.entry(q.coll).or_default().push((i, j));
-            }
-        }
-    }
     let mut found: Vec<Option<Histogram>> = vec![None; measures.len()];
     let mut refused: Vec<Option<mongodb::error::Error>> = vec![None; measures.len()];
-    for (coll, jobs) in by_coll {
-        let name = samples[coll].name.as_str();
-        let pipeline = |i: usize, j: usize| {
-            queries[i]
-                .as_ref()
-                .map(|q| q.pipelines[j].clone())
-                .unwrap_or_default()
-        };
-        if jobs.len() > 1 {
-            let mut facet = Document::new();
-            for (k, (i, j)) in jobs.iter().enumerate() {
-                let branch: Vec<Bson> = pipeline(*i, *j).into_iter().map(Bson::Document).collect();
-                facet.insert(format!("m{k}"), branch);
-            }
-            let cursor = server
-                .aggregate(
-                    &db.collection::<Document>(name),
-                    vec![doc! { "$facet": facet }],
-                    "$facet",
-                    "each count was made by its own aggregation",
-                )
-                .await?;
-            if let Some(mut cursor) = cursor {
-                if let Some(d) = cursor.try_next().await? {
-                    for (k, (i, _)) in jobs.iter().enumerate() {
-                        let h = found[*i].get_or_insert_with(Histogram::default);
-                        if let Ok(pairs) = d.get_array(format!("m{k}")) {
-                            for p in pairs.iter().filter_map(Bson::as_document) {
-                                add_pairs(h, p);
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-        }
-        for (i, j) in jobs {
-            match histogram(db, name, pipeline(i, j)).await {
+    for (i, q) in queries.iter().enumerate() {
+        let Some(q) = q else { continue };
+        let name = samples[q.coll].name.as_str();
+        for pipeline in &q.pipelines {
+            match histogram(db, name, pipeline.clone()).await {
                 Ok(h) => found[i].get_or_insert_with(Histogram::default).merge(&h),
                 Err(e) if is_refusal(&e) => refused[i] = Some(e),
                 Err(e) => return Err(e),

@@ -8,12 +8,11 @@ use mongodb::error::{Error, ErrorKind};
 use mongodb::{Collection, Cursor};
 
 /// The stages and commands `infer` can do without.
-pub const OPTIONAL: [&str; 6] = [
+pub const OPTIONAL: [&str; 5] = [
     "$sample",
     "$collStats",
     "$indexStats",
     "$unionWith",
-    "$facet",
     "profiler",
 ];
 

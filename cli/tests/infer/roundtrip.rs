@@ -300,6 +300,14 @@ where
         run.stderr
     );
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    if std::env::var_os("SQUILLION_SHOW_AUDIT").is_some() {
+        for f in report["findings"].as_array().unwrap() {
+            eprintln!(
+                "AUDIT {name}: {} {} {} {}",
+                f["collection"], f["kind"], f["path"], f["detail"]
+            );
+        }
+    }
     let ranks: Vec<u64> = report["findings"]
         .as_array()
         .unwrap()

@@ -158,7 +158,10 @@ impl Assembly<'_> {
         let here = self.here(r);
         let found = self.found(r);
         let end = self.name_for(e, &rf.field);
-        let facts = self.copies(r, e, target);
+        self.consume_copies(r, target);
+        self.copy_facts
+            .push((self.pending.len(), vec![(r, e, target)]));
+        let facts = Vec::new();
         let link = if rf.form.is_array() {
             Pending {
                 link: Link {
@@ -250,8 +253,13 @@ impl Assembly<'_> {
         } else {
             Measure::One
         };
-        let mut facts = self.copies(r, holder, target);
-        facts.extend(self.copies(b, target, holder));
+        self.consume_copies(r, target);
+        self.consume_copies(b, holder);
+        self.copy_facts.push((
+            self.pending.len(),
+            vec![(r, holder, target), (b, target, holder)],
+        ));
+        let mut facts = Vec::new();
         let (here, there) = (self.here(r), self.here(b));
         let (agreeing, checked) = self.agreement.get(&r).copied().unwrap_or_default();
         facts.push(Fact {
@@ -285,11 +293,43 @@ impl Assembly<'_> {
         });
     }
 
-    /// `show` facts for the copies beside reference `r`, held by `holder` and copied from
-    /// `source`; plain copies beside the reference are consumed.
-    pub(super) fn copies(&mut self, r: usize, holder: usize, source: usize) -> Vec<Fact> {
+    /// Whether copy `c` has a source field: only a field of the source can be copied, not a
+    /// key that becomes no field there (a variant's discriminator, equal between documents of
+    /// one variant, or a key a pattern or link takes).
+    fn has_source(&self, c: &Copy, source: usize) -> bool {
+        let ent = &self.entities[source];
+        if ent.names.is_empty() {
+            // Not described yet: its sampled root keys that nothing else takes.
+            c.source != "_id"
+                && ent
+                    .place
+                    .shape(&self.sample(ent.coll).shape)
+                    .is_some_and(|s| s.fields.contains_key(&c.source))
+                && !self.is_consumed(ent.coll, &ent.place, &c.source)
+        } else {
+            ent.names.contains_key(&c.source)
+        }
+    }
+
+    /// Consumes the plain copies beside reference `r` (copied from entity `source`), so that
+    /// the holder does not declare them as fields: the `show` fact states them.
+    pub(super) fn consume_copies(&mut self, r: usize, source: usize) {
         let f = self.f;
         let rf = &f.refs[r];
+        if rf.form != Form::Scalar {
+            return;
+        }
+        for c in f.copies.iter().filter(|c| c.reference == r) {
+            if self.has_source(c, source) {
+                self.consume(rf.holder, &rf.place, &c.key);
+            }
+        }
+    }
+
+    /// `show` facts for the copies beside reference `r`, held by `holder` and copied from
+    /// `source`, once every entity is described.
+    pub(super) fn copies(&self, r: usize, holder: usize, source: usize) -> Vec<Fact> {
+        let f = self.f;
         let copies: Vec<&Copy> = f.copies.iter().filter(|c| c.reference == r).collect();
         if copies.is_empty() {
             return Vec::new();
@@ -299,14 +339,9 @@ impl Assembly<'_> {
         let mut fields = Vec::new();
         let mut comments = Vec::new();
         for c in copies {
-            // Only a field of the source can be copied: a key that became no field there (a
-            // variant's discriminator, equal between documents of one variant) is no copy.
             let Some(source_field) = self.entities[source].names.get(&c.source).cloned() else {
                 continue;
             };
-            if rf.form == Form::Scalar {
-                self.consume(rf.holder, &rf.place, &c.key);
-            }
             let path = format!("{source_name}.{source_field}");
             if !fields.contains(&path) {
                 fields.push(path.clone());
@@ -484,6 +519,15 @@ impl Assembly<'_> {
     /// Names the far ends, attaches subset facts, and returns the layout.
     pub(super) fn finish(mut self) -> Layout {
         let f = self.f;
+        for (pos, requests) in std::mem::take(&mut self.copy_facts) {
+            let facts: Vec<Fact> = requests
+                .iter()
+                .flat_map(|&(r, holder, source)| self.copies(r, holder, source))
+                .collect();
+            if let Some(p) = self.pending.get_mut(pos) {
+                p.link.facts.splice(0..0, facts);
+            }
+        }
         for (s, checked, mirrored) in f.subsets {
             let Some(pos) = self
                 .pending

@@ -200,6 +200,9 @@ struct Pending {
     wanted: Option<(Side, String)>,
 }
 
+/// A reference, the entity holding it and the entity its copies come from.
+type CopyOf = (usize, usize, usize);
+
 struct Assembly<'a> {
     f: Found<'a>,
     types: Namer,
@@ -217,6 +220,10 @@ struct Assembly<'a> {
     pairs: BTreeMap<usize, usize>,
     /// For each paired array: how many of the ids looked up referred back, of how many.
     agreement: BTreeMap<usize, (u64, u64)>,
+    /// Copies beside references, stated once every entity has its fields' names (a source
+    /// collection may be described after its holder): the pending link, then (reference,
+    /// holder, source) in the order their `show` facts come first in the link's facts.
+    copy_facts: Vec<(usize, Vec<CopyOf>)>,
 }
 
 /// Reads the layout.
@@ -232,6 +239,7 @@ pub fn read(f: Found<'_>) -> Layout {
         linked: BTreeSet::new(),
         pairs: BTreeMap::new(),
         agreement: BTreeMap::new(),
+        copy_facts: Vec::new(),
     };
     a.consume_patterns();
     a.pair();
