@@ -62,5 +62,8 @@ mod generated;
 #[path = "infer/counts.rs"]
 mod counts;
 
+#[path = "infer/coherent.rs"]
+mod coherent;
+
 #[path = "infer/windows.rs"]
 mod windows;

@@ -254,6 +254,10 @@ pub struct QueryDecl {
     pub comments: Vec<String>,
     /// Equality conditions: path, compared ignoring case.
     pub conditions: Vec<(String, bool)>,
+    /// Sort keys: path, descending.
+    pub sort: Vec<(String, bool)>,
+    /// At most this many documents (a list read whole, not in pages).
+    pub limit: Option<u64>,
     /// Runs per second, when observed.
     pub rate_per_second: Option<f64>,
 }

@@ -28,7 +28,8 @@ pub struct Queries {
 /// The queries of every collection's entity.
 pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: DateTime) -> Queries {
     let mut out = Queries::default();
-    let mut by_conditions: BTreeMap<(usize, Vec<(String, bool)>), QueryDecl> = BTreeMap::new();
+    type Key = (usize, Vec<(String, bool)>, Vec<(String, bool)>);
+    let mut by_conditions: BTreeMap<Key, QueryDecl> = BTreeMap::new();
     let mut names = Namer::default();
     for (e, ent) in layout.entities.iter().enumerate() {
         if !ent.place.is_root() {
@@ -42,7 +43,7 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
                     .find(|u| Some(&u.name) == options.name.as_ref())
                     .cloned()
             });
-            let (conditions, why) = match index(layout, e, keys, options) {
+            let read = match index(layout, e, keys, options) {
                 Indexed::Attr(field, attrs, why) => {
                     out.attrs.push((e, field, attrs, why));
                     continue;
@@ -51,8 +52,14 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
                     out.notes.extend(why.map(|w| (e, w)));
                     continue;
                 }
-                Indexed::Query(conditions, why) => (conditions, why),
+                Indexed::Query(q) => q,
             };
+            let Read {
+                conditions,
+                sort,
+                limit,
+                why,
+            } = read;
             let mut comments = vec![why];
             let rate = match uses {
                 None => {
@@ -78,14 +85,21 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
                     Some(u.ops as f64 / secs.max(1.0))
                 }
             };
-            let name = names.unique(&query_name(entity, &conditions));
+            if limit.is_some() {
+                comments.push(format!(
+                    "the index holds no `_id` after its sort keys: the query reads one list of at most `limit` documents, not pages; state its limit ({LIMIT} is a placeholder)"
+                ));
+            }
+            let name = names.unique(&query_name(entity, &conditions, &sort));
             by_conditions.insert(
-                (e, conditions.clone()),
+                (e, conditions.clone(), sort.clone()),
                 QueryDecl {
                     name,
                     on: entity.clone(),
                     comments,
                     conditions,
+                    sort,
+                    limit,
                     rate_per_second: rate,
                 },
             );
@@ -106,12 +120,14 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
                 words::duration(p.seconds)
             );
             let q = by_conditions
-                .entry((e, conditions.clone()))
+                .entry((e, conditions.clone(), Vec::new()))
                 .or_insert_with(|| QueryDecl {
-                    name: names.unique(&query_name(entity, &conditions)),
+                    name: names.unique(&query_name(entity, &conditions, &[])),
                     on: entity.clone(),
                     comments: Vec::new(),
                     conditions,
+                    sort: Vec::new(),
+                    limit: None,
                     rate_per_second: None,
                 });
             q.comments.retain(|c| !c.starts_with("state its rate"));
@@ -124,24 +140,43 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
     out
 }
 
-fn query_name(entity: &str, conditions: &[(String, bool)]) -> String {
-    format!(
-        "{}_by_{}",
-        snake(entity),
-        conditions
-            .iter()
+fn query_name(entity: &str, conditions: &[(String, bool)], sort: &[(String, bool)]) -> String {
+    let join = |keys: &[(String, bool)]| {
+        keys.iter()
             .map(|(p, _)| snake(p))
             .collect::<Vec<_>>()
             .join("_and_")
-    )
+    };
+    let mut name = snake(entity);
+    if !conditions.is_empty() {
+        name = format!("{name}_by_{}", join(conditions));
+    }
+    if !sort.is_empty() {
+        name = format!("{name}_sorted_by_{}", join(sort));
+    }
+    name
+}
+
+/// The `limit` stated for a query whose index ends in sort keys without `_id`: the language
+/// needs a number, the index does not say it.
+const LIMIT: u64 = 100;
+
+/// A query read from an index: the equality keys before its first descending key, the sort
+/// keys from there on, and a limit when the index holds no `_id` after its sort keys (a paged
+/// query's index does: keyset pages are ordered by the sort keys, then `_id`).
+struct Read {
+    conditions: Vec<(String, bool)>,
+    sort: Vec<(String, bool)>,
+    limit: Option<u64>,
+    why: String,
 }
 
 /// What an index in place becomes.
 enum Indexed {
     /// Attributes on a field (name, attributes, why).
     Attr(String, Vec<Attr>, String),
-    /// A query (equality conditions, why).
-    Query(Vec<(String, bool)>, String),
+    /// A query.
+    Query(Read),
     /// Nothing (the reason, when it is worth a comment).
     Skip(Option<String>),
 }
@@ -166,7 +201,16 @@ fn index(layout: &Layout, e: usize, keys: &Document, options: &IndexOptions) -> 
             "measured: index {name} {spec} is not a plain index; the language does not state it"
         )));
     }
-    let paths: Vec<Option<String>> = keys.keys().map(|k| path(layout, e, k)).collect();
+    // A trailing `_id` orders a paged query's keyset pages: not a condition.
+    let mut keyed: Vec<(&String, bool)> = keys
+        .iter()
+        .map(|(k, v)| (k, super::shape::number(v).is_some_and(|d| d < 0.0)))
+        .collect();
+    let paged = keyed.len() > 1 && keyed.last().is_some_and(|(k, _)| k.as_str() == "_id");
+    if paged {
+        keyed.pop();
+    }
+    let paths: Vec<Option<String>> = keyed.iter().map(|(k, _)| path(layout, e, k)).collect();
     if paths.iter().any(Option::is_none) {
         return Indexed::Skip(Some(format!(
             "measured: index {name} {spec} is on fields the draft does not declare here (patterns or references)"
@@ -175,7 +219,7 @@ fn index(layout: &Layout, e: usize, keys: &Document, options: &IndexOptions) -> 
     let paths: Vec<String> = paths.into_iter().flatten().collect();
     let ent = &layout.entities[e];
     let is_field = |p: &str| ent.decl.fields.iter().any(|f| f.name == p);
-    if paths.len() == 1 && is_field(&paths[0]) {
+    if paths.len() == 1 && is_field(&paths[0]) && !paged {
         let mut attrs = Vec::new();
         if options.unique == Some(true) {
             attrs.push(Attr::Unique);
@@ -194,10 +238,13 @@ fn index(layout: &Layout, e: usize, keys: &Document, options: &IndexOptions) -> 
             );
         }
     }
+    // An index on a reference alone is the relation's, which the plan makes; one ending in
+    // `_id` serves a query read in pages through the reference, which the draft states.
     if paths.len() == 1
+        && !paged
         && ent
             .names
-            .get(keys.keys().next().map(String::as_str).unwrap_or(""))
+            .get(keyed.first().map_or("", |(k, _)| k.as_str()))
             .is_some_and(|n| !is_field(n))
     {
         return Indexed::Skip(None);
@@ -206,7 +253,26 @@ fn index(layout: &Layout, e: usize, keys: &Document, options: &IndexOptions) -> 
     if options.unique == Some(true) {
         why.push_str(" is unique; the language states uniqueness of one field only");
     }
-    Indexed::Query(paths.into_iter().map(|p| (p, ignore_case)).collect(), why)
+    let first_sort = keyed
+        .iter()
+        .position(|(_, desc)| *desc)
+        .unwrap_or(keyed.len());
+    let conditions = paths[..first_sort]
+        .iter()
+        .map(|p| (p.clone(), ignore_case))
+        .collect();
+    let sort: Vec<(String, bool)> = paths[first_sort..]
+        .iter()
+        .zip(&keyed[first_sort..])
+        .map(|(p, (_, desc))| (p.clone(), *desc))
+        .collect();
+    let limit = (!sort.is_empty() && !paged).then_some(LIMIT);
+    Indexed::Query(Read {
+        conditions,
+        sort,
+        limit,
+        why,
+    })
 }
 
 /// The draft's path for an indexed BSON path at entity `e`'s documents, if the draft declares

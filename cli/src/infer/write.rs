@@ -299,6 +299,23 @@ fn query(out: &mut String, q: &QueryDecl) {
             .collect();
         let _ = writeln!(out, "  where {}", conditions.join(" and "));
     }
+    if !q.sort.is_empty() {
+        let keys: Vec<String> = q
+            .sort
+            .iter()
+            .map(|(p, desc)| {
+                if *desc {
+                    format!("{p} desc")
+                } else {
+                    p.clone()
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "  sort {}", keys.join(", "));
+    }
+    if let Some(n) = q.limit {
+        let _ = writeln!(out, "  limit {n}");
+    }
     if let Some(r) = q.rate_per_second {
         let _ = writeln!(out, "  rate {}", rate(r));
     }
@@ -448,6 +465,8 @@ mod tests {
                 on: "User".into(),
                 comments: vec!["index first_name_1".into()],
                 conditions: vec![("first_name".into(), true)],
+                sort: Vec::new(),
+                limit: None,
                 rate_per_second: Some(0.002),
             }],
         };
