@@ -127,6 +127,8 @@ pub const REPEATED_FACT: &str = "E0415";
 pub const GROWTH_CONTRADICTS_BOUND: &str = "E0416";
 /// `growth static` with `append_heavy` or `unbounded`.
 pub const GROWTH_CONTRADICTS_STATIC: &str = "E0417";
+/// `force embed` or `force bucket` of children whose end is `one?` (they may have no parent).
+pub const FORCED_EMBED_OF_OPTIONAL_END: &str = "E0418";
 
 // ---------------------------------------------------------------------------------------------
 // Queries
@@ -269,6 +271,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         GROWTH_CONTRADICTS_STATIC,
         "`growth static` with children that keep arriving",
+    ),
+    (
+        FORCED_EMBED_OF_OPTIONAL_END,
+        "children that may have no parent forced into it",
     ),
     (UNKNOWN_QUERY_FIELD, "unknown field in a query"),
     (

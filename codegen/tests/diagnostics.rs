@@ -494,6 +494,12 @@ fn cases() -> Vec<Case> {
             (3, 49),
             "`growth static` contradicts `append_heavy` in relation `A.bs`",
         ),
+        case(
+            "E0418",
+            &two("y: string", "relation A.bs: few(4) <-> B.a: one? { force embed }"),
+            (3, 45),
+            "`force embed` keeps each B inside its A, but `B.a: one?` says a B may have none",
+        ),
         // Queries.
         case(
             "E0501",

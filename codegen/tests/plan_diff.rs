@@ -50,7 +50,7 @@ enum Expect {
 
 fn next_card(c: Card) -> Card {
     match c {
-        Card::One => Card::Few(None),
+        Card::One | Card::OptionalOne => Card::Few(None),
         Card::Few(_) => Card::Many(None, None),
         Card::Many(..) => Card::Squillions,
         Card::Squillions => Card::Few(Some(20)),

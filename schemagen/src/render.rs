@@ -105,6 +105,7 @@ fn attr(a: &FieldAttr) -> String {
 pub fn card(c: Card) -> String {
     match c {
         Card::One => "one".to_owned(),
+        Card::OptionalOne => "one?".to_owned(),
         Card::Few(None) => "few".to_owned(),
         Card::Few(Some(n)) => format!("few({n})"),
         Card::Many(None, None) => "many".to_owned(),

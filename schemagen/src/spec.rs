@@ -189,6 +189,8 @@ pub struct End {
 pub enum Card {
     /// `one`
     One,
+    /// `one?`: at most one, possibly none (on a child's end: it may have no parent).
+    OptionalOne,
     /// `few` or `few(N)`
     Few(Option<u32>),
     /// `many`, `many(N)` or `many(N, typical T)`

@@ -82,6 +82,13 @@ pub enum Feature {
     NestedValue,
     /// `price: decimal128`, `raw: binary?`, `flag: bool`, `other: objectId`
     Scalars,
+    /// Enumerations whose values need renaming into Rust variants (a dash, a space, a digit
+    /// first, a non-ASCII letter, `Self`, the empty text): `state: one_of(...)`,
+    /// `picks: [one_of(...); 3]`, `mood: one_of(...)?`; queries compare them (`==`, `!=`, `in`).
+    /// Not in [`Feature::ALL`] yet: adding it shifts the fixed batch, and the shifted batch (seed 1,
+    /// 50 schemas) drives no `@unique` in an array and no top-level two-way link, so modelcheck's
+    /// coverage table and audit test lose those rows (its repositories and audit are clean).
+    Enums,
 }
 
 impl Feature {
@@ -391,8 +398,32 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             ],
             &[],
         ),
+        Feature::Enums => {
+            let one_of =
+                |values: &[&str]| Ty::OneOf(values.iter().map(|v| (*v).to_owned()).collect());
+            (
+                vec![
+                    field("state", one_of(&STATES), false, vec![]),
+                    field(
+                        "picks",
+                        Ty::Array(Box::new(one_of(&PICKS)), Some(3)),
+                        false,
+                        vec![],
+                    ),
+                    field("mood", one_of(&MOODS), true, vec![]),
+                ],
+                &[],
+            )
+        }
     }
 }
+
+/// The values of `state`: a dash, a digit first, a non-ASCII letter, upper case with `_`.
+pub const STATES: [&str; 5] = ["new", "in-transit", "2fa", "café", "ALL_CAPS"];
+/// The values of `picks`: a space, a keyword, a dot.
+pub const PICKS: [&str; 3] = ["on hold", "Self", "v1.2"];
+/// The values of `mood`: the empty text, a single letter, a word.
+pub const MOODS: [&str; 3] = ["", "x", "calm"];
 
 /// The value types the features use, by name.
 pub(crate) fn value_type(name: &str) -> ValueType {
@@ -495,6 +526,16 @@ pub(crate) fn query_for(name: String, on: &Entity, kind: u8, ends: &[String]) ->
         _ => vec![],
     };
     match kind % 6 {
+        // An enumeration compared with each operator it has: the method takes its enum.
+        0 if has("state") => {
+            let (path, op) = match (kind / 6) % 4 {
+                0 => ("state", "in"),
+                1 => ("state", "!="),
+                2 => ("mood", "=="),
+                _ => ("picks", "=="),
+            };
+            q.conditions.push((path.to_owned(), op.to_owned()));
+        }
         0 => q.conditions.push(("n".to_owned(), "==".to_owned())),
         1 => {
             q.conditions

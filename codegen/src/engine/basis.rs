@@ -19,6 +19,8 @@ pub(crate) enum Alone {
     Pattern,
     /// Its documents expire on their own (`@expires` on `field`, after `ttl` seconds).
     Expires { field: String, ttl: u64 },
+    /// It may have no `parent` (`end` is `one?`): a child without one has nowhere else to be.
+    NoParent { end: String, parent: String },
 }
 
 /// How a child is reached when it is not read on its own.

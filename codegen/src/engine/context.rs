@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use squillion_grammar::{SourceFile, Span};
 
-use crate::model::{Entity, Model, Query, Relation, Settings};
+use crate::model::{Entity, Model, Query, Relation, RelationKind, Settings};
 use crate::plan::{SourcePosition, Warning};
 
 /// The engine's view of one model.
@@ -17,6 +17,9 @@ pub(crate) struct Ctx<'a> {
     pub standalone: BTreeSet<String>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
+    /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
+    /// the parent entity, for the first such relation.
+    orphans: HashMap<&'a str, (String, &'a str)>,
     /// Entities with a lifecycle of their own: a field of theirs is `@expires`, so their
     /// documents are deleted on their own schedule (the field and its TTL in seconds).
     expiring: HashMap<&'a str, (&'a str, u64)>,
@@ -60,6 +63,23 @@ impl<'a> Ctx<'a> {
                 // embedded, their TTL index would delete the document that holds them.
                 standalone.insert(e.name.clone());
                 expiring.insert(e.name.as_str(), (f.name.as_str(), ttl));
+            }
+        }
+        // A child whose end is `one?` may have no parent: embedded in one, a child without it
+        // would have nowhere to be, so it keeps documents of its own.
+        let mut orphans = HashMap::new();
+        for r in model
+            .relations
+            .iter()
+            .filter(|r| r.kind != RelationKind::ManyToMany)
+        {
+            let (child, parent) = (r.child(), r.parent());
+            if child.cardinality.optional {
+                standalone.insert(child.entity.clone());
+                orphans.entry(child.entity.as_str()).or_insert((
+                    format!("{}.{}", child.entity, child.field),
+                    parent.entity.as_str(),
+                ));
             }
         }
         let declared_standalone = model
@@ -110,6 +130,7 @@ impl<'a> Ctx<'a> {
             source,
             standalone,
             declared_standalone,
+            orphans,
             expiring,
             entities: model
                 .entities
@@ -196,6 +217,12 @@ impl<'a> Ctx<'a> {
         }
         if let Some(q) = self.queries_on(entity).first() {
             return Some(Alone::Query(q.name.clone()));
+        }
+        if let Some((end, parent)) = self.orphans.get(entity) {
+            return Some(Alone::NoParent {
+                end: end.clone(),
+                parent: (*parent).to_owned(),
+            });
         }
         self.standalone.contains(entity).then_some(Alone::Pattern)
     }

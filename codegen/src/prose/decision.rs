@@ -91,6 +91,10 @@ pub(crate) fn fact(f: &Fact) -> String {
             Alone::Declared => format!("{entity} is read on its own (declared standalone)"),
             Alone::Query(q) => format!("{entity} is read on its own (query `{q}` reads it directly)"),
             Alone::Pattern => format!("{entity} is read on its own (its pattern needs a collection)"),
+            Alone::NoParent { end, parent } => format!(
+                "{entity} may have no {parent} (`{end}` is `one?`): one without it has no {parent} to be embedded in, so {} keep documents of their own",
+                plural(entity)
+            ),
             Alone::Expires { field, ttl } => format!(
                 "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",
                 crate::engine::duration_words(*ttl)

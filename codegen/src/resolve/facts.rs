@@ -219,6 +219,11 @@ impl Facts<'_> {
             }
             FactKind::Force { layout, arg } => {
                 facts.force = force(r, layout, arg.as_ref(), fact.span);
+                if let Some(f) = &facts.force {
+                    if !self.holds_orphans(r, f.layout, layout.span) {
+                        facts.force = None;
+                    }
+                }
             }
             FactKind::Fields(decls) => {
                 *fields = fields::fields(r, decls, Owner::Relation(&self.rel.id));
@@ -267,6 +272,44 @@ impl Facts<'_> {
                     end.entity, end.field
                 )
             }),
+        );
+        false
+    }
+
+    /// Whether a forced `layout` can hold every child: `embed` and `bucket` keep each child
+    /// inside a document of its parent, so a child whose end is `one?` (it may have no parent)
+    /// would have nowhere to be. Reports it otherwise.
+    fn holds_orphans(&self, r: &mut Resolver<'_>, layout: Layout, span: Span) -> bool {
+        let rel = self.rel;
+        let (parent, child) = (rel.parent(), rel.child());
+        if rel.kind == RelationKind::ManyToMany
+            || !child.cardinality.optional
+            || !matches!(layout, Layout::Embed | Layout::Bucket)
+        {
+            return true;
+        }
+        let end = format!("{}.{}", child.entity, child.field);
+        r.report(
+            Diagnostic::error(
+                codes::FORCED_EMBED_OF_OPTIONAL_END,
+                span,
+                format!(
+                    "`force {}` keeps each {} inside its {}, but `{end}: one?` says a {} may have none",
+                    layout.as_str(),
+                    child.entity,
+                    parent.entity,
+                    child.entity
+                ),
+            )
+            .with_label(format!("{} without a {} would have nowhere to be", child.entity, parent.entity))
+            .with_related(child.cardinality.span, "the optional end")
+            .with_help(format!(
+                "remove `force {}` (the engine keeps {} in a collection of their own), or write `{end}: one` if every {} has a {}",
+                layout.as_str(),
+                child.entity,
+                child.entity,
+                parent.entity
+            )),
         );
         false
     }

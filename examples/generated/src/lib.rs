@@ -10,6 +10,10 @@
 /// (the server test `tests/children_queries.rs`).
 #[rustfmt::skip]
 pub mod children;
+/// `examples/generated/schemas/optional_ends.sqn`: children that may have no parent (`one?`), one
+/// relation per layout (the server test `tests/optional_ends.rs`).
+#[rustfmt::skip]
+pub mod optional_ends;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

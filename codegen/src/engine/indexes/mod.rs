@@ -274,6 +274,9 @@ fn relationship(
         let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
         let mut i = index(&k, reason);
         i.unique = unique;
+        // A child that may have no parent (`one?`) is stored without the reference: a unique
+        // index on it would hold every such child under one missing key, so it skips them.
+        i.sparse = unique && rel.child().cardinality.optional;
         out.push(Want {
             collection: collection.to_owned(),
             index: i,
