@@ -129,6 +129,8 @@ pub const GROWTH_CONTRADICTS_BOUND: &str = "E0416";
 pub const GROWTH_CONTRADICTS_STATIC: &str = "E0417";
 /// `force embed` or `force bucket` of children whose end is `one?` (they may have no parent).
 pub const FORCED_EMBED_OF_OPTIONAL_END: &str = "E0418";
+/// A `time_range` window larger than the relation's declared bound.
+pub const WINDOW_EXCEEDS_BOUND: &str = "E0419";
 
 // ---------------------------------------------------------------------------------------------
 // Queries
@@ -275,6 +277,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         FORCED_EMBED_OF_OPTIONAL_END,
         "children that may have no parent forced into it",
+    ),
+    (
+        WINDOW_EXCEEDS_BOUND,
+        "`time_range` window larger than the relation's bound",
     ),
     (UNKNOWN_QUERY_FIELD, "unknown field in a query"),
     (

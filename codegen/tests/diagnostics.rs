@@ -500,6 +500,15 @@ fn cases() -> Vec<Case> {
             (3, 45),
             "`force embed` keeps each B inside its A, but `B.a: one?` says a B may have none",
         ),
+        case(
+            "E0419",
+            &two(
+                "at: date",
+                "relation A.bs: many(100) <-> B.a: one { time_range by at window 500 }",
+            ),
+            (3, 65),
+            "the time range's window of 500 children is more than `A.bs: many(100)` allows",
+        ),
         // Queries.
         case(
             "E0501",
@@ -948,6 +957,29 @@ fn check_fails_on_everything_plan_and_generate_fail_on() {
             i + 1,
             i + 1
         ));
+    }
+    let window = |w: &str| {
+        format!(
+            "entity A {{ x: string }}\nentity B {{ at: date }}\n\
+             relation A.bs: squillions <-> B.a: one {{ time_range by at window {w} }}"
+        )
+    };
+    let windows = [
+        (window("0"), "E0314"),
+        (window("2.5"), "E0314"),
+        (window("1h"), "E0312"),
+        (window("-3"), "E0101"),
+    ];
+    for (src, code) in &windows {
+        let source = SourceFile::new("window.sqn", src.as_str());
+        let codes: Vec<String> = match squillion_codegen::load(&source) {
+            Ok(_) => Vec::new(),
+            Err(d) => d.iter().map(|x| x.code.to_string()).collect(),
+        };
+        assert!(
+            codes.iter().any(|c| c == code),
+            "{src}: {codes:?}, wanted {code}"
+        );
     }
     let failing = [
         ("entity A { x: binary @large(100GB) }", "E0314"),

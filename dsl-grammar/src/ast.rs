@@ -432,8 +432,13 @@ pub enum FactKind {
     },
     /// `summary count, total(value), max(value)`.
     Summary(Vec<SummaryItem>),
-    /// `time_range by ts`.
-    TimeRange(Ident),
+    /// `time_range by ts` or `time_range by ts window 3600`.
+    TimeRange {
+        /// The field the range is of.
+        field: Ident,
+        /// Children one range read covers, when declared.
+        window: Option<Quantity>,
+    },
     /// `force embed` or `force bucket(50)`.
     Force {
         /// The layout's name.

@@ -300,7 +300,13 @@ fn every_relation_fact() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(fact("time_range by ts"), FactKind::TimeRange(i) if i.name == "ts"));
+    assert!(
+        matches!(fact("time_range by ts"), FactKind::TimeRange { field, window: None } if field.name == "ts")
+    );
+    assert!(matches!(
+        fact("time_range by ts window 3600"),
+        FactKind::TimeRange { field, window: Some(w) } if field.name == "ts" && w.whole() == Some(3600)
+    ));
     assert!(
         matches!(fact("force embed"), FactKind::Force { layout, arg: None } if layout.name == "embed")
     );

@@ -36,6 +36,7 @@ pub const FACTS: &[&str] = &[
     "ratio",
     "by",
     "keep",
+    "window",
     "asc",
     "desc",
 ];

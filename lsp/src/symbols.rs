@@ -359,7 +359,7 @@ impl Symbols {
                         }
                     }
                 }
-                FactKind::TimeRange(field) => self.refer_child_field(field, &order),
+                FactKind::TimeRange { field, .. } => self.refer_child_field(field, &order),
                 FactKind::Fields(fields) => {
                     for f in fields {
                         self.refer_field_type(f);

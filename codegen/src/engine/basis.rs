@@ -104,7 +104,12 @@ pub(crate) enum Fact {
         newest_first: bool,
     },
     /// `time_range by f`.
-    TimeRange { child: String, field: String },
+    TimeRange {
+        child: String,
+        field: String,
+        /// Children one read covers, when declared.
+        window: Option<u64>,
+    },
     /// `summary ...`, as written.
     Summaries { names: Vec<String> },
     /// `latest N by f`.

@@ -339,6 +339,8 @@ pub struct RelationFacts {
     pub summary: Vec<Summary>,
     /// Children are queried by time range on this field.
     pub time_range: Option<String>,
+    /// Children one time-range read covers (`time_range by ts window 3600`), when declared.
+    pub time_range_window: Option<u64>,
     /// A forced layout.
     pub force: Option<Forced>,
 }

@@ -164,9 +164,18 @@ pub(crate) fn fact(f: &Fact) -> String {
             ),
             None => format!("{} are read {} per page", plural(child), thousands(*size)),
         },
-        Fact::TimeRange { child, field } => {
-            format!("{} are queried by time range on {field}", plural(child))
-        }
+        Fact::TimeRange {
+            child,
+            field,
+            window,
+        } => match window {
+            Some(n) => format!(
+                "{} are queried by time range on {field}, about {} per read",
+                plural(child),
+                thousands(*n)
+            ),
+            None => format!("{} are queried by time range on {field}", plural(child)),
+        },
         Fact::Summaries { names } => format!("summaries wanted: {}", list(names)),
         Fact::Latest {
             parent,

@@ -74,7 +74,7 @@ fn fact_name(kind: &FactKind) -> &'static str {
         FactKind::Latest { .. } => "latest",
         FactKind::Top { .. } => "top",
         FactKind::Summary(_) => "summary",
-        FactKind::TimeRange(_) => "time_range",
+        FactKind::TimeRange { .. } => "time_range",
         FactKind::Force { .. } => "force",
         FactKind::Fields(_) => "fields",
     }
@@ -214,8 +214,12 @@ impl Facts<'_> {
                     facts.summary = self.summary(r, items);
                 }
             }
-            FactKind::TimeRange(field) => {
+            FactKind::TimeRange { field, window } => {
                 facts.time_range = self.time_range(r, field);
+                if let Some(w) = window {
+                    facts.time_range_window = units::count(r, w, "the time range's window")
+                        .filter(|&n| self.window_fits(r, w, n));
+                }
             }
             FactKind::Force { layout, arg } => {
                 facts.force = force(r, layout, arg.as_ref(), fact.span);
@@ -229,6 +233,35 @@ impl Facts<'_> {
                 *fields = fields::fields(r, decls, Owner::Relation(&self.rel.id));
             }
         }
+    }
+
+    /// Whether a time range's window of `n` children fits the children a parent can have (its
+    /// declared bound). Reports it otherwise.
+    fn window_fits(&self, r: &mut Resolver<'_>, q: &Quantity, n: u64) -> bool {
+        let end = self.rel.parent();
+        let Some(bound) = end.cardinality.bound else {
+            return true;
+        };
+        if n <= bound {
+            return true;
+        }
+        r.report(
+            Diagnostic::error(
+                codes::WINDOW_EXCEEDS_BOUND,
+                q.span,
+                format!(
+                    "the time range's window of {n} children is more than `{}.{}: {}` allows",
+                    end.entity,
+                    end.field,
+                    end.cardinality.describe()
+                ),
+            )
+            .with_label(format!("a parent has at most {bound} children"))
+            .with_help(format!(
+                "write a window of at most {bound} (the children one range read returns), or raise the bound"
+            )),
+        );
+        false
     }
 
     /// Whether `growth unbounded` fits the relation's cardinalities: the end that holds the

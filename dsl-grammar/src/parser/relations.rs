@@ -156,7 +156,12 @@ pub(super) fn fact(pair: Pair<'_, Rule>) -> Build<Fact> {
             }
             FactKind::Summary(items)
         }
-        Rule::time_range_fact => FactKind::TimeRange(ident(c.next(Rule::ident)?)),
+        Rule::time_range_fact => {
+            let field = ident(c.next(Rule::ident)?);
+            c.skip_keywords();
+            let window = c.take(Rule::quantity).map(quantity).transpose()?;
+            FactKind::TimeRange { field, window }
+        }
         Rule::force_fact => {
             let layout = ident(c.next(Rule::ident)?);
             let arg = c.take(Rule::quantity).map(quantity).transpose()?;

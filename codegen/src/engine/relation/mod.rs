@@ -258,6 +258,7 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
         facts.push(Fact::TimeRange {
             child: c.clone(),
             field: field.clone(),
+            window: f.time_range_window,
         });
     }
     if !f.summary.is_empty() {
