@@ -42,6 +42,8 @@ struct Case {
     /// The list read is a query on the owner's items (`on Owner.items`), which does not make
     /// the items standalone, rather than a query on Item by its owner.
     children_query: bool,
+    /// The time range's declared window (children per range read), when `series`.
+    window: Option<u32>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -76,6 +78,7 @@ fn case() -> impl Strategy<Value = Case> {
                     alone_rate,
                     body_bytes,
                     children_query: false,
+                    window: None,
                 }
             },
         )
@@ -99,7 +102,14 @@ fn text(c: &Case) -> String {
         (false, false) => {}
     }
     if c.series {
-        facts.push("time_range by at".to_owned());
+        match c.window {
+            // A window is at most the declared bound (E0418 otherwise).
+            Some(w) => facts.push(format!(
+                "time_range by at window {}",
+                declared_bound(CLASSES[c.class]).map_or(w, |b| w.min(b))
+            )),
+            None => facts.push("time_range by at".to_owned()),
+        }
     } else if let Some(p) = c.page {
         facts.push(format!("page {p} by at asc"));
     }
@@ -124,6 +134,16 @@ fn text(c: &Case) -> String {
         ));
     }
     s
+}
+
+/// The bound a class declares (`many(300)`: 300).
+fn declared_bound(class: &str) -> Option<u32> {
+    let inner = class.split_once('(')?.1;
+    inner
+        .split(|ch: char| !ch.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn costs(d: &Decision) -> &[AlternativeCost] {
@@ -430,5 +450,94 @@ proptest! {
         c.children_query = children_query;
         let ds = sweep(&c, &steps, |k, x| k.body_bytes = x);
         flips_once_and_forward(&ds, &steps, &format!("child size\n{}", text(&c)))?;
+    }
+
+    /// The time range's declared window grows (rates fixed): the same; a wider window never
+    /// moves the choice back toward the layout that reads each child as a document of its own.
+    #[test]
+    fn the_choice_flips_at_most_once_as_the_window_grows(
+        c in case(),
+        list in 1u32..200,
+        alone in prop::option::of(1u32..200),
+    ) {
+        let steps = geometric(10, 1.9, 12);
+        let mut c = c;
+        c.series = true;
+        c.by_owner_rate = Some(list);
+        c.alone_rate = alone;
+        let ds = sweep(&c, &steps, |k, x| k.window = Some(x));
+        flips_once_and_forward(&ds, &steps, &format!("window\n{}", text(&c)))?;
+    }
+
+    /// A wider window never makes any alternative cheaper, and what one range read returns
+    /// follows the declared window (up to the children a parent has).
+    #[test]
+    fn a_wider_window_never_costs_less(c in case(), list in 1u32..200) {
+        let steps = geometric(10, 2.3, 9);
+        let mut c = c;
+        c.series = true;
+        c.by_owner_rate = Some(list);
+        let ds = sweep(&c, &steps, |k, x| k.window = Some(x));
+        for (w, pair) in ds.windows(2).enumerate() {
+            let (lo, hi) = (&pair[0], &pair[1]);
+            let (wl, wh) = (
+                lo.cost.as_ref().unwrap().workload.children_per_list,
+                hi.cost.as_ref().unwrap().workload.children_per_list,
+            );
+            prop_assert!(wl <= wh, "children per read fell from {} to {} at window {}", wl, wh, steps[w + 1]);
+            prop_assert!(wl <= f64::from(steps[w]) + 1e-9, "{} children per read at window {}\n{}", wl, steps[w], text(&c));
+            for a in costs(lo) {
+                let b = costs(hi)
+                    .iter()
+                    .find(|b| (b.layout, b.bucket_size) == (a.layout, a.bucket_size));
+                if let Some(b) = b {
+                    prop_assert!(
+                        b.micros + 1e-6 >= a.micros,
+                        "{:?} costs {} at window {} but {} at {}\n{}",
+                        a.layout, a.micros, steps[w], b.micros, steps[w + 1], text(&c)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A two-way many-to-many link updates both sides in one transaction: the two_way alternative
+/// counts one transaction per link (and no other alternative counts any), for every pair of
+/// bounds and with or without declared rates.
+#[test]
+fn two_way_links_cost_a_transaction_each() {
+    for (left, right) in [
+        ("few(5)", "many(300)"),
+        ("many(12)", "many(2000)"),
+        ("many(100)", "few"),
+    ] {
+        for rate in [None, Some(40)] {
+            let mut s = format!(
+                "entity Student {{ name: string }}\nentity Course {{ title: string }}\n\
+                 relation Student.courses: {left} <-> Course.students: {right} {{ navigate both }}\n"
+            );
+            if let Some(r) = rate {
+                s.push_str(&format!(
+                    "query course_by_title on Course {{\n  where title == ?\n  rate {r}/s\n}}\n"
+                ));
+            }
+            let p = plan(&s);
+            let d = &p.relationships[0];
+            let c = d.cost.as_ref().expect("costed");
+            for a in &c.alternatives {
+                let want = if a.layout == squillion_codegen::model::Layout::TwoWay {
+                    c.workload.appends
+                } else {
+                    0.0
+                };
+                assert!(
+                    (a.transactions - want).abs() < 0.01,
+                    "{:?}: {} transactions, want {want}\n{s}",
+                    a.layout,
+                    a.transactions
+                );
+            }
+        }
     }
 }

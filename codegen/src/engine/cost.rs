@@ -34,6 +34,9 @@ pub(crate) const DOCUMENT_REWRITTEN_US: f64 = 300.0;
 pub(crate) const KIB_REWRITTEN_US: f64 = 100.0;
 /// Each index entry written (a child_ref append with two index entries: 610 µs).
 pub(crate) const INDEX_ENTRY_US: f64 = 60.0;
+/// A transaction around writes, beyond the writes themselves and the commit's round trip
+/// (sessions, the commit's work on the server).
+pub(crate) const TRANSACTION_US: f64 = 0.0;
 
 /// Documents the driver receives in its first batch; more take a `getMore` round trip.
 const FIRST_BATCH: f64 = 101.0;
@@ -46,8 +49,8 @@ pub(crate) const DEFAULT_READS: f64 = 1.0;
 pub(crate) const APPEND_HEAVY_WRITES_PER_READ: f64 = 10.0;
 /// Children added per read otherwise (the rules of thumb assume read-mostly data).
 pub(crate) const WRITES_PER_READ: f64 = 0.1;
-/// Children one `time_range` read covers when nothing says more: a thousand readings (about
-/// 17 minutes of one reading a second).
+/// Children one `time_range` read covers when its `window` is not declared: a thousand readings
+/// (about 17 minutes of one reading a second).
 pub(crate) const RANGE_CHILDREN: f64 = 1000.0;
 /// Children per parent on average for an unbounded relationship without `typical`.
 pub(crate) const UNBOUNDED_CHILDREN: f64 = 1000.0;
@@ -76,6 +79,8 @@ pub(crate) struct Workload {
     pub with_parent: bool,
     /// Whether any rate came from the schema (a query `rate` or a `ratio`).
     pub declared: bool,
+    /// Children one time-range read covers, as declared.
+    pub range_window: Option<u64>,
     /// Whether an append links two documents that exist already (a many-to-many relation)
     /// rather than adding a new child.
     pub links: bool,
@@ -91,6 +96,8 @@ pub(crate) struct Estimate {
     pub documents_inserted: f64,
     pub documents_rewritten: f64,
     pub bytes_rewritten: f64,
+    /// Transactions committed (each also counts its commit among the round trips).
+    pub transactions: f64,
 }
 
 impl Estimate {
@@ -103,6 +110,7 @@ impl Estimate {
             + self.documents_rewritten * DOCUMENT_REWRITTEN_US
             + self.bytes_rewritten / 1024.0 * KIB_REWRITTEN_US
             + self.index_entries_written * INDEX_ENTRY_US
+            + self.transactions * TRANSACTION_US
     }
 
     /// `self + other * times`.
@@ -114,6 +122,7 @@ impl Estimate {
         self.documents_inserted += other.documents_inserted * times;
         self.documents_rewritten += other.documents_rewritten * times;
         self.bytes_rewritten += other.bytes_rewritten * times;
+        self.transactions += other.transactions * times;
     }
 }
 
@@ -171,7 +180,10 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
     };
     let listed = match (&f.page, &f.time_range) {
         (Some(p), _) => (p.size as f64).min(children.max(1.0)),
-        (None, Some(_)) => RANGE_CHILDREN.min(max.unwrap_or(f64::MAX)),
+        (None, Some(_)) => f
+            .time_range_window
+            .map_or(RANGE_CHILDREN, |w| w as f64)
+            .min(max.unwrap_or(f64::MAX)),
         (None, None) => children,
     };
     // A query's `limit` bounds what one list read returns: the rate-weighted mean over the
@@ -209,6 +221,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         // only the undeclared default (the parent shown with its children) reads the parent.
         with_parent: by_parent == 0.0 && f.page.is_none() && f.time_range.is_none(),
         declared,
+        range_window: f.time_range_window.filter(|_| f.page.is_none()),
         links: rel.kind == RelationKind::ManyToMany,
     }
 }
@@ -378,6 +391,7 @@ fn link(w: &Workload, alt: Alternative) -> Estimate {
             documents_rewritten: 2.0,
             bytes_rewritten: p + c + 2.0 * n * ID_BYTES,
             index_entries_written: 2.0,
+            transactions: 1.0,
             ..Estimate::default()
         },
         // The holder's array, with its multikey index entry (the other direction reads by it).
@@ -456,6 +470,7 @@ pub(crate) fn record(
             child_bytes: w.child_bytes.round() as u64,
             parent_bytes: w.parent_bytes.round() as u64,
             declared: w.declared,
+            range_window: w.range_window,
         },
         alternatives: costed
             .iter()
@@ -463,6 +478,7 @@ pub(crate) fn record(
                 layout: a.layout,
                 bucket_size: a.bucket_size,
                 chosen: *a == chosen,
+                nothing_copied: false,
                 acceptable: *acceptable,
                 round_trips: round(e.round_trips),
                 documents_read: round(e.documents_read),
@@ -471,6 +487,7 @@ pub(crate) fn record(
                 documents_written: round(e.documents_inserted + e.documents_rewritten),
                 documents_rewritten: round(e.documents_rewritten),
                 bytes_rewritten: round(e.bytes_rewritten),
+                transactions: round(e.transactions),
                 micros: round(e.micros()),
                 relative: if chosen_us > 0.0 {
                     round(e.micros() / chosen_us)
@@ -480,4 +497,111 @@ pub(crate) fn record(
             })
             .collect(),
     }
+}
+
+/// Reads of a copied field per update of its source when the schema states no ratio (a copy a
+/// query needs): the read-mostly default of every other write.
+pub(crate) const COPY_READS_PER_UPDATE: f64 = 1.0 / WRITES_PER_READ;
+
+/// What the copies rule 5 made cost and save. With copies, every update of a source rewrites the
+/// documents holding its copies (one `updateMany`, its parent's children); without them, every
+/// read that shows a copied field reads its source: a child read alone or a list of children
+/// shows its parent's fields by reading the parent (unless the list read reads it anyway), a
+/// parent showing its children's fields reads the children. The upkeep is the same under every
+/// layout, so it is added to every alternative, and the chosen layout without the copies
+/// becomes one more alternative, ruled out by rule 5 (the copies' ratio chose them).
+pub(crate) fn with_copies(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    cost: &mut CostPlan,
+    parent: &str,
+    copies: &[crate::plan::Denormalized],
+) {
+    let upkept: Vec<&crate::plan::Denormalized> = copies.iter().filter(|d| !d.immutable).collect();
+    if copies.is_empty() || cost.chosen().is_none() {
+        return;
+    }
+    let w = workload(ctx, rel);
+    let reads = w.list_reads + w.alone_reads;
+    // Sources updated per unit of workload: the most often updated copy's (they are updated
+    // one `updateMany` per source field at most; fields of one source document together).
+    let per_update = upkept
+        .iter()
+        .map(|d| {
+            d.reads_per_update
+                .unwrap_or(COPY_READS_PER_UPDATE)
+                .max(1e-9)
+        })
+        .fold(f64::INFINITY, f64::min);
+    let updates = if upkept.is_empty() || !per_update.is_finite() {
+        0.0
+    } else {
+        reads / per_update
+    };
+    let from_parent = copies
+        .iter()
+        .all(|d| d.source.split('.').next() == Some(parent));
+    let holders = if from_parent { w.children } else { 1.0 };
+    let upkeep = Estimate {
+        round_trips: updates,
+        documents_rewritten: updates * holders,
+        bytes_rewritten: updates
+            * holders
+            * if from_parent {
+                w.child_bytes
+            } else {
+                w.parent_bytes
+            },
+        ..Estimate::default()
+    };
+    let extra = if from_parent {
+        let list = if w.with_parent { 0.0 } else { w.list_reads };
+        let n = w.alone_reads + list;
+        Estimate {
+            round_trips: n,
+            documents_read: n,
+            bytes_read: n * w.parent_bytes,
+            ..Estimate::default()
+        }
+    } else {
+        let n = w.list_reads + w.alone_reads;
+        Estimate {
+            round_trips: n,
+            documents_read: n * w.children_per_list,
+            bytes_read: n * w.children_per_list * w.child_bytes,
+            ..Estimate::default()
+        }
+    };
+    let Some(mut bare) = cost.chosen().cloned() else {
+        return;
+    };
+    for a in &mut cost.alternatives {
+        add_to(a, &upkeep);
+    }
+    add_to(&mut bare, &extra);
+    bare.chosen = false;
+    bare.acceptable = false;
+    bare.nothing_copied = true;
+    cost.alternatives.push(bare);
+    let chosen_us = cost.chosen().map_or(0.0, |a| a.micros);
+    for a in &mut cost.alternatives {
+        a.relative = if chosen_us > 0.0 {
+            round(a.micros / chosen_us)
+        } else {
+            1.0
+        };
+    }
+}
+
+/// `a + e`, figures and estimated time.
+fn add_to(a: &mut AlternativeCost, e: &Estimate) {
+    a.round_trips = round(a.round_trips + e.round_trips);
+    a.documents_read = round(a.documents_read + e.documents_read);
+    a.bytes_read = round(a.bytes_read + e.bytes_read);
+    a.index_entries_written = round(a.index_entries_written + e.index_entries_written);
+    a.documents_written = round(a.documents_written + e.documents_inserted + e.documents_rewritten);
+    a.documents_rewritten = round(a.documents_rewritten + e.documents_rewritten);
+    a.bytes_rewritten = round(a.bytes_rewritten + e.bytes_rewritten);
+    a.transactions = round(a.transactions + e.transactions);
+    a.micros = round(a.micros + e.micros());
 }

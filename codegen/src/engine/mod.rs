@@ -86,6 +86,10 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             rejected,
             obligations: lay.obligations.clone(),
         };
+        let mut cost = choice.cost.clone();
+        if let Some(c) = cost.as_mut() {
+            cost::with_copies(&ctx, rel, c, &parent, &copies.denormalized);
+        }
         let s = &model.settings;
         decisions.push(Decision {
             id: rel.id.clone(),
@@ -112,7 +116,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
             bucket: lay.bucket.clone(),
             computed: lay.computed.clone(),
             outlier: lay.outlier.clone(),
-            cost: choice.cost.clone(),
+            cost,
             obligations: Vec::new(),
             warnings: Vec::new(),
         });

@@ -239,6 +239,10 @@ pub struct WorkloadPlan {
     pub parent_bytes: u64,
     /// Whether a query rate declared in the schema set the reads (otherwise the defaults did).
     pub declared: bool,
+    /// Children one time-range read covers, as declared (`time_range by ts window 3600`);
+    /// absent for other reads and for a time range without a window (1,000 assumed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_window: Option<u64>,
 }
 
 /// One alternative layout and its estimated cost per unit of the workload.
@@ -250,6 +254,10 @@ pub struct AlternativeCost {
     pub bucket_size: Option<u64>,
     /// The plan's layout.
     pub chosen: bool,
+    /// The chosen layout without the copies rule 5 made (each read that shows a copied field
+    /// reads its source instead); only where the plan copies fields.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nothing_copied: bool,
     /// The rules leave it open (only these compete on cost).
     pub acceptable: bool,
     /// Commands sent to the server.
@@ -266,6 +274,9 @@ pub struct AlternativeCost {
     pub documents_rewritten: f64,
     /// Bytes of existing documents rewritten.
     pub bytes_rewritten: f64,
+    /// Transactions committed (a two-way link updates both sides in one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transactions: f64,
     /// Estimated server time, in microseconds, with the calibrated constants.
     pub micros: f64,
     /// `micros` relative to the chosen alternative's.
@@ -329,4 +340,9 @@ pub struct SourcePosition {
     pub start: usize,
     /// End byte offset.
     pub end: usize,
+}
+
+/// Whether a figure is zero (left out of the JSON).
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }

@@ -28,8 +28,12 @@ fn per(x: f64, one: &str, many: &str) -> String {
 pub fn workload(w: &WorkloadPlan) -> String {
     let mut parts = Vec::new();
     if w.list_reads > 0.0 {
+        let window = match w.range_window {
+            Some(_) => " (the time range's declared window)",
+            None => "",
+        };
         parts.push(format!(
-            "{} of {} together",
+            "{} of {} together{window}",
             per(w.list_reads, "read", "reads"),
             per(w.children_per_list, "child", "children")
         ));
@@ -57,9 +61,14 @@ pub fn workload(w: &WorkloadPlan) -> String {
 
 /// The alternative's name: `bucket(200)`, `child_ref`.
 pub fn name(a: &AlternativeCost) -> String {
-    match a.bucket_size {
+    let layout = match a.bucket_size {
         Some(n) => format!("{}({n})", a.layout.as_str()),
         None => a.layout.as_str().to_owned(),
+    };
+    if a.nothing_copied {
+        format!("{layout}, nothing copied")
+    } else {
+        layout
     }
 }
 
@@ -69,6 +78,11 @@ pub fn name(a: &AlternativeCost) -> String {
 pub fn alternative(a: &AlternativeCost) -> String {
     let standing = if a.chosen {
         "chosen".to_owned()
+    } else if a.nothing_copied {
+        format!(
+            "{}x the chosen cost; rule 5 copies the fields for their read/update ratio",
+            num(a.relative)
+        )
     } else if a.acceptable {
         format!("{}x the chosen cost; the rules accept it", num(a.relative))
     } else {
@@ -77,8 +91,13 @@ pub fn alternative(a: &AlternativeCost) -> String {
             num(a.relative)
         )
     };
+    let transactions = if a.transactions > 0.0 {
+        format!("; transactions {}", num(a.transactions))
+    } else {
+        String::new()
+    };
     format!(
-        "~{} ms ({standing}); round trips {}; documents read {} ({}); index entries written {}; documents written {} (rewritten {}: {})",
+        "~{} ms ({standing}); round trips {}; documents read {} ({}); index entries written {}; documents written {} (rewritten {}: {}){transactions}",
         num(a.micros / 1000.0),
         num(a.round_trips),
         num(a.documents_read),
