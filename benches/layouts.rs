@@ -17,7 +17,8 @@
 //! Run against the test server: `scripts/with-server.sh cargo bench --bench layouts`
 //! (or set `SQUILLION_MONGODB_URI`). `SQUILLION_BENCH_OPS` sets the operations per round
 //! (default 200), `SQUILLION_BENCH_ONLY` one workload (`blog`, `iot`, `library`, `logs`,
-//! `products`, `orders`, `enroll`), `SQUILLION_BENCH_ROUNDS` the alternating rounds (default 5;
+//! `products`, `orders`, `enroll`, `calibrate`; `calibrate_only` for the calibration alone: the
+//! server's per-operation costs, measured first in every full run), `SQUILLION_BENCH_ROUNDS` the alternating rounds (default 5;
 //! the median counts). Round trips are counted with the driver's command monitoring
 //! (`CommandStartedEvent`s), not reasoned about.
 
@@ -62,6 +63,8 @@ variant!(enroll_chosen, "layouts/enroll_chosen.rs");
 variant!(enroll_one_way, "layouts/enroll_one_way.rs");
 variant!(enroll_link, "layouts/enroll_link.rs");
 
+#[path = "layout_workloads/calibrate.rs"]
+mod calibrate;
 #[path = "layout_workloads/common.rs"]
 mod common;
 #[path = "layout_workloads/measure.rs"]
@@ -125,6 +128,10 @@ fn main() {
         println!("ops per round: {ops}, rounds: {rounds} (median round)");
         let only = std::env::var("SQUILLION_BENCH_ONLY").unwrap_or_default();
         let run = |x: &str| only.is_empty() || only == x;
+        if run("calibrate") || only == "calibrate_only" {
+            calibrate::repeated(&client, 3, &mut dbs).await;
+        }
+        let run = |x: &str| only != "calibrate_only" && run(x);
         let mut all = Vec::new();
         let started = std::time::Instant::now();
         let mut done = |o: measure::Outcome| {

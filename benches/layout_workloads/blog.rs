@@ -296,16 +296,13 @@ pub async fn run(client: &Client, ops: usize, rounds: usize, dbs: &mut Vec<Datab
         post_repo: blog_all_refs::BlogPostRepo::new(&d[3]),
         comments: blog_all_refs::CommentRepo::new(&d[3]),
     };
-    chosen.seed().await;
-    embed.seed().await;
-    parent_refs.seed().await;
-    all_refs.seed().await;
     // The Plan's workload: without declared rates, one page read and, `append_heavy`, ten
     // comments added per read.
     let w = workload(chosen.schema(), "BlogPost.comments");
     let mix = Mix::new(&[(Op::Hot, w.list_reads), (Op::Write, w.appends)]);
-    let rows = crate::measure!(&mix, ops, rounds, 0; chosen, embed, parent_refs, all_refs);
+    let rows = crate::drive!(&mix, ops, rounds; chosen, embed, parent_refs, all_refs);
     Outcome {
+        schema: rows[0].schema.clone(),
         title: "Blog (seed 003): BlogPost.comments, pages of 50, append-heavy".into(),
         relation: "BlogPost.comments",
         mix: mix.describe(&|op| {

@@ -256,15 +256,13 @@ pub async fn run(client: &Client, ops: usize, rounds: usize, dbs: &mut Vec<Datab
         courses: enroll_link::CourseRepo::new(&d[2]),
         links: enroll_link::StudentCoursesLinkRepo::new(&d[2]),
     };
-    chosen.seed().await;
-    one_way.seed().await;
-    link.seed().await;
     // The Plan's workload: no rates declared, one read of a student's courses and 0.1
     // enrolments per read.
     let w = workload(chosen.schema(), "Student.courses");
     let mix = Mix::new(&[(Op::Hot, w.list_reads), (Op::Write, w.appends)]);
-    let rows = crate::measure!(&mix, ops, rounds, 0; chosen, one_way, link);
+    let rows = crate::drive!(&mix, ops, rounds; chosen, one_way, link);
     Outcome {
+        schema: rows[0].schema.clone(),
         title: "Enrolments (many-to-many): Student.courses against Course.students, read both ways"
             .into(),
         relation: "Student.courses",

@@ -264,15 +264,12 @@ pub async fn run(client: &Client, ops: usize, rounds: usize, dbs: &mut Vec<Datab
         logs: logs_parent_refs::LogEntryRepo::new(&d[3]),
         raw_hosts: d[3].collection("hosts"),
     };
-    chosen.seed().await;
-    bucket.seed().await;
-    embed.seed().await;
-    parent_refs.seed().await;
     // The Plan's workload: `recent_logs` 20/s, and, `append_heavy`, ten messages per read.
     let w = workload(chosen.schema(), "Host.logs");
     let mix = Mix::new(&[(Op::Hot, w.list_reads), (Op::Write, w.appends)]);
-    let rows = crate::measure!(&mix, ops, rounds, 0; chosen, bucket, embed, parent_refs);
+    let rows = crate::drive!(&mix, ops, rounds; chosen, bucket, embed, parent_refs);
     Outcome {
+        schema: rows[0].schema.clone(),
         title: "Logging (seed 004): Host.logs, squillions, the latest 50 read, append-heavy".into(),
         relation: "Host.logs",
         mix: mix.describe(&|op| {

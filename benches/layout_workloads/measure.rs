@@ -73,7 +73,7 @@ macro_rules! measure {
     ($mix:expr, $ops:expr, $rounds:expr, $first:expr; $($v:expr),+ $(,)?) => {{
         let mut rows = vec![$($crate::measure::Row {
             name: $crate::common::Variant::name(&$v),
-            schema: $crate::common::Variant::schema(&$v),
+            schema: $crate::common::Variant::schema(&$v).to_owned(),
             m: $crate::measure::Measured::default(),
         }),+];
         // A warm-up round of each variant, not counted: the first operations after seeding pay
@@ -96,7 +96,9 @@ macro_rules! measure {
 
 pub struct Row {
     pub name: &'static str,
-    pub schema: &'static str,
+    /// The variant's schema as the cost model sees it (its `.sqn`, with the workload's declared
+    /// facts where the workload adds some: the IoT windows).
+    pub schema: String,
     pub m: Measured,
 }
 
@@ -106,7 +108,20 @@ pub struct Outcome {
     /// The relationship the variants lay out (`BlogPost.comments`).
     pub relation: &'static str,
     pub mix: String,
+    /// The schema whose Plan predicts the costs and names the engine's choice (the first
+    /// variant's, unless the workload declares more).
+    pub schema: String,
     pub rows: Vec<Row>,
+}
+
+/// Seeds every variant, then measures them all with [`measure!`]: one driver for every workload
+/// whose variants are measured once.
+#[macro_export]
+macro_rules! drive {
+    ($mix:expr, $ops:expr, $rounds:expr; $($v:expr),+ $(,)?) => {{
+        $( $crate::common::Variant::seed(&$v).await; )+
+        $crate::measure!($mix, $ops, $rounds, 0; $($v),+)
+    }};
 }
 
 pub fn plan(name: &str, text: &str) -> Plan {
@@ -131,7 +146,7 @@ pub fn workload(schema: &str, relation: &str) -> WorkloadPlan {
 /// A variant's predicted cost (µs per unit of workload): the alternative with its layout (and
 /// bucket size) in the chosen schema's Plan; a layout missing there (another bucket size) is
 /// costed by the variant's own Plan, whose facts are the same but for `force`.
-fn predicted(chosen: &Plan, variant: &Plan, relation: &str) -> f64 {
+fn predicted(chosen: &Plan, variant: &Plan, relation: &str) -> (f64, bool) {
     let find = |p: &Plan| {
         p.relationships
             .iter()
@@ -147,11 +162,19 @@ fn predicted(chosen: &Plan, variant: &Plan, relation: &str) -> f64 {
             .map(|c| c.alternatives.clone())
             .unwrap_or_default()
     };
+    // A variant without the copies the chosen layout makes is the chosen Plan's "nothing
+    // copied" alternative.
+    let bare = !c.denormalized.is_empty() && v.denormalized.is_empty();
     alternatives(&c)
         .iter()
-        .find(|a| (a.layout, a.bucket_size) == key)
-        .map(|a| a.micros)
-        .or_else(|| alternatives(&v).iter().find(|a| a.chosen).map(|a| a.micros))
+        .find(|a| (a.layout, a.bucket_size) == key && a.nothing_copied == bare)
+        .map(|a| (a.micros, a.chosen))
+        .or_else(|| {
+            alternatives(&v)
+                .iter()
+                .find(|a| a.chosen)
+                .map(|a| (a.micros, false))
+        })
         .expect("the variant's layout is costed")
 }
 
@@ -195,27 +218,31 @@ pub struct Ranked {
     pub predicted_us: f64,
     pub predicted: f64,
     pub measured: f64,
+    /// The engine's choice (the alternative its Plan marks chosen).
+    pub chosen: bool,
 }
 
+/// Every variant's prediction and measurement, relative to the engine's choice (the variant
+/// whose layout the chosen schema's Plan marks chosen; the first variant if none matches).
 pub fn ranked(o: &Outcome) -> Vec<Ranked> {
-    let chosen = plan("chosen", o.rows[0].schema);
-    let chosen_ops = median(&o.rows[0].m.mix);
-    let rows: Vec<(f64, f64)> = o
+    let chosen = plan("chosen", &o.schema);
+    let rows: Vec<(f64, bool)> = o
         .rows
         .iter()
-        .map(|r| {
-            let us = predicted(&chosen, &plan(r.name, r.schema), o.relation);
-            (us, chosen_ops / median(&r.m.mix))
-        })
+        .map(|r| predicted(&chosen, &plan(r.name, &r.schema), o.relation))
         .collect();
-    let base = rows[0].0.max(1e-9);
+    let c = rows.iter().position(|(_, is)| *is).unwrap_or(0);
+    let chosen_ops = median(&o.rows[c].m.mix);
+    let base = rows[c].0.max(1e-9);
     o.rows
         .iter()
         .zip(rows)
-        .map(|(_, (us, measured))| Ranked {
+        .enumerate()
+        .map(|(k, (r, (us, _)))| Ranked {
             predicted_us: us,
             predicted: us / base,
-            measured,
+            measured: chosen_ops / median(&r.m.mix),
+            chosen: k == c,
         })
         .collect()
 }
@@ -229,9 +256,14 @@ pub fn print(o: &Outcome) {
     for (r, k) in o.rows.iter().zip(&ranked) {
         let lo = r.m.mix.iter().copied().fold(f64::MAX, f64::min);
         let hi = r.m.mix.iter().copied().fold(0.0, f64::max);
+        let name = if k.chosen && !r.name.contains("(chosen)") {
+            format!("{} (chosen)", r.name)
+        } else {
+            r.name.to_owned()
+        };
         println!(
             "| {} | {:.0} | {:.0}-{:.0} | {:.0} | {:.2} | {:.1} | {:.2} | {:.0} | {:.2} | {:.2} |",
-            r.name,
+            name,
             median(&r.m.mix),
             lo,
             hi,
@@ -254,12 +286,14 @@ pub fn agreement(o: &Outcome) -> (f64, f64) {
     let r = ranked(o);
     let p: Vec<f64> = r.iter().map(|x| x.predicted).collect();
     let m: Vec<f64> = r.iter().map(|x| x.measured).collect();
-    let chosen = median(&o.rows[0].m.mix);
+    let c = r.iter().position(|x| x.chosen).unwrap_or(0);
+    let chosen = median(&o.rows[c].m.mix);
     let best = o
         .rows
         .iter()
-        .skip(1)
-        .map(|r| median(&r.m.mix))
+        .enumerate()
+        .filter(|(k, _)| *k != c)
+        .map(|(_, r)| median(&r.m.mix))
         .fold(0.0, f64::max);
     (spearman(&p, &m), chosen / best.max(1e-9))
 }
