@@ -968,7 +968,7 @@ fn check_fails_on_everything_plan_and_generate_fail_on() {
         (window("0"), "E0314"),
         (window("2.5"), "E0314"),
         (window("1h"), "E0312"),
-        (window("-3"), "E0101"),
+        (window("-3"), "E0314"),
     ];
     for (src, code) in &windows {
         let source = SourceFile::new("window.sqn", src.as_str());
