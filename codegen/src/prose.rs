@@ -7,7 +7,7 @@ pub(crate) mod decision;
 pub mod diff;
 pub(crate) mod hot;
 mod obligations;
-mod rejections;
+pub(crate) mod rejections;
 
 /// `a` or `an` before a word as written (`an Address`, `a string`, `an int32`).
 pub fn article(word: &str) -> &'static str {

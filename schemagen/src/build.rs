@@ -19,6 +19,14 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
     schema
         .settings
         .push(("bucket_size".to_owned(), "8".to_owned()));
+    if let Some(max) = config.doc_max_size {
+        schema
+            .settings
+            .push(("doc_warn_size".to_owned(), format!("{}KB", max / 2048)));
+        schema
+            .settings
+            .push(("doc_max_size".to_owned(), format!("{}KB", max / 1024)));
+    }
     let mut values: Vec<&'static str> = Vec::new();
     for (i, e) in r.entities.iter().enumerate() {
         let mut fields = Vec::new();

@@ -30,6 +30,11 @@ pub struct Config {
     pub unique_on_embedded: bool,
     /// `latest N` subsets (issue 11, defect 6: their copies' `_id`).
     pub subsets: bool,
+    /// A document size limit (`doc_max_size`, with `doc_warn_size` at half of it) in bytes (whole
+    /// KB, at least 2 KB), in
+    /// place of MongoDB's 16 MB: a small one makes many layouts outgrow it (issue 13: a layout
+    /// whose worst-case document exceeds the limit is never chosen unless forced).
+    pub doc_max_size: Option<u64>,
 }
 
 impl Default for Config {
@@ -41,6 +46,7 @@ impl Default for Config {
             embed_cycles: true,
             unique_on_embedded: true,
             subsets: true,
+            doc_max_size: None,
         }
     }
 }

@@ -307,6 +307,14 @@ pub(crate) enum Reason {
         percent: u64,
         base: Box<Reason>,
     },
+    /// The engine's layout (chosen for `base`) would let a document grow past MongoDB's limit
+    /// (`doc_max_size`) at worst; `layout` is the best that fits.
+    TooLarge {
+        layout: Layout,
+        engine: Layout,
+        document: Oversized,
+        base: Box<Reason>,
+    },
     /// A tree of its own kind: the base reason, and the roots keep a collection.
     TreeRoots { base: Box<Reason>, child: String },
     /// An entity related to itself one-to-one references its partner.
@@ -461,6 +469,21 @@ pub(crate) enum Against {
     },
     /// A copy was declined (rule 5).
     Copy { sources: String, why: Declined },
+    /// Its worst-case document would exceed MongoDB's limit (`doc_max_size`): never eligible.
+    TooLarge { document: Oversized },
+}
+
+/// A document that would exceed MongoDB's size limit at worst, by the size model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Oversized {
+    /// The entity whose documents (or, for a bucket, whose children's buckets) would be too large.
+    pub entity: String,
+    /// The documents are buckets of `entity`.
+    pub bucket: bool,
+    /// Worst-case size, in bytes.
+    pub worst: u64,
+    /// The limit (`doc_max_size`).
+    pub limit: u64,
 }
 
 /// Why a copy was not made.

@@ -14,6 +14,7 @@ mod cost;
 mod cycles;
 mod denormalize;
 mod fields;
+pub(crate) mod fit;
 mod hot;
 mod indexes;
 mod placement;
@@ -35,8 +36,58 @@ pub use warnings::codes;
 /// Decides the layout of every relationship and the shape of every collection.
 ///
 /// Total on any valid [`Model`]: it never panics, and the same model gives the same plan.
+///
+/// No unforced layout makes a document exceed `doc_max_size` in the worst case: a plan where one
+/// does is decided again with that alternative ruled out (`fit`), until every document fits or
+/// only forced layouts or the entities' own fields keep one over the limit (warning W104).
 pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let ctx = context::Ctx::new(model, source);
+    let mut ineligible: Vec<Vec<relation::Ineligible>> = vec![Vec::new(); model.relations.len()];
+    // Each round rules out one more (relationship, alternative) pair, of a handful per
+    // relationship: the bound is never reached, it only guards the loop (a round that may not
+    // rule anything out returns its plan).
+    let rounds = model.relations.len().saturating_mul(8);
+    loop {
+        let refit = ineligible.iter().map(Vec::len).sum::<usize>() < rounds;
+        match attempt(&ctx, &ineligible, None, refit) {
+            Err((i, x)) => ineligible[i].push(x),
+            Ok(plan) if !refit => return plan,
+            Ok(plan) => {
+                // The alternatives that competed and lost are ruled out too when they would not
+                // fit, so that the Plan never shows one as open: each is tried in a plan of its
+                // own where it is not plainly small enough.
+                let limit = plan.settings.doc_max_size;
+                let over: Vec<String> = plan
+                    .collections
+                    .iter()
+                    .filter(|c| c.size.worst.is_some_and(|w| w > limit))
+                    .map(|c| c.name.clone())
+                    .collect();
+                let trial = |i: usize, alt: cost::Alternative| {
+                    let p = attempt(&ctx, &ineligible, Some((i, alt)), false).ok()?;
+                    let rel = &p.relationships.get(i)?.id;
+                    fit::outgrown(&p.collections, rel, limit, &over)
+                };
+                match fit::unchosen(&ctx, &plan, &ineligible, trial) {
+                    Some((i, x)) => ineligible[i].push(x),
+                    None => return plan,
+                }
+            }
+        }
+    }
+}
+
+/// One plan with the `ineligible` alternatives ruled out; with `refit`, the next alternative to
+/// rule out instead when a document does not fit and an unforced layout could change that.
+/// `pin` sets one relationship's layout, to size an alternative that lost.
+fn attempt(
+    ctx: &context::Ctx<'_>,
+    ineligible: &[Vec<relation::Ineligible>],
+    pin: Option<(usize, cost::Alternative)>,
+    refit: bool,
+) -> Result<Plan, (usize, relation::Ineligible)> {
+    let model = ctx.model;
+    let source = ctx.source;
     let mut decisions = Vec::new();
     let mut bases: Vec<Basis> = Vec::new();
     let mut layouts = Vec::new();
@@ -44,12 +95,28 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let mut choices: Vec<_> = model
         .relations
         .iter()
-        .map(|rel| relation::decide(&ctx, rel))
+        .zip(ineligible)
+        .map(|(rel, out)| relation::decide(ctx, rel, out))
         .collect();
-    let broken = cycles::break_cycles(&ctx, &mut choices);
+    if let Some((i, alt)) = pin {
+        if let (Some(choice), Some(rel)) = (choices.get_mut(i), model.relations.get(i)) {
+            relation::pin(ctx, rel, choice, alt);
+        }
+    }
+    let broken = cycles::break_cycles(ctx, &mut choices);
+    let current: Vec<fit::Current> = choices
+        .iter()
+        .map(|c| fit::Current {
+            alt: cost::Alternative {
+                layout: c.strategy,
+                bucket_size: c.bucket_size,
+            },
+            forced: c.forced,
+        })
+        .collect();
     for (rel, choice) in model.relations.iter().zip(&choices) {
-        let mut lay = placement::place(&ctx, rel, choice);
-        let copies = denormalize::copies(&ctx, rel, choice, &mut lay);
+        let mut lay = placement::place(ctx, rel, choice);
+        let copies = denormalize::copies(ctx, rel, choice, &mut lay);
         let parent = rel.end(choice.parent).entity.clone();
         let child = match choice.parent {
             crate::model::Side::Left => rel.right.entity.clone(),
@@ -88,7 +155,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         };
         let mut cost = choice.cost.clone();
         if let Some(c) = cost.as_mut() {
-            cost::with_copies(&ctx, rel, c, &parent, &copies.denormalized);
+            cost::with_copies(ctx, rel, c, &parent, &copies.denormalized);
         }
         let s = &model.settings;
         decisions.push(Decision {
@@ -174,19 +241,25 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         too_deep: Default::default(),
     };
     let mut spans = collections::SpanIndex::new();
-    let mut collections = collections::build(&ctx, &placements, &mut spans);
+    let mut collections = collections::build(ctx, &placements, &mut spans);
     relocate(&mut decisions, &collections);
     copy_sites::place(&mut decisions, &mut bases, &collections);
     placement::subset_children(&mut decisions, &collections);
     for (d, basis) in decisions.iter_mut().zip(&bases) {
         crate::prose::decision::render(d, basis);
     }
-    let joins = indexes::plan(&ctx, &mut collections, &decisions);
+    let joins = indexes::plan(ctx, &mut collections, &decisions);
     size::estimate(&mut collections);
+    if refit {
+        let limit = model.settings.doc_max_size;
+        if let Some(next) = fit::next(&collections, &decisions, &current, ineligible, limit) {
+            return Err(next);
+        }
+    }
 
-    let queries = queries::plan(&ctx, &collections, &decisions);
+    let queries = queries::plan(ctx, &collections, &decisions);
     let mut emit = warnings::Emit {
-        ctx: &ctx,
+        ctx,
         out: context::Warnings::default(),
     };
     for ((rel, _), d) in layouts.iter().zip(&decisions) {
@@ -226,7 +299,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         d.warnings = by_relation.remove(d.id.as_str()).unwrap_or_default();
     }
 
-    Plan {
+    Ok(Plan {
         format_version: Plan::FORMAT_VERSION,
         source: source.name().to_owned(),
         settings: model.settings.clone(),
@@ -234,7 +307,7 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
         queries,
         relationships: decisions,
         warnings,
-    }
+    })
 }
 
 /// What one decision rests on, as data, kept until every name is final and then worded by

@@ -385,6 +385,19 @@ pub(crate) fn reason(r: &Reason) -> String {
             up_to(*left_max, right),
             up_to(*right_max, left)
         ),
+        Reason::TooLarge {
+            layout,
+            engine,
+            document,
+            base,
+        } => format!(
+            "{} is chosen: with {}, {} (document size); the rules' own case for {}: {}",
+            layout.as_str(),
+            engine.as_str(),
+            super::rejections::oversized(document),
+            engine.as_str(),
+            reason(base)
+        ),
         Reason::TreeRoots { base, child } => format!(
             "{}. Nothing else holds {}, so the {} at the top of each tree are documents of a collection of their own",
             reason(base),

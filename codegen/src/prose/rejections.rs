@@ -2,7 +2,7 @@
 //! (`Declined`) and a rule a forced layout breaks (`Broken`), from the data the engine records.
 //! Part of a decision's prose (`super::decision`).
 
-use crate::engine::basis::{Against, Broken, Declined};
+use crate::engine::basis::{Against, Broken, Declined, Oversized};
 
 use super::decision::{chain, growth, ids, list, ratio, reason};
 use super::{a, n_of, plural, thousands, up_to};
@@ -170,7 +170,31 @@ pub(crate) fn against(x: &Against) -> String {
             reason(r)
         ),
         Against::Copy { sources, why } => format!("copying {sources}: {}", declined(sources, why)),
+        Against::TooLarge { document } => format!(
+            "{} (document size: never eligible, whatever the workload)",
+            oversized(document)
+        ),
     }
+}
+
+/// What would outgrow MongoDB's document limit: `a bucket of Readings could reach 18 MB in the
+/// worst case, over MongoDB's 16 MB limit`.
+pub(crate) fn oversized(d: &Oversized) -> String {
+    let what = if d.bucket {
+        format!("a bucket of {}", plural(&d.entity))
+    } else {
+        format!("{} document", a(&d.entity))
+    };
+    format!(
+        "{what} could reach {} in the worst case, over the {} a document may hold (`doc_max_size`{})",
+        super::bytes(d.worst),
+        super::bytes(d.limit),
+        if d.limit == 16 * 1024 * 1024 {
+            ": MongoDB's limit"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Why a copy of `sources` was declined.
@@ -250,5 +274,37 @@ pub(crate) fn broken(b: &Broken) -> String {
             "children are read a page at a time; this layout cannot return one page per read"
                 .to_owned()
         }
+    }
+}
+
+/// Why a document still exceeds the limit (warning W104), and what to do, from `fit::Cause`.
+pub(crate) fn oversize_cause(cause: &crate::engine::fit::Cause) -> (String, String) {
+    use crate::engine::fit::Cause;
+    let ids = |v: &[String]| {
+        v.iter()
+            .map(|x| format!("`{x}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match cause {
+        Cause::Forced(forced) => (
+            format!(
+                "the schema forces {}",
+                forced
+                    .iter()
+                    .map(|(id, layout)| format!("`{id}` to {}", layout.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "drop the `force` (the engine never chooses a layout that outgrows the limit) or bound the arrays it fills".to_owned(),
+        ),
+        Cause::NoLayoutFits(ids_) => (
+            format!("no layout of {} keeps it under the limit", ids(ids_)),
+            "bound the largest arrays or move them out of the document".to_owned(),
+        ),
+        Cause::OwnFields => (
+            "its own fields reach that, whatever the relationships' layouts".to_owned(),
+            "bound the largest arrays or move them out of the document".to_owned(),
+        ),
     }
 }

@@ -11,7 +11,7 @@ mod one_to_many;
 use crate::model::{Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
 use crate::plan::RuleId;
 
-use super::basis::{Against, Broken, Fact, Reason, Through};
+use super::basis::{Against, Broken, Fact, Oversized, Reason, Through};
 use super::context::Ctx;
 use super::cost;
 
@@ -53,7 +53,16 @@ pub(super) struct View<'a> {
     pub child_alone: bool,
 }
 
-pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
+/// An alternative ruled out before any comparison: by the size model, a document it makes
+/// would exceed MongoDB's limit (`doc_max_size`) in the worst case (`super::fit`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ineligible {
+    pub alt: cost::Alternative,
+    pub document: Oversized,
+}
+
+/// Decides `rel`'s layout; the `ineligible` alternatives are never chosen unless forced.
+pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation, ineligible: &[Ineligible]) -> Choice {
     let mut choice = match rel.kind {
         RelationKind::OneToOne => one_to_one(ctx, rel),
         RelationKind::OneToMany => one_to_many::decide(ctx, rel),
@@ -64,17 +73,37 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         layout: choice.strategy,
         bucket_size: choice.bucket_size,
     };
+    let too_large = |a: cost::Alternative| ineligible.iter().find(|x| x.alt == a);
     let mut costed: Vec<_> = cost::alternatives(rel, engine, ctx.settings.bucket_size)
         .into_iter()
         .map(|a| {
-            let ok = a == engine || accepted_by_rules(&choice, a.layout);
+            let ok =
+                too_large(a).is_none() && (a == engine || accepted_by_rules(&choice, a.layout));
             (a, ok, cost::estimate(&w, a))
         })
         .collect();
-    // The workload decides only where the schema declares one: without rates the rules' own
-    // order stands, and the costs under the default workload are shown beside it.
-    if rel.facts.force.is_none() && w.declared {
-        choose_by_cost(&mut choice, &costed);
+    if rel.facts.force.is_none() {
+        if let Some(x) = too_large(engine) {
+            // The rules' own choice does not fit: the cheapest the rules accept that fits, else
+            // the relation's own collection of references, else the cheapest that fits.
+            refit(&mut choice, rel, &costed, ineligible, x);
+        } else if w.declared {
+            // The workload decides only where the schema declares one: without rates the rules'
+            // own order stands, and the costs under the default workload are shown beside it.
+            choose_by_cost(&mut choice, &costed);
+        }
+        for x in ineligible {
+            if x.alt.layout != choice.strategy {
+                choice.rejected.retain(|r| r.strategy != Some(x.alt.layout));
+                choice.rejected.push(Rejection {
+                    strategy: Some(x.alt.layout),
+                    rules: vec![RuleId::DocumentSize],
+                    against: Against::TooLarge {
+                        document: x.document.clone(),
+                    },
+                });
+            }
+        }
     }
     if let Some(forced) = rel.facts.force {
         honour_force(&mut choice, forced.layout, forced.size, ctx, rel);
@@ -88,6 +117,69 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     }
     choice.cost = Some(cost::record(&w, &costed, chosen));
     choice
+}
+
+/// Sets `choice` to `alt`, as `force` would place it, to size an alternative that lost.
+pub(crate) fn pin(ctx: &Ctx<'_>, rel: &Relation, choice: &mut Choice, alt: cost::Alternative) {
+    choice.strategy = alt.layout;
+    choice.bucket_size = alt.bucket_size;
+    choice.outlier_cap = None;
+    if alt.layout == Layout::OneWay && rel.kind == RelationKind::ManyToMany {
+        let l = rel.left.cardinality.max(ctx.settings).unwrap_or(u64::MAX);
+        let r = rel.right.cardinality.max(ctx.settings).unwrap_or(u64::MAX);
+        choice.parent = if l <= r { Side::Left } else { Side::Right };
+    }
+}
+
+/// Replaces the engine's choice, which does not fit in a document (`x`), by the cheapest
+/// alternative the rules accept that fits; without one, by the layout that moves the children
+/// into documents of their own (a reference on each child, or a link collection); without that,
+/// by the cheapest that fits. When nothing fits the choice stands, and the size warning says so.
+fn refit(
+    choice: &mut Choice,
+    rel: &Relation,
+    costed: &[(cost::Alternative, bool, cost::Estimate)],
+    ineligible: &[Ineligible],
+    x: &Ineligible,
+) {
+    // `costed` marks the alternatives the rules accept and that fit.
+    let fits = |a: &cost::Alternative| !ineligible.iter().any(|i| i.alt == *a);
+    let cheapest = |accepted_only: bool| {
+        costed
+            .iter()
+            .filter(|(a, ok, _)| fits(a) && (*ok || !accepted_only))
+            .min_by(|a, b| a.2.micros().total_cmp(&b.2.micros()))
+            .map(|(a, _, _)| *a)
+    };
+    let own = match rel.kind {
+        RelationKind::ManyToMany => Layout::LinkCollection,
+        _ => Layout::ChildRef,
+    };
+    let Some(best) = cheapest(true)
+        .or_else(|| {
+            costed
+                .iter()
+                .find(|(a, _, _)| a.layout == own && fits(a))
+                .map(|(a, _, _)| *a)
+        })
+        .or_else(|| cheapest(false))
+    else {
+        return;
+    };
+    let engine = choice.strategy;
+    choice.rejected.retain(|r| r.strategy != Some(best.layout));
+    choice.reason = Reason::TooLarge {
+        layout: best.layout,
+        engine,
+        document: x.document.clone(),
+        base: Box::new(choice.reason.clone()),
+    };
+    let mut rules = forced_rules(best.layout);
+    rules.push(RuleId::DocumentSize);
+    choice.rules = rules;
+    choice.strategy = best.layout;
+    choice.bucket_size = best.bucket_size;
+    choice.outlier_cap = None;
 }
 
 /// Whether the rules leave `layout` open: the engine rejected it only for a preference the

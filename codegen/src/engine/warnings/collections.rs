@@ -47,14 +47,16 @@ pub(crate) fn collections(
         walk(e, c, &c.fields, spans);
         match c.size.worst {
             Some(w) if w > s.doc_max_size => {
+                let cause = crate::engine::fit::cause(c, decisions, w - s.doc_max_size);
+                let (why, help) = crate::prose::rejections::oversize_cause(&cause);
                 let severity = if forced_collections.contains(c.name.as_str()) { Severity::Warning } else { Severity::Error };
                 e.warn(
                     codes::DOCUMENT_TOO_LARGE,
                     severity,
                     RuleId::DocumentSize,
                     entity_span,
-                    format!("a `{}` document can reach {} in the worst case, over MongoDB's {} limit", c.name, bytes_words(w), bytes_words(s.doc_max_size)),
-                    Some("bound the largest arrays or move them out of the document".to_owned()),
+                    format!("a `{}` document can reach {} in the worst case, over MongoDB's {} limit: {why}", c.name, bytes_words(w), bytes_words(s.doc_max_size)),
+                    Some(help),
                     Some(&c.name),
                     None,
                 );
