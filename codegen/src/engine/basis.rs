@@ -21,6 +21,8 @@ pub(crate) enum Alone {
     Expires { field: String, ttl: u64 },
     /// It may have no `parent` (`end` is `one?`): a child without one has nowhere else to be.
     NoParent { end: String, parent: String },
+    /// Another relationship's layout refers to it by `_id` (`relation`, decided `layout`).
+    Referenced { relation: String, layout: Layout },
 }
 
 /// How a child is reached when it is not read on its own.

@@ -1,10 +1,10 @@
 //! What every engine module reads: the model, the thresholds, and facts derived once.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use squillion_grammar::{SourceFile, Span};
 
-use crate::model::{Entity, Model, Query, Relation, RelationKind, Settings};
+use crate::model::{Entity, Layout, Model, Query, Relation, RelationKind, Settings};
 use crate::plan::{SourcePosition, Warning};
 
 /// The engine's view of one model.
@@ -15,6 +15,11 @@ pub(crate) struct Ctx<'a> {
     /// Entities read on their own: declared `standalone`, queried, or carrying a pattern that
     /// needs a collection (tree, queue, versioning).
     pub standalone: BTreeSet<String>,
+    /// Entities some other relationship's layout refers to by `_id` (an id array, a reference to
+    /// the parent, a link): they must be documents of their own, so no relationship embeds them
+    /// (rule 2). Filled by the engine between decision rounds, with the relationship and its
+    /// layout that refer to each.
+    pub referenced: std::cell::RefCell<BTreeMap<String, (String, Layout)>>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
     /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
@@ -129,6 +134,7 @@ impl<'a> Ctx<'a> {
             settings: &model.settings,
             source,
             standalone,
+            referenced: Default::default(),
             declared_standalone,
             orphans,
             expiring,
@@ -194,7 +200,13 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn is_standalone(&self, entity: &str) -> bool {
-        self.standalone.contains(entity)
+        self.standalone.contains(entity) || self.referenced.borrow().contains_key(entity)
+    }
+
+    /// [`Self::is_standalone`] as relationship `asking` sees it: a reference by `_id` that
+    /// `asking` itself makes is no reason for `asking` to keep the entity out.
+    pub fn is_standalone_beside(&self, entity: &str, asking: &str) -> bool {
+        self.read_alone(entity, asking).is_some()
     }
 
     /// The field of `entity` whose date makes its documents expire, and the TTL in seconds, when
@@ -203,8 +215,8 @@ impl<'a> Ctx<'a> {
         self.expiring.get(entity).copied()
     }
 
-    /// Why `entity` counts as standalone, for the decision's facts.
-    pub fn read_alone(&self, entity: &str) -> Option<super::basis::Alone> {
+    /// Why `entity` counts as standalone, for the facts of relationship `asking`.
+    pub fn read_alone(&self, entity: &str, asking: &str) -> Option<super::basis::Alone> {
         use super::basis::Alone;
         if self.declared_standalone.contains(entity) {
             return Some(Alone::Declared);
@@ -224,7 +236,17 @@ impl<'a> Ctx<'a> {
                 parent: (*parent).to_owned(),
             });
         }
-        self.standalone.contains(entity).then_some(Alone::Pattern)
+        if self.standalone.contains(entity) {
+            return Some(Alone::Pattern);
+        }
+        self.referenced
+            .borrow()
+            .get(entity)
+            .filter(|(relation, _)| relation != asking)
+            .map(|(relation, layout)| Alone::Referenced {
+                relation: relation.clone(),
+                layout: *layout,
+            })
     }
 
     pub fn position(&self, span: Span) -> SourcePosition {

@@ -95,6 +95,10 @@ pub(crate) fn fact(f: &Fact) -> String {
                 "{entity} may have no {parent} (`{end}` is `one?`): one without it has no {parent} to be embedded in, so {} keep documents of their own",
                 plural(entity)
             ),
+            Alone::Referenced { relation, layout } => format!(
+                "{entity} is a document of its own: {relation} ({}) refers to each {entity} by its id, which only a top-level document has (rule 2)",
+                layout.as_str()
+            ),
             Alone::Expires { field, ttl } => format!(
                 "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",
                 crate::engine::duration_words(*ttl)

@@ -257,7 +257,7 @@ pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
         child,
         n_max: parent.cardinality.max(ctx.settings),
         n_typical: parent.cardinality.typical,
-        child_alone: ctx.is_standalone(&child.entity),
+        child_alone: ctx.is_standalone_beside(&child.entity, &rel.id),
     }
 }
 
@@ -294,7 +294,7 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
             n,
         });
     }
-    facts.push(match ctx.read_alone(c) {
+    facts.push(match ctx.read_alone(c, &v.rel.id) {
         Some(why) => Fact::ReadAlone {
             entity: c.clone(),
             why,
@@ -421,7 +421,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         other: other.clone(),
         optional: rel.left.cardinality.optional,
     }];
-    if let Some(why) = ctx.read_alone(other) {
+    if let Some(why) = ctx.read_alone(other, &rel.id) {
         facts.push(Fact::ReadAlone {
             entity: other.clone(),
             why,
