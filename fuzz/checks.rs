@@ -16,8 +16,22 @@ pub fn parse_validate(data: &[u8]) {
             let _ = plan.has_errors();
         }
         Err(diagnostics) => {
+            every_error_has_help(&diagnostics);
             let _ = source.render(&diagnostics, false);
         }
+    }
+}
+
+/// Every error says what to do: a help line, never empty (the brief: coded diagnostics with a
+/// position and a help line).
+fn every_error_has_help(diagnostics: &[squillion_grammar::Diagnostic]) {
+    for d in diagnostics.iter().filter(|d| d.is_error()) {
+        assert!(
+            d.help.as_deref().is_some_and(|h| !h.trim().is_empty()),
+            "{} has no help line: {}",
+            d.code,
+            d.message
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 //! first line says the diagnostic it must get (`// expect: E0301 at 2:15`, line and column of the
 //! file itself). `squillion check` answers every one with exit 1 and that coded diagnostic at that
 //! position, `plan` and `generate` fail the same way, and every diagnostic of every file has a
-//! code, a position inside the file and a rendered snippet of bounded size. How long each takes is
+//! code, a position inside the file, a help line (errors) and a rendered snippet of bounded size. How long each takes is
 //! measured by `cargo bench -p squillion-cli --bench robustness` (docs/benchmarks.md).
 
 use std::path::{Path, PathBuf};
@@ -85,6 +85,12 @@ fn every_bad_input_gets_its_coded_positioned_diagnostic_and_exit_1() {
                 "{name}: {d}"
             );
             assert_eq!(d["file"], name.as_str());
+            if d["severity"] == "error" {
+                assert!(
+                    d["help"].as_str().is_some_and(|h| !h.trim().is_empty()),
+                    "{name}: an error without a help line: {d}"
+                );
+            }
         }
         // The rendered form: file:line:col of the expected diagnostic, its code, and a snippet
         // whose lines stay short however long the file's lines are.

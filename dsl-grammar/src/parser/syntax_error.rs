@@ -129,16 +129,13 @@ pub(super) fn syntax_diagnostic(
     } else {
         format!("unexpected {found}: expected {}", join_or(&expected))
     };
-    let mut diagnostic =
+    let diagnostic =
         Diagnostic::error(codes::SYNTAX, span, message).with_label(if expected.is_empty() {
             "not expected here".to_owned()
         } else {
             format!("expected {} here", join_or(&expected))
         });
-    if let Some(help) = syntax_help(rest, &expected) {
-        diagnostic = diagnostic.with_help(help);
-    }
-    diagnostic
+    diagnostic.with_help(syntax_help(rest, &source[..at], &expected))
 }
 
 /// The doc comment a syntax error at `at` is really about: the error falls inside a `///` line,
@@ -334,28 +331,137 @@ pub(super) fn describe_rule(rule: Rule) -> Option<&'static str> {
     })
 }
 
-pub(super) fn syntax_help(rest: &str, expected: &[String]) -> Option<String> {
+/// The help line of a syntax error: a specific one for the mistakes people make (a unit written
+/// apart from its number, SQL's `order by`, a literal where a query takes `?`, `;`), else what the
+/// construct being written looks like, from what the parser expected; every syntax error gets one.
+pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> String {
     let has = |s: &str| expected.iter().any(|e| e == s);
-    if has("`<->`") {
-        return Some(
-            "a relation joins two ends: `relation Author.books: many <-> Book.author: one`".into(),
-        );
+    let word = &rest[..found_len(rest)];
+    if rest.starts_with(';') {
+        return "no `;` is needed: declarations, fields and facts are separated by whitespace"
+            .into();
     }
-    if has("`:`") && rest.starts_with(|c: char| c.is_alphabetic()) {
-        return Some("a field is written `name: type`, for example `title: string`".into());
+    if has("a unit") && rest.starts_with(|c: char| c.is_alphabetic()) {
+        return unit_apart_help(last_number(before), word);
+    }
+    if word == "order" && (has("`sort`") || has("`where`")) {
+        return "did you mean `sort by`? a query orders its results with `sort by field [asc|desc]`"
+            .into();
+    }
+    let in_condition = has("a condition like `title == ?`") || has("a comparison");
+    if has("`?`") && in_condition && !rest.starts_with('?') {
+        return "a condition compares with a parameter `?`, never a literal: the generated method \
+                takes the value as an argument (`where status == ?`, `where status in ?`)"
+            .into();
+    }
+    if has("`<->`") {
+        return "a relation joins two ends: `relation Author.books: many <-> Book.author: one`"
+            .into();
+    }
+    if has("`:`") && (has("`variant`") || rest.starts_with(|c: char| c.is_alphabetic())) {
+        return "a field is written `name: type`, for example `title: string`".into();
     }
     if has("`entity`") && has("`relation`") {
-        return Some(
-            "a file holds `settings`, `value`, `entity`, `relation` and `query` declarations"
-                .into(),
-        );
+        return "a file holds `settings`, `value`, `entity`, `relation` and `query` declarations"
+            .into();
     }
-    if rest.starts_with(';') {
-        return Some(
-            "no `;` is needed: declarations, fields and facts are separated by whitespace".into(),
-        );
+    construct_help(expected).into()
+}
+
+/// What the construct the parser was in looks like, from what it expected next.
+fn construct_help(expected: &[String]) -> &'static str {
+    let has = |s: &str| expected.iter().any(|e| e == s);
+    let first =
+        |items: &[(&str, &'static str)]| items.iter().find(|(e, _)| has(e)).map(|(_, help)| *help);
+    first(&[
+        (
+            "a relation end like `Author.books: many`",
+            "a relation end is `Entity.field: cardinality`: `relation Author.books: many <-> Book.author: one`",
+        ),
+        (
+            "`.`",
+            "a relation end is `Entity.field: cardinality`: `relation Author.books: many <-> Book.author: one`",
+        ),
+        (
+            "`on`",
+            "a query is written `query name on Entity { where field == ? sort by field desc }`",
+        ),
+        (
+            "`=`",
+            "a setting is written `name = value` inside `settings { ... }`: `embed_array_max = 300`",
+        ),
+        (
+            "`one_of(...)`",
+            "a field's type is a BSON type (`string`, `int32`, `date`...), a value type, `[type]`, `map<type>`, `one_of(\"a\", \"b\")` or `counters(...)`",
+        ),
+        (
+            "a field `name: type`",
+            "an entity's body holds fields `name: type` (with `?` and `@attributes` after the type); close it with `}`",
+        ),
+        (
+            "`]`",
+            "an array type is `[type]`, or `[type; N]` with at most N elements",
+        ),
+        (
+            "`>`",
+            "a map type is `map<type>`, or `map<type?>` when values may be null",
+        ),
+        (
+            "a number",
+            "write a number here, in decimal: `many(300)`, `[string; 10]`, `@range(1, 5)`",
+        ),
+        (
+            "`)`",
+            "close the parentheses: an attribute's arguments are `@name(arg, arg)`",
+        ),
+        (
+            "`{`",
+            "a declaration's body is in braces: `entity Book { title: string }`",
+        ),
+        (
+            "a name",
+            "a name starts with a letter or `_` and goes on with letters, digits and `_`: `Book`, `due_date`",
+        ),
+        (
+            "`}`",
+            "close every `{` with `}`",
+        ),
+    ])
+    .unwrap_or("see the whole grammar at the end of docs/language.md for what may come here")
+}
+
+/// The number `before` ends with (spaces aside), or `1`.
+fn last_number(before: &str) -> &str {
+    let trimmed = before.trim_end();
+    let start = trimmed
+        .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .map_or(0, |i| i + 1);
+    match &trimmed[start..] {
+        "" => "1",
+        n => n,
     }
-    None
+}
+
+/// A unit written after a space, or spelled out (`90 days`): units follow their number directly.
+fn unit_apart_help(number: &str, word: &str) -> String {
+    let unit = match word.to_ascii_lowercase().as_str() {
+        "s" | "sec" | "secs" | "second" | "seconds" => Some("s"),
+        "m" | "min" | "mins" | "minute" | "minutes" => Some("min"),
+        "h" | "hr" | "hrs" | "hour" | "hours" => Some("h"),
+        "d" | "day" | "days" => Some("d"),
+        "b" | "byte" | "bytes" => Some("B"),
+        _ => None,
+    };
+    match unit {
+        Some(u) => format!(
+            "write the unit right after the number, without a space: `{number}{u}`; durations take `s`, `min`, `h` or `d`, sizes `B`, `KB`, `MB` or `GB`"
+        ),
+        None if matches!(word.to_ascii_uppercase().as_str(), "KB" | "MB" | "GB") => format!(
+            "write the unit right after the number, without a space: `{number}{}`",
+            word.to_ascii_uppercase()
+        ),
+        None => "a unit follows its number without a space: durations take `s`, `min`, `h` or `d` (`30d`), sizes `B`, `KB`, `MB` or `GB` (`20KB`), rates `/s` to `/year` (`5/day`)".into(),
+    }
 }
 
 pub(super) fn join_or(items: &[String]) -> String {
