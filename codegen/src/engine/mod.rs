@@ -100,10 +100,12 @@ fn attempt(
             .map(|(rel, out)| relation::decide(ctx, rel, out))
             .collect()
     };
-    let mut choices = decide_all();
     // An entity another layout refers to by `_id` must be a document of its own: decide again
-    // with it standalone until no embedded entity is referenced. The set only grows (and is kept
-    // for later attempts), so this ends after at most one round per entity.
+    // with it standalone until no embedded entity is referenced. Each attempt starts afresh (a
+    // trial of an alternative must not leave its references behind); within one the set only
+    // grows, so this ends after at most one round per entity.
+    ctx.referenced.borrow_mut().clear();
+    let mut choices = decide_all();
     loop {
         let found = referenced_but_embedded(ctx, &choices);
         if found.is_empty() {
