@@ -28,6 +28,15 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     #[doc(hidden)]
     const KEEPS: &'static [crate::__private::subsets::Subset] = &[];
 
+    /// The parents that keep lists or summaries of documents of this type (the type is declared
+    /// `kept_by` them), each with what it keeps: every write of such a document, through its own
+    /// repository or through one parent's `push_`/`replace_`/`remove_`, keeps all of them in
+    /// step. Written by the derive.
+    #[doc(hidden)]
+    fn keepers() -> Vec<crate::__private::kept::Keeper> {
+        Vec::new()
+    }
+
     /// The `_id` of this document.
     fn id(&self) -> &Self::Id;
 

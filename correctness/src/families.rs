@@ -27,6 +27,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(summaries());
     out.extend(subsets());
     out.extend(kept());
+    out.extend(kept_parents());
     out.extend(geo());
     out.extend(projections());
     out.extend(child_pages());
@@ -429,6 +430,55 @@ pub fn kept() -> Vec<Schema> {
             "the 2 largest by `n` of standalone children, beside summaries",
             "  standalone Item\n  top 2 by n desc keep n, s\n  summary count, total(n), min(n)",
         ),
+    ]
+}
+
+/// Issue 11: children that more than one parent keeps lists and summaries of, or that a two-way
+/// link moves between parents; every write of a child (through its own repository, through any
+/// parent's `push_`/`replace_`/`remove_`, or a `link_`/`unlink_`) keeps every parent in step.
+/// Types: `Owner`, `Item` (and `Other`).
+pub fn kept_parents() -> Vec<Schema> {
+    vec![
+        Schema {
+            name: "kept_two_parents".to_owned(),
+            doc: "Issue 11: children kept by two parents (a latest list and a top list, each with \
+                  summaries), written through either parent."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Other { title: string }\n\
+                  entity Item { at: date  n: int32  s: string }\n\
+                  relation Owner.items: squillions <-> Item.owner: one {\n  \
+                  latest 2 by at desc keep at, n\n  summary count, max(n)\n}\n\
+                  relation Other.items: squillions <-> Item.other: one {\n  standalone Item\n  \
+                  top 2 by n desc keep n, s\n  summary count, total(n), min(n)\n}\n"
+                .to_owned(),
+        },
+        Schema {
+            name: "kept_two_way".to_owned(),
+            doc: "Issue 11: a two-way one-parent relation whose parent keeps its latest children \
+                  and summaries of them, the children moved by `link_`/`unlink_`."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Item { at: date  n: int32  s: string }\n\
+                  relation Owner.items: many(6) <-> Item.owner: one {\n  standalone Item\n  \
+                  navigate both\n  latest 2 by at desc keep at, n\n  \
+                  summary count, total(n), max(n)\n  force two_way\n}\n"
+                .to_owned(),
+        },
+        Schema {
+            name: "kept_copied".to_owned(),
+            doc: "Issue 11: child fields both kept by the parent (a top list and summaries) and \
+                  copied into other documents, whose setters fan the copies out."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Item { at: date  n: int32  s: string }\n\
+                  entity Note { text: string }\n\
+                  relation Owner.items: squillions <-> Item.owner: one {\n  standalone Item\n  \
+                  top 2 by n desc keep n, s\n  summary count, total(n), min(n)\n}\n\
+                  relation Item.notes: squillions <-> Note.item: one {\n  \
+                  show Item.s on Note ratio 100:1\n  show Item.n on Note ratio 100:1\n}\n"
+                .to_owned(),
+        },
     ]
 }
 

@@ -209,6 +209,15 @@ impl<T: Document> RepoCore<T> {
 
     /// Replaces the stored document with `doc` (matched on its `_id`); false if none was stored.
     pub async fn replace(&self, doc: &T) -> Result<bool> {
+        let keepers = T::keepers();
+        if !T::KEEPS.is_empty() || !keepers.is_empty() {
+            // What the document keeps of its children is refilled from them (not the caller's
+            // values), and so is what its parents keep of it.
+            let transactions = self.transactions_supported().await?;
+            let encoded = self.encode(doc)?;
+            return super::kept::replace(&self.raw, transactions, &keepers, T::KEEPS, encoded)
+                .await;
+        }
         let r = self
             .raw
             .replace_one(self.id_filter(doc.id())?, self.encode(doc)?)

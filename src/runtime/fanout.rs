@@ -90,6 +90,16 @@ async fn body<T: Document>(
     copies: &[Copy],
     mut session: Option<&mut ClientSession>,
 ) -> Result<FanOutReport> {
+    // The parents keeping lists or summaries that read the field: refilled after the write (the
+    // field is both copied and kept, so the copies alone would leave them stale).
+    let keepers = T::keepers();
+    let top = path.split('.').next().unwrap_or(path);
+    let before = if super::kept::read_by(&keepers, top) {
+        crate::__squillion_in_session!(core.raw().find_one(doc! { "_id": id.clone() }), session)
+            .during("find", core.name())?
+    } else {
+        None
+    };
     let r = crate::__squillion_in_session!(
         core.raw().update_one(
             doc! { "_id": id.clone() },
@@ -100,6 +110,10 @@ async fn body<T: Document>(
     .during("update", core.name())?;
     if r.matched_count == 0 {
         return Err(core.not_found(id));
+    }
+    if let Some(before) = &before {
+        super::kept::refill_owners(core.database(), &keepers, before, session.as_deref_mut())
+            .await?;
     }
     let mut report = FanOutReport {
         atomic: session.is_some(),

@@ -56,7 +56,7 @@ pub fn read_by(keepers: &[Keeper], field: &str) -> bool {
 }
 
 /// The parents `child` names at the keeper's key (none, one, or each of an array of them).
-fn owners(k: &Keeper, child: &BsonDocument) -> Vec<Bson> {
+pub(super) fn owners(k: &Keeper, child: &BsonDocument) -> Vec<Bson> {
     match lookup(&Bson::Document(child.clone()), k.spec.key) {
         None | Some(Bson::Null) => Vec::new(),
         Some(Bson::Array(ids)) => ids.clone(),
@@ -154,24 +154,50 @@ fn by_owner<'d>(k: &Keeper, docs: &'d [BsonDocument]) -> Vec<(Bson, Vec<&'d Bson
     out
 }
 
-/// Replaces the child with `doc`'s `_id`, then refills its parents (before and after); false if
-/// there is no such child.
+/// Replaces the child with `doc`'s `_id`, then refills its parents (before and after), and what
+/// the document itself keeps of its own children (`own`, its `KEEPS`: the caller's values of
+/// those fields are not what the children give); false if there is no such document.
 pub async fn replace(
     children: &Collection<BsonDocument>,
     transactions: bool,
     keepers: &[Keeper],
+    own: &[Subset],
     doc: BsonDocument,
 ) -> Result<bool> {
     let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
-    let filter = doc! { "_id": id };
-    in_transaction!(children, transactions, |session| change_body(
+    let filter = doc! { "_id": id.clone() };
+    in_transaction!(children, transactions, |session| replace_body(
         children,
-        keepers,
+        (keepers, own),
         &filter,
-        Change::Replace(&doc),
+        &doc,
         session
     ))
     .map(|d| d.is_some())
+}
+
+async fn replace_body(
+    coll: &Collection<BsonDocument>,
+    (keepers, own): (&[Keeper], &[Subset]),
+    filter: &BsonDocument,
+    doc: &BsonDocument,
+    mut session: Option<&mut ClientSession>,
+) -> Result<Option<BsonDocument>> {
+    let written = change_body(
+        coll,
+        keepers,
+        filter,
+        Change::Replace(doc),
+        session.as_deref_mut(),
+    )
+    .await?;
+    if written.is_some() {
+        let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
+        for s in own {
+            refill_body(coll, s, &id, session.as_deref_mut()).await?;
+        }
+    }
+    Ok(written)
 }
 
 /// Deletes child `id`, then refills its parents; false if there was no such child.
@@ -271,6 +297,23 @@ async fn change_body(
         }
     }
     Ok(Some(new))
+}
+
+/// Refills what each keeper keeps in every parent `child` names (a parent that is not stored keeps
+/// nothing).
+pub(super) async fn refill_owners(
+    db: &mongodb::Database,
+    keepers: &[Keeper],
+    child: &BsonDocument,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    for k in keepers {
+        let parents = db.collection::<BsonDocument>(k.parents);
+        for owner in owners(k, child) {
+            refill_body(&parents, k.spec, &owner, session.as_deref_mut()).await?;
+        }
+    }
+    Ok(())
 }
 
 /// [`super::fields::set`] of a field a parent reads, then the parents refilled.

@@ -13,6 +13,7 @@ use mongodb::{ClientSession, Collection, Database};
 
 use super::arrays::{add_summaries, lookup, ComputedField, Summary};
 use super::core::{describe, not_found_in as not_found};
+use super::kept::{owners, Keeper};
 use crate::error::Context;
 use crate::{Error, Result};
 
@@ -112,13 +113,28 @@ fn wrong_parent(s: &Subset, parent: &Bson, child: &BsonDocument) -> Error {
     }
 }
 
+/// The keepers among `others` (every parent keeping something of the child) other than `s` kept
+/// in `parents`: a child belonging to several parents that keep it is kept in step in each.
+fn other_keepers<'k>(
+    parents: &Collection<BsonDocument>,
+    s: &Subset,
+    others: &'k [Keeper],
+) -> impl Iterator<Item = &'k Keeper> {
+    let (name, children, key) = (parents.name().to_owned(), s.children, s.key);
+    others
+        .iter()
+        .filter(move |k| !(k.parents == name && k.spec.children == children && k.spec.key == key))
+}
+
 /// Inserts `child` into its collection and its copy into the subset of parent `id`, adding it to
-/// the summaries; one transaction where the deployment runs them, else the child first.
+/// the summaries, and to those of every other parent in `others` it names; one transaction where
+/// the deployment runs them, else the child first.
 pub async fn push(
     parents: &Collection<BsonDocument>,
     transactions: bool,
     id: Bson,
     s: &Subset,
+    others: &[Keeper],
     child: BsonDocument,
 ) -> Result<()> {
     if lookup(&Bson::Document(child.clone()), s.key) != Some(&id) {
@@ -129,20 +145,20 @@ pub async fn push(
         crate::__squillion_transaction!(client, |session| push_body(
             parents,
             &id,
-            s,
+            (s, others),
             &child,
             Some(&mut session)
         )
         .await)
     } else {
-        push_body(parents, &id, s, &child, None).await
+        push_body(parents, &id, (s, others), &child, None).await
     }
 }
 
 async fn push_body(
     parents: &Collection<BsonDocument>,
     id: &Bson,
-    s: &Subset,
+    (s, others): (&Subset, &[Keeper]),
     child: &BsonDocument,
     mut session: Option<&mut ClientSession>,
 ) -> Result<()> {
@@ -158,8 +174,16 @@ async fn push_body(
     }
     crate::__squillion_in_session!(children.insert_one(child), session)
         .during("insert", s.children)?;
-    if !add_child(parents, id, s, child, session).await? {
+    if !add_child(parents, id, s, child, session.as_deref_mut()).await? {
         return Err(not_found(parents, id));
+    }
+    let db = database(parents);
+    for k in other_keepers(parents, s, others) {
+        let theirs = db.collection::<BsonDocument>(k.parents);
+        for owner in owners(k, child) {
+            // A parent that is not stored keeps nothing.
+            add_child(&theirs, &owner, k.spec, child, session.as_deref_mut()).await?;
+        }
     }
     Ok(())
 }
@@ -211,13 +235,14 @@ pub async fn replace(
     parents: &Collection<BsonDocument>,
     transactions: bool,
     s: &Subset,
+    others: &[Keeper],
     child: BsonDocument,
 ) -> Result<bool> {
     if transactions {
         let client = parents.client();
         crate::__squillion_transaction!(client, |session| change_body(
             parents,
-            s,
+            (s, others),
             child.get("_id").cloned().unwrap_or(Bson::Null),
             Some(&child),
             Some(&mut session)
@@ -225,7 +250,7 @@ pub async fn replace(
         .await)
     } else {
         let id = child.get("_id").cloned().unwrap_or(Bson::Null);
-        change_body(parents, s, id, Some(&child), None).await
+        change_body(parents, (s, others), id, Some(&child), None).await
     }
 }
 
@@ -235,27 +260,29 @@ pub async fn remove(
     parents: &Collection<BsonDocument>,
     transactions: bool,
     s: &Subset,
+    others: &[Keeper],
     child_id: Bson,
 ) -> Result<bool> {
     if transactions {
         let client = parents.client();
         crate::__squillion_transaction!(client, |session| change_body(
             parents,
-            s,
+            (s, others),
             child_id.clone(),
             None,
             Some(&mut session)
         )
         .await)
     } else {
-        change_body(parents, s, child_id, None, None).await
+        change_body(parents, (s, others), child_id, None, None).await
     }
 }
 
-/// Replaces (`Some`) or deletes (`None`) child `child_id`, then refills every parent it had or has.
+/// Replaces (`Some`) or deletes (`None`) child `child_id`, then refills every parent it had or has
+/// (of `s`, and of every other keeper in `others`).
 async fn change_body(
     parents: &Collection<BsonDocument>,
-    s: &Subset,
+    (s, others): (&Subset, &[Keeper]),
     child_id: Bson,
     child: Option<&BsonDocument>,
     mut session: Option<&mut ClientSession>,
@@ -268,6 +295,18 @@ async fn change_body(
     let Some(old) = old else {
         return Ok(false);
     };
+    // Every other parent the child named before or names now, to refill after the write.
+    let mut theirs: Vec<(&Keeper, Bson)> = Vec::new();
+    for k in other_keepers(parents, s, others) {
+        for o in owners(k, &old)
+            .into_iter()
+            .chain(child.map(|c| owners(k, c)).unwrap_or_default())
+        {
+            if !theirs.iter().any(|(x, y)| std::ptr::eq(*x, k) && *y == o) {
+                theirs.push((k, o));
+            }
+        }
+    }
     let mut owners: Vec<Bson> = Vec::new();
     if let Some(p) = lookup(&Bson::Document(old), s.key) {
         owners.push(p.clone());
@@ -305,6 +344,12 @@ async fn change_body(
         if !refill_body(parents, s, &owner, session.as_deref_mut()).await? {
             return Err(not_found(parents, &owner));
         }
+    }
+    let db = database(parents);
+    for (k, owner) in theirs {
+        // A parent that is not stored keeps nothing.
+        let coll = db.collection::<BsonDocument>(k.parents);
+        refill_body(&coll, k.spec, &owner, session.as_deref_mut()).await?;
     }
     Ok(true)
 }

@@ -4,7 +4,8 @@
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
 
-use super::arrays::{add_ref_filter, missing_or_full, room_for_one};
+use super::arrays::{add_ref_filter, lookup, missing_or_full, room_for_one};
+use super::subsets::{refill_body, Subset};
 use crate::error::Context;
 use crate::Result;
 
@@ -35,6 +36,35 @@ pub struct Side<'a> {
     pub other_path: &'a str,
     /// What the other side's field holds.
     pub inverse: Inverse,
+    /// What this side keeps of its children in other collections (its `Document::KEEPS`): the
+    /// lists and summaries of the other side, refilled when a link moves a child.
+    pub keeps: &'a [Subset],
+}
+
+impl Side<'_> {
+    /// What this side keeps of the other side's documents through their reference to it.
+    fn kept(&self) -> impl Iterator<Item = &Subset> {
+        let (children, path) = (self.other.name(), self.other_path);
+        self.keeps.iter().filter(move |s| {
+            s.children == children
+                && (s.key == path || s.key.strip_prefix(path).is_some_and(|r| r.starts_with('.')))
+        })
+    }
+
+    /// Refills what this side keeps of the other side's documents in each of `owners`.
+    async fn refill(
+        &self,
+        owners: &[&Bson],
+        mut session: Option<&mut ClientSession>,
+    ) -> Result<()> {
+        for s in self.kept() {
+            for owner in owners {
+                // A parent that is not stored keeps nothing.
+                refill_body(self.this, s, owner, session.as_deref_mut()).await?;
+            }
+        }
+        Ok(())
+    }
 }
 
 async fn link_body(
@@ -74,6 +104,17 @@ async fn link_body(
             }
         }
         Inverse::One => {
+            // The owner it had before, whose lists and summaries lose it.
+            let before = if side.kept().next().is_some() {
+                crate::__squillion_in_session!(
+                    side.other.find_one(doc! { "_id": other_id.clone() }),
+                    session
+                )
+                .during("find", side.other.name())?
+                .and_then(|d| lookup(&Bson::Document(d), side.other_path).cloned())
+            } else {
+                None
+            };
             // The other document had another owner: that owner no longer lists it.
             crate::__squillion_in_session!(
                 side.this.update_many(
@@ -94,6 +135,19 @@ async fn link_body(
             if r.matched_count == 0 {
                 return Err(super::core::not_found_in(side.other, other_id));
             }
+            let mut owners = vec![this_id];
+            // An extended reference names its owner at `<path>.id`.
+            let before = match before {
+                Some(Bson::Document(d)) => d.get("id").cloned(),
+                other => other,
+            };
+            if let Some(b) = before
+                .as_ref()
+                .filter(|b| *b != this_id && **b != Bson::Null)
+            {
+                owners.push(b);
+            }
+            side.refill(&owners, session).await?;
         }
     }
     Ok(())
@@ -145,6 +199,7 @@ async fn unlink_body(
                 session
             )
             .during("update", side.other.name())?;
+            side.refill(&[this_id], session).await?;
         }
     }
     Ok(())

@@ -148,15 +148,14 @@ fn keeps_sentence(item: &Item<'_>) -> String {
     )
 }
 
-/// The insert, insert_many, replace and delete of a struct declared `kept_by`, and the
-/// `keepers()` they use; `None` when the struct is kept by no parent.
-pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
+/// `fn keepers()` of the `Document` impl of a struct declared `kept_by`: every parent keeping
+/// lists or summaries of it, with what it keeps (empty, the trait's default, otherwise).
+pub fn keepers_fn(item: &Item<'_>) -> TokenStream {
     if item.attrs.kept_by.is_empty() {
-        return None;
+        return TokenStream::new();
     }
     let rt = rt();
     let ident = item.ident;
-    let id_ty = item.id_field().ty;
     let finds = item.attrs.kept_by.iter().map(|k| {
         let (to, key) = (&k.to, &k.key);
         quote! {
@@ -169,6 +168,24 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
             );
         }
     });
+    quote! {
+        fn keepers() -> #rt::Vec<#rt::kept::Keeper> {
+            let mut out = #rt::Vec::new();
+            #(#finds)*
+            out
+        }
+    }
+}
+
+/// The insert, insert_many, replace and delete of a struct declared `kept_by`, and the
+/// `keepers()` they use; `None` when the struct is kept by no parent.
+pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
+    if item.attrs.kept_by.is_empty() {
+        return None;
+    }
+    let rt = rt();
+    let ident = item.ident;
+    let id_ty = item.id_field().ty;
     let also = keeps_sentence(item);
     let insert_doc = format!(
         "Inserts `doc` (`insertOne`), stamping the schema version when one is declared.{also}"
@@ -179,9 +196,7 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
     Some(quote! {
         /// The parents keeping lists or summaries of these documents.
         fn keepers() -> #rt::Vec<#rt::kept::Keeper> {
-            let mut out = #rt::Vec::new();
-            #(#finds)*
-            out
+            <#ident as ::squillion::Document>::keepers()
         }
 
         #[doc = #insert_doc]
@@ -200,7 +215,7 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
         #[doc = #replace_doc]
         pub async fn replace(&self, doc: &#ident) -> ::squillion::Result<bool> {
             let transactions = self.core.transactions_supported().await?;
-            #rt::kept::replace(self.core.raw(), transactions, &Self::keepers(), self.core.encode(doc)?).await
+            #rt::kept::replace(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, self.core.encode(doc)?).await
         }
 
         #[doc = #delete_doc]

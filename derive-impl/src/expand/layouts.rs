@@ -394,6 +394,7 @@ fn two_way(
     inverse_max: Option<u64>,
 ) -> TokenStream {
     let rt = rt();
+    let ident = item.ident;
     let id_ty = item.id_field().ty;
     let Some(elem) = f.elem() else {
         return TokenStream::new();
@@ -427,6 +428,7 @@ fn two_way(
                 other: &self.core.database().collection(<#to as ::squillion::Document>::COLLECTION),
                 other_path: #inverse,
                 inverse: #inverse_mode,
+                keeps: <#ident as ::squillion::Document>::KEEPS,
             };
             #rt::two_way::link(&side, #rt::to_bson(id)?, #rt::to_bson(other)?).await
         }
@@ -441,6 +443,7 @@ fn two_way(
                 other: &self.core.database().collection(<#to as ::squillion::Document>::COLLECTION),
                 other_path: #inverse,
                 inverse: #inverse_mode,
+                keeps: <#ident as ::squillion::Document>::KEEPS,
             };
             #rt::two_way::unlink(&side, #rt::to_bson(id)?, #rt::to_bson(other)?).await
         }

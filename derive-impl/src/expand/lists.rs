@@ -157,12 +157,13 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
     let txn = "in one transaction where the deployment runs them";
     let push_doc = format!(
         "Inserts `child` (whose `{key}` must be `id`) into its own collection and keeps {what}{and_summaries}: \
-         `$push` with `$each`, `$sort` and `$slice`, {txn}. Each copy holds the child's `_id`."
+         `$push` with `$each`, `$sort` and `$slice`, {txn}. Each copy holds the child's `_id`. \
+         Every other parent keeping lists or summaries of the child (its `kept_by`) is kept in step too."
     );
     let replace_doc = format!(
         "Replaces the child with `child`'s `_id` in its own collection, then refills {what}{and_summaries} \
-         of its parent (and of its former parent when `{key}` changed) from the children, {txn}. \
-         False if there is no such child."
+         of its parent (and of its former parent when `{key}` changed) from the children, and what \
+         every other parent keeping it keeps, {txn}. False if there is no such child."
     );
     let remove_doc = format!(
         "Deletes the child `child_id` from its own collection, then refills {what} (the next one takes \
@@ -181,20 +182,23 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
         pub async fn #push(&self, id: &#id_ty, child: &#to) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
             let child = #rt::RepoCore::<#to>::new(self.core.database()).encode(child)?;
-            #rt::subsets::push(self.core.raw(), transactions, #rt::to_bson(id)?, &Self::#spec(), child).await
+            let others = <#to as ::squillion::Document>::keepers();
+            #rt::subsets::push(self.core.raw(), transactions, #rt::to_bson(id)?, &Self::#spec(), &others, child).await
         }
 
         #[doc = #replace_doc]
         pub async fn #replace(&self, child: &#to) -> ::squillion::Result<bool> {
             let transactions = self.core.transactions_supported().await?;
             let child = #rt::RepoCore::<#to>::new(self.core.database()).encode(child)?;
-            #rt::subsets::replace(self.core.raw(), transactions, &Self::#spec(), child).await
+            let others = <#to as ::squillion::Document>::keepers();
+            #rt::subsets::replace(self.core.raw(), transactions, &Self::#spec(), &others, child).await
         }
 
         #[doc = #remove_doc]
         pub async fn #remove(&self, child_id: &<#to as ::squillion::Document>::Id) -> ::squillion::Result<bool> {
             let transactions = self.core.transactions_supported().await?;
-            #rt::subsets::remove(self.core.raw(), transactions, &Self::#spec(), #rt::to_bson(child_id)?).await
+            let others = <#to as ::squillion::Document>::keepers();
+            #rt::subsets::remove(self.core.raw(), transactions, &Self::#spec(), &others, #rt::to_bson(child_id)?).await
         }
 
         #[doc = #refill_doc]

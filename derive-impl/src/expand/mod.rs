@@ -67,6 +67,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     };
 
     let keeps = kept::keeps_const(item);
+    let keepers = kept::keepers_fn(item);
     let kept_writes = kept::writes(item);
     let layout_methods = layouts::methods(item);
     let pattern_methods = patterns::methods(item);
@@ -117,6 +118,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
             const SCHEMA_VERSION: ::core::option::Option<::squillion::SchemaVersion> = #schema_version;
             const INDEXES: &'static [::squillion::IndexSpec] = &[#(#index_specs),*];
             #keeps
+            #keepers
             fn id(&self) -> &Self::Id {
                 &self.#id_ident
             }
