@@ -268,7 +268,7 @@ async fn step(
             continue;
         };
         if matches!(expect, Expect::Ok) {
-            crate::subsets::after_child_write(s.plan, &mut next, &part.collection);
+            crate::subsets::refill_all(s.plan, &mut next);
         }
         let got = call(driver, db, &part.collection, &part.method, part.bson_args()).await?;
         *methods

@@ -141,22 +141,6 @@ pub fn is_children(plan: &Plan, c: &Collection) -> bool {
         .any(|x| x.children == c.name && !x.lists.is_empty())
 }
 
-/// After a write of `collection` through its own repository: every list and summary a parent
-/// keeps of children living there, recomputed from the children (the repository keeps them in
-/// the same transaction).
-pub fn after_child_write(plan: &Plan, r: &mut Reference, collection: &str) {
-    for x in all(plan).iter().filter(|x| x.children == collection) {
-        let ids: Vec<Bson> = r
-            .docs(&x.parent.name)
-            .iter()
-            .filter_map(|d| d.get("_id").cloned())
-            .collect();
-        for id in ids {
-            refill(x, r, &id);
-        }
-    }
-}
-
 fn lookup<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
     let mut parts = path.split('.');
     let mut cur = d.get(parts.next()?)?;
@@ -330,8 +314,11 @@ pub fn refill(x: &Refilled<'_>, r: &mut Reference, id: &Bson) {
     }
 }
 
-/// Refills every parent of every refilled relationship (after a fan-out changed copies the
-/// children hold).
+/// Every list and summary every parent keeps of children in their own collection, recomputed
+/// from the children: after every write that succeeded, as the Plan promises, whoever wrote: the children's own repository, a parent's `push_`/`replace_`/`remove_` (every other
+/// parent of the child too), a two-way `link_`/`unlink_` (the parent linked and the one the
+/// child leaves), the parent's own `insert`/`replace` (the caller's values of them are not kept),
+/// a fan-out setter (parents reading the field).
 pub fn refill_all(plan: &Plan, r: &mut Reference) {
     for x in all(plan) {
         let ids: Vec<Bson> = r
