@@ -182,7 +182,7 @@ macro_rules! bulk {
                     .map(|i| item(if i == 120 { 2 } else if i % 6 == 1 { 1 } else { 0 }, &mut rng))
                     .collect();
                 updates.take();
-                kept::insert(&items_c, transactions, &keepers, batch).await.unwrap();
+                kept::insert(&items_c, transactions, &keepers, &[], batch).await.unwrap();
                 let written = updates.take();
                 assert!(
                     written <= owners.len(),

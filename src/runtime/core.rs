@@ -141,8 +141,15 @@ impl<T: Document> RepoCore<T> {
         Ok(doc! { "_id": to_bson(id)? })
     }
 
-    /// Inserts `doc` (with the schema version).
+    /// Inserts `doc` (with the schema version). A document keeping lists or summaries of its
+    /// children in their own collection gets them from the children already stored (not the
+    /// caller's values), and its parents keep it (see [`super::kept::insert`]).
     pub async fn insert(&self, doc: &T) -> Result<()> {
+        if let Some(keepers) = self.keeping() {
+            let transactions = self.transactions_supported().await?;
+            let docs = vec![self.encode(doc)?];
+            return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, docs).await;
+        }
         self.raw
             .insert_one(self.encode(doc)?)
             .await
@@ -159,6 +166,11 @@ impl<T: Document> RepoCore<T> {
             .iter()
             .map(|d| self.encode(d))
             .collect::<Result<Vec<_>>>()?;
+        if let Some(keepers) = self.keeping() {
+            let transactions = self.transactions_supported().await?;
+            return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, encoded)
+                .await;
+        }
         self.raw
             .insert_many(encoded)
             .await
@@ -207,10 +219,17 @@ impl<T: Document> RepoCore<T> {
         not_found_in(&self.raw, id)
     }
 
+    /// The parents keeping lists or summaries of these documents, when they have any or the
+    /// documents keep lists or summaries of their own children: their writes go through
+    /// [`super::kept`].
+    fn keeping(&self) -> Option<Vec<super::kept::Keeper>> {
+        let keepers = T::keepers();
+        (!T::KEEPS.is_empty() || !keepers.is_empty()).then_some(keepers)
+    }
+
     /// Replaces the stored document with `doc` (matched on its `_id`); false if none was stored.
     pub async fn replace(&self, doc: &T) -> Result<bool> {
-        let keepers = T::keepers();
-        if !T::KEEPS.is_empty() || !keepers.is_empty() {
+        if let Some(keepers) = self.keeping() {
             // What the document keeps of its children is refilled from them (not the caller's
             // values), and so is what its parents keep of it.
             let transactions = self.transactions_supported().await?;

@@ -20,7 +20,7 @@ use mongodb::{ClientSession, Collection};
 
 use super::arrays::lookup;
 use super::core::{describe, not_found_in};
-use super::subsets::{add_child, database, refill_body, Subset};
+use super::subsets::{add_child, database, is_childless, refill_body, Subset};
 use crate::error::Context;
 use crate::Result;
 
@@ -81,24 +81,29 @@ macro_rules! in_transaction {
 }
 
 /// Inserts `docs` and adds each to the lists and summaries of the parents it names (a parent
-/// that is not stored keeps nothing).
+/// that is not stored keeps nothing), and fills what each keeps of its own children (`own`, its
+/// `KEEPS`) from the children already stored: a parent may be inserted after its children.
 pub async fn insert(
     children: &Collection<BsonDocument>,
     transactions: bool,
     keepers: &[Keeper],
+    own: &[Subset],
     docs: Vec<BsonDocument>,
 ) -> Result<()> {
     if docs.is_empty() {
         return Ok(());
     }
     in_transaction!(children, transactions, |session| insert_body(
-        children, keepers, &docs, session
+        children,
+        (keepers, own),
+        &docs,
+        session
     ))
 }
 
 async fn insert_body(
     children: &Collection<BsonDocument>,
-    keepers: &[Keeper],
+    (keepers, own): (&[Keeper], &[Subset]),
     docs: &[BsonDocument],
     mut session: Option<&mut ClientSession>,
 ) -> Result<()> {
@@ -126,6 +131,47 @@ async fn insert_body(
                 }
             }
         }
+    }
+    for s in own {
+        fill_own(children, s, docs, session.as_deref_mut()).await?;
+    }
+    Ok(())
+}
+
+/// What each new parent of `docs` keeps of its children (`s`): refilled from the children already
+/// naming it, set to what no children give for the others (the caller's values are not kept; no
+/// write when the document already holds that). One `distinct` finds the parents with children.
+async fn fill_own(
+    parents: &Collection<BsonDocument>,
+    s: &Subset,
+    docs: &[BsonDocument],
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let ids: Vec<Bson> = docs.iter().filter_map(|d| d.get("_id").cloned()).collect();
+    let children = database(parents).collection::<BsonDocument>(s.children);
+    let named = crate::__squillion_in_session!(
+        children.distinct(s.key, doc! { s.key: { "$in": ids } }),
+        session
+    )
+    .during("distinct", s.children)?;
+    let mut childless = Vec::new();
+    for d in docs {
+        let Some(id) = d.get("_id") else {
+            continue;
+        };
+        if named.contains(id) {
+            refill_body(parents, s, id, session.as_deref_mut()).await?;
+        } else if !is_childless(s, d) {
+            childless.push(id.clone());
+        }
+    }
+    let update = super::subsets::childless(s);
+    if !childless.is_empty() && !update.is_empty() {
+        crate::__squillion_in_session!(
+            parents.update_many(doc! { "_id": { "$in": childless } }, update),
+            session
+        )
+        .during("update", parents.name())?;
     }
     Ok(())
 }

@@ -405,22 +405,30 @@ pub(super) async fn refill_body(
         let copies = first(&children, s, l, id, session.as_deref_mut()).await?;
         set.insert(l.path, copies);
     }
+    let totals = if s.computed.is_empty() {
+        BsonDocument::new()
+    } else {
+        aggregates(&children, s, id, session.as_deref_mut()).await?
+    };
+    let update = kept_update(s, set, &totals);
+    update_parent(parents, id, update, session).await
+}
+
+/// The update setting what `s` keeps to `set` (the lists) and `totals` (each summary, by path): a
+/// largest or smallest of no children absent, as before the first one; a count or total of no
+/// children zero, of the type stored (`$mul` by 0).
+fn kept_update(s: &Subset, mut set: BsonDocument, totals: &BsonDocument) -> BsonDocument {
     let (mut unset, mut zero) = (BsonDocument::new(), BsonDocument::new());
-    if !s.computed.is_empty() {
-        let totals = aggregates(&children, s, id, session.as_deref_mut()).await?;
-        for c in s.computed {
-            match totals.get(c.path).filter(|v| !matches!(v, Bson::Null)) {
-                Some(v) => {
-                    set.insert(c.path, v.clone());
-                }
-                // Largest or smallest of no children: absent, as before the first one.
-                None if matches!(c.summary, Summary::Max(_) | Summary::Min(_)) => {
-                    unset.insert(c.path, "");
-                }
-                // A count or total of no children: zero, of the type stored (`$mul` by 0).
-                None => {
-                    zero.insert(c.path, 0_i32);
-                }
+    for c in s.computed {
+        match totals.get(c.path).filter(|v| !matches!(v, Bson::Null)) {
+            Some(v) => {
+                set.insert(c.path, v.clone());
+            }
+            None if matches!(c.summary, Summary::Max(_) | Summary::Min(_)) => {
+                unset.insert(c.path, "");
+            }
+            None => {
+                zero.insert(c.path, 0_i32);
             }
         }
     }
@@ -430,7 +438,41 @@ pub(super) async fn refill_body(
             update.insert(op, fields);
         }
     }
-    update_parent(parents, id, update, session).await
+    update
+}
+
+/// The update setting what `s` keeps to what no children give: empty lists, counts and totals 0,
+/// no largest or smallest.
+pub(super) fn childless(s: &Subset) -> BsonDocument {
+    let mut set = BsonDocument::new();
+    for l in s.lists {
+        set.insert(l.path, Bson::Array(Vec::new()));
+    }
+    kept_update(s, set, &BsonDocument::new())
+}
+
+/// Whether parent `doc` already holds what [`childless`] sets (no write needed).
+pub(super) fn is_childless(s: &Subset, doc: &BsonDocument) -> bool {
+    let doc = Bson::Document(doc.clone());
+    let lists = s.lists.iter().all(|l| match lookup(&doc, l.path) {
+        None => true,
+        Some(Bson::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    });
+    let zero = |v: &Bson| match v {
+        Bson::Int32(n) => *n == 0,
+        Bson::Int64(n) => *n == 0,
+        Bson::Double(f) => *f == 0.0,
+        Bson::Decimal128(d) => d.to_string().parse::<f64>().is_ok_and(|f| f == 0.0),
+        _ => false,
+    };
+    lists
+        && s.computed.iter().all(|c| match (lookup(&doc, c.path), c.summary) {
+            (None, _) => true,
+            (Some(Bson::Null), Summary::Max(_) | Summary::Min(_)) => true,
+            (Some(v), Summary::Count | Summary::Sum(_)) => zero(v),
+            (Some(_), _) => false,
+        })
 }
 
 /// The copies list `l` of parent `id` holds: its first `n` children in the order.

@@ -123,6 +123,18 @@ pub fn keeps_const(item: &Item<'_>) -> TokenStream {
     }
 }
 
+/// The sentence the inserts of a struct keeping lists or summaries of its children add to their
+/// documentation; empty when it keeps none.
+pub fn fills_sentence(item: &Item<'_>) -> String {
+    if kinds(item).is_empty() {
+        return String::new();
+    }
+    " The lists and summaries it keeps of its children in their own collection are filled from \
+     the children already stored (a parent may be inserted after its children), not taken from \
+     `doc`, in the same transaction (where the deployment runs them)."
+        .to_owned()
+}
+
 /// The sentence the child's write methods add to their documentation.
 fn keeps_sentence(item: &Item<'_>) -> String {
     let parents: Vec<String> = item
@@ -187,10 +199,11 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
     let ident = item.ident;
     let id_ty = item.id_field().ty;
     let also = keeps_sentence(item);
+    let fills = fills_sentence(item);
     let insert_doc = format!(
-        "Inserts `doc` (`insertOne`), stamping the schema version when one is declared.{also}"
+        "Inserts `doc` (`insertOne`), stamping the schema version when one is declared.{fills}{also}"
     );
-    let many_doc = format!("Inserts every document (`insertMany`).{also}");
+    let many_doc = format!("Inserts every document (`insertMany`).{fills}{also}");
     let replace_doc = format!("Replaces the stored document with `doc` (`replaceOne({{_id}})`); false if none was stored.{also}");
     let delete_doc = format!("Deletes the document with this `_id` (`deleteOne({{_id}})`); false if there was none.{also}");
     Some(quote! {
@@ -202,14 +215,14 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
         #[doc = #insert_doc]
         pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
-            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), ::std::vec![self.core.encode(doc)?]).await
+            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, ::std::vec![self.core.encode(doc)?]).await
         }
 
         #[doc = #many_doc]
         pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
             let docs = docs.iter().map(|d| self.core.encode(d)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
-            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), docs).await
+            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, docs).await
         }
 
         #[doc = #replace_doc]

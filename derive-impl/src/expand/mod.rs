@@ -76,16 +76,21 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     let extra_index_calls = layouts::extra_index_calls(item);
 
     // A struct whose parents keep lists or summaries of it writes through the keepers.
+    let fills = kept::fills_sentence(item);
+    let insert_doc = format!(
+        "Inserts `doc` (`insertOne`), stamping the schema version when one is declared.{fills}"
+    );
+    let many_doc = format!("Inserts every document (`insertMany`).{fills}");
     let (inserts, replaces) = match kept_writes {
         Some(writes) => (writes, TokenStream::new()),
         None => (
             quote! {
-                /// Inserts `doc` (`insertOne`), stamping the schema version when one is declared.
+                #[doc = #insert_doc]
                 pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
                     self.core.insert(doc).await
                 }
 
-                /// Inserts every document (`insertMany`).
+                #[doc = #many_doc]
                 pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
                     self.core.insert_many(docs).await
                 }
