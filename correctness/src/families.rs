@@ -28,6 +28,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(subsets());
     out.extend(kept());
     out.extend(kept_parents());
+    out.extend(two_way_ends());
     out.extend(geo());
     out.extend(projections());
     out.extend(child_pages());
@@ -480,6 +481,37 @@ pub fn kept_parents() -> Vec<Schema> {
                 .to_owned(),
         },
     ]
+}
+
+/// Issue 11: the child's end of a one-to-many two-way relation, required (`one`) or optional
+/// (`one?`), with and without a parent keeping its latest children: `unlink_` exists only where it
+/// can take the reference away. Types: `Owner`, `Item`.
+pub fn two_way_ends() -> Vec<Schema> {
+    let mut out = Vec::new();
+    for (end, optional) in [("required", ""), ("optional", "?")] {
+        for (kept, facts) in [
+            ("", ""),
+            (
+                "_kept",
+                "  latest 2 by at desc keep at, n\n  summary count, max(n)\n",
+            ),
+        ] {
+            out.push(Schema {
+                name: format!("two_way_{end}{kept}"),
+                doc: format!(
+                    "Issue 11: a two-way one-to-many relation whose child's reference is {end}{}.",
+                    if kept.is_empty() { "" } else { ", the parent keeping its latest children" }
+                ),
+                sqn: format!(
+                    "entity Owner {{ title: string }}\n\
+                     entity Item {{ at: date  n: int32  s: string }}\n\
+                     relation Owner.items: many(6) <-> Item.owner: one{optional} {{\n  \
+                     standalone Item\n  navigate both\n{facts}  force two_way\n}}\n"
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// Issue 13: geospatial points, at the top of a document, optional, and in a value type. Every

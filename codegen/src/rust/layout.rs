@@ -10,7 +10,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::model::{Layout, SummaryFn};
-use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape};
+use crate::plan::{
+    Collection, CollectionRole, ComputedFn, Decision, FieldKind, Placement, Plan, Shape,
+};
 
 use super::names::{field_ident, type_ident};
 
@@ -273,6 +275,14 @@ fn patterns(c: &Collection, out: &mut CollectionAttrs) {
     }
 }
 
+/// Whether the reference placed at `p` (the other side of a two-way relationship) is required:
+/// its field is not optional.
+fn inverse_required(plan: &Plan, p: &Placement) -> bool {
+    plan.collection(&p.collection)
+        .and_then(|c| c.field(&p.path))
+        .is_some_and(|f| !f.optional)
+}
+
 /// The layout attributes a relationship puts on fields of `c`.
 fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
     let here: Vec<_> = d
@@ -379,6 +389,11 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     (Shape::ArrayOfIds, Some(im)) => {
                         let im = lit(im);
                         quote!(two_way(to = #to, max = #m, inverse = #inverse, inverse_max = #im))
+                    }
+                    // A required reference back (`one`, not `one?`): no `unlink_`, which would
+                    // take it away.
+                    (Shape::Id, _) if inverse_required(lookup.plan, other) => {
+                        quote!(two_way(to = #to, max = #m, inverse = #inverse, inverse_required))
                     }
                     (Shape::Id, _) => quote!(two_way(to = #to, max = #m, inverse = #inverse)),
                     _ => continue,

@@ -121,6 +121,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut fields = Vec::new();
                     let mut inverse = None;
                     let mut inverse_max = None;
+                    let mut inverse_required = false;
                     let mut n = None;
                     let mut sort = None;
                     let mut desc = false;
@@ -130,7 +131,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let allowed: &[&str] = match key.as_str() {
                         "parent_refs" => &["to", "max", "fields"],
                         "child_ref" => &["to", "order", "id"],
-                        "two_way" => &["to", "max", "inverse", "inverse_max"],
+                        "two_way" => &["to", "max", "inverse", "inverse_max", "inverse_required"],
                         _ => &["to", "n", "sort", "desc", "asc", "keep", "key"],
                     };
                     meta.parse_nested_meta(|m| {
@@ -145,6 +146,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "fields" | "keep" => fields = name_list(&m)?,
                             "inverse" => inverse = Some(name_value(&m)?),
                             "inverse_max" => inverse_max = Some(relation_max(&m, cx)?.0),
+                            "inverse_required" => inverse_required = true,
                             "n" => n = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "order" => order = index_keys(&m)?,
@@ -168,7 +170,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             set_layout(&mut out.layout, cx, span, Layout::ChildRef { to, order, id })
                         }
                         "two_way" => match inverse {
-                            Some(inverse) => set_layout(&mut out.layout, cx, span, Layout::TwoWay { to, max, inverse, inverse_max }),
+                            Some(inverse) => set_layout(&mut out.layout, cx, span, Layout::TwoWay { to, max, inverse, inverse_max, inverse_required }),
                             None => cx.error_at(span, "`two_way` needs the field of the other side: `inverse = field`"),
                         },
                         _ => match (n, sort) {

@@ -124,6 +124,9 @@ pub enum Layout {
         max: Option<(u64, Span)>,
         inverse: String,
         inverse_max: Option<u64>,
+        /// The other side's single reference is required (not an `Option`): a child leaves its
+        /// parent only for another (`link_<f>` there) or by being deleted, so no `unlink_<f>`.
+        inverse_required: bool,
     },
     Subset {
         to: syn::Path,

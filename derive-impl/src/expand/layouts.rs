@@ -54,8 +54,9 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 to,
                 inverse,
                 inverse_max,
+                inverse_required,
                 ..
-            } => two_way(item, f, to, inverse, *inverse_max),
+            } => two_way(item, f, to, inverse, (*inverse_max, *inverse_required)),
             Layout::Subset { key: Some(_), .. }
             | Layout::Top {
                 key: Some(_),
@@ -391,7 +392,7 @@ fn two_way(
     f: &Field<'_>,
     to: &syn::Path,
     inverse: &str,
-    inverse_max: Option<u64>,
+    (inverse_max, inverse_required): (Option<u64>, bool),
 ) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
@@ -417,7 +418,7 @@ fn two_way(
         if inverse_max.is_some() { "`$addToSet`, bounded" } else { "`$set`, after `$pull` from its previous owner" }
     );
     let unlink_doc = format!("Unlinks both sides in one transaction (`$pull` on `{path}`, and `$pull`/`$unset` of `{inverse}`).");
-    quote! {
+    let link_fn = quote! {
         #[doc = #link_doc]
         pub async fn #link(&self, id: &#id_ty, other: &#elem) -> ::squillion::Result<()> {
             self.core.require_transactions().await?;
@@ -432,6 +433,15 @@ fn two_way(
             };
             #rt::two_way::link(&side, #rt::to_bson(id)?, #rt::to_bson(other)?).await
         }
+    };
+    // A required reference on the other side cannot be taken away (`$unset` would leave the
+    // child without it: the validator refuses it, code 121): the child moves by `link_<f>` on
+    // its new parent, or is deleted.
+    if inverse_required {
+        return link_fn;
+    }
+    quote! {
+        #link_fn
 
         #[doc = #unlink_doc]
         pub async fn #unlink(&self, id: &#id_ty, other: &#elem) -> ::squillion::Result<()> {
