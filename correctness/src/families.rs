@@ -500,7 +500,11 @@ pub fn two_way_ends() -> Vec<Schema> {
                 name: format!("two_way_{end}{kept}"),
                 doc: format!(
                     "Issue 11: a two-way one-to-many relation whose child's reference is {end}{}.",
-                    if kept.is_empty() { "" } else { ", the parent keeping its latest children" }
+                    if kept.is_empty() {
+                        ""
+                    } else {
+                        ", the parent keeping its latest children"
+                    }
                 ),
                 sqn: format!(
                     "entity Owner {{ title: string }}\n\

@@ -70,7 +70,11 @@ macro_rules! family {
             for _ in 0..4 {
                 items.insert(&item(&mut rng)).await.unwrap();
             }
-            let ids = if $parents == "others" { &others } else { &owners };
+            let ids = if $parents == "others" {
+                &others
+            } else {
+                &owners
+            };
             let parent = |k: usize| -> m::$Parent {
                 let d = stale_parent(&plan, $parents, ids[k], k, &extra);
                 squillion::__private::bson::from_document(d).unwrap()
@@ -81,7 +85,14 @@ macro_rules! family {
             repo.insert_many(&[parent(1), parent(2), parent(3)])
                 .await
                 .unwrap();
-            check_in(db, &plan, $parents, $key, "parents inserted after their children").await;
+            check_in(
+                db,
+                &plan,
+                $parents,
+                $key,
+                "parents inserted after their children",
+            )
+            .await;
             // A childless parent already holding what no children give: no update.
             let mut rest = owner_doc_in(&plan, $parents, ids[4], 4);
             rest.extend(extra.clone());
@@ -90,25 +101,99 @@ macro_rules! family {
                 .await
                 .unwrap();
             if $parents == "owners" {
-                assert_eq!(updates.take(), 0, "a childless parent at rest is inserted, not updated");
+                assert_eq!(
+                    updates.take(),
+                    0,
+                    "a childless parent at rest is inserted, not updated"
+                );
             }
             check_in(db, &plan, $parents, $key, "a childless parent at rest").await;
             // Children written after: the parents inserted late keep them in step as any other.
             for _ in 0..5 {
                 items.insert(&item(&mut rng)).await.unwrap();
             }
-            check_in(db, &plan, $parents, $key, "children inserted after their parents").await;
+            check_in(
+                db,
+                &plan,
+                $parents,
+                $key,
+                "children inserted after their parents",
+            )
+            .await;
             db.drop().await.unwrap();
         }
     };
 }
 
-family!(counts_parent_inserted_last, kept_counts, "owners", Owner, OwnerRepo, "owner");
-family!(extremes_parent_inserted_last, kept_extremes, "owners", Owner, OwnerRepo, "owner");
-family!(extended_parent_inserted_last, kept_extended, "owners", Owner, OwnerRepo, "owner");
-family!(latest_parent_inserted_last, kept_latest, "owners", Owner, OwnerRepo, "owner");
-family!(top_parent_inserted_last, kept_top, "owners", Owner, OwnerRepo, "owner");
-family!(two_way_parent_inserted_last, kept_two_way, "owners", Owner, OwnerRepo, "owner");
-family!(copied_parent_inserted_last, kept_copied, "owners", Owner, OwnerRepo, "owner");
-family!(first_of_two_parents_inserted_last, kept_two_parents, "owners", Owner, OwnerRepo, "owner");
-family!(second_of_two_parents_inserted_last, kept_two_parents, "others", Other, OtherRepo, "other");
+family!(
+    counts_parent_inserted_last,
+    kept_counts,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    extremes_parent_inserted_last,
+    kept_extremes,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    extended_parent_inserted_last,
+    kept_extended,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    latest_parent_inserted_last,
+    kept_latest,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    top_parent_inserted_last,
+    kept_top,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    two_way_parent_inserted_last,
+    kept_two_way,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    copied_parent_inserted_last,
+    kept_copied,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    first_of_two_parents_inserted_last,
+    kept_two_parents,
+    "owners",
+    Owner,
+    OwnerRepo,
+    "owner"
+);
+family!(
+    second_of_two_parents_inserted_last,
+    kept_two_parents,
+    "others",
+    Other,
+    OtherRepo,
+    "other"
+);

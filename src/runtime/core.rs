@@ -168,8 +168,7 @@ impl<T: Document> RepoCore<T> {
             .collect::<Result<Vec<_>>>()?;
         if let Some(keepers) = self.keeping() {
             let transactions = self.transactions_supported().await?;
-            return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, encoded)
-                .await;
+            return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, encoded).await;
         }
         self.raw
             .insert_many(encoded)

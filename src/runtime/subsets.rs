@@ -467,12 +467,14 @@ pub(super) fn is_childless(s: &Subset, doc: &BsonDocument) -> bool {
         _ => false,
     };
     lists
-        && s.computed.iter().all(|c| match (lookup(&doc, c.path), c.summary) {
-            (None, _) => true,
-            (Some(Bson::Null), Summary::Max(_) | Summary::Min(_)) => true,
-            (Some(v), Summary::Count | Summary::Sum(_)) => zero(v),
-            (Some(_), _) => false,
-        })
+        && s.computed
+            .iter()
+            .all(|c| match (lookup(&doc, c.path), c.summary) {
+                (None, _) => true,
+                (Some(Bson::Null), Summary::Max(_) | Summary::Min(_)) => true,
+                (Some(v), Summary::Count | Summary::Sum(_)) => zero(v),
+                (Some(_), _) => false,
+            })
 }
 
 /// The copies list `l` of parent `id` holds: its first `n` children in the order.
