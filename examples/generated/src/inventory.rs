@@ -42,7 +42,7 @@ pub struct Person {
     #[squillion(embed(max = 10))]
     pub addresses: ::squillion::BoundedVec<Address, 10>,
     /// two_way (Person.tasks): both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
-    #[squillion(two_way(to = Task, max = 5000, inverse = "owner"))]
+    #[squillion(two_way(to = Task, max = 5000, inverse = "owner", inverse_required))]
     pub tasks: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 5000>,
 }
 impl Person {
