@@ -20,6 +20,8 @@ pub(crate) struct Ctx<'a> {
     /// (rule 2). Filled by the engine between decision rounds, with the relationship and its
     /// layout that refer to each.
     pub referenced: std::cell::RefCell<BTreeMap<String, (String, Layout)>>,
+    /// How many times every relationship was decided, for [`super::Effort`].
+    pub passes: std::cell::Cell<usize>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
     /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
@@ -135,6 +137,7 @@ impl<'a> Ctx<'a> {
             source,
             standalone,
             referenced: Default::default(),
+            passes: Default::default(),
             declared_standalone,
             orphans,
             expiring,

@@ -41,7 +41,37 @@ pub use warnings::codes;
 /// does is decided again with that alternative ruled out (`fit`), until every document fits or
 /// only forced layouts or the entities' own fields keep one over the limit (warning W104).
 pub fn plan(model: &Model, source: &SourceFile) -> Plan {
+    plan_with_effort(model, source).0
+}
+
+/// What deciding a schema took, in units that do not depend on the machine: a large schema must
+/// not need more rounds than a small one of the same shape (the engine's time is then linear in
+/// the schema's size; `tests/effort.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Whole plans built: one per round of [`plan`]'s fitting, and one per alternative sized in
+    /// a plan of its own.
+    pub plans: usize,
+    /// Passes deciding every relationship (several per plan when an embedded entity turns out
+    /// to be referenced).
+    pub passes: usize,
+}
+
+/// [`plan`], and what it took.
+pub fn plan_with_effort(model: &Model, source: &SourceFile) -> (Plan, Effort) {
     let ctx = context::Ctx::new(model, source);
+    let plans = std::cell::Cell::new(0usize);
+    let attempt = |ineligible: &[Vec<relation::Ineligible>], pin, refit| {
+        plans.set(plans.get() + 1);
+        attempt(&ctx, ineligible, pin, refit)
+    };
+    let effort = |plan: Plan| {
+        let effort = Effort {
+            plans: plans.get(),
+            passes: ctx.passes.get(),
+        };
+        (plan, effort)
+    };
     let mut ineligible: Vec<Vec<relation::Ineligible>> = vec![Vec::new(); model.relations.len()];
     // Each round rules out one more (relationship, alternative) pair, of a handful per
     // relationship: the bound is never reached, it only guards the loop (a round that may not
@@ -49,9 +79,9 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
     let rounds = model.relations.len().saturating_mul(8);
     loop {
         let refit = ineligible.iter().map(Vec::len).sum::<usize>() < rounds;
-        match attempt(&ctx, &ineligible, None, refit) {
-            Err((i, x)) => ineligible[i].push(x),
-            Ok(plan) if !refit => return plan,
+        match attempt(&ineligible, None, refit) {
+            Err(out) => rule_out(&mut ineligible, out),
+            Ok(plan) if !refit => return effort(plan),
             Ok(plan) => {
                 // The alternatives that competed and lost are ruled out too when they would not
                 // fit, so that the Plan never shows one as open: each is tried in a plan of its
@@ -64,15 +94,24 @@ pub fn plan(model: &Model, source: &SourceFile) -> Plan {
                     .map(|c| c.name.clone())
                     .collect();
                 let trial = |i: usize, alt: cost::Alternative| {
-                    let p = attempt(&ctx, &ineligible, Some((i, alt)), false).ok()?;
+                    let p = attempt(&ineligible, Some((i, alt)), false).ok()?;
                     let rel = &p.relationships.get(i)?.id;
                     fit::outgrown(&p.collections, rel, limit, &over)
                 };
-                match fit::unchosen(&ctx, &plan, &ineligible, trial) {
-                    Some((i, x)) => ineligible[i].push(x),
-                    None => return plan,
+                let out = fit::unchosen(&ctx, &plan, &ineligible, trial);
+                if out.is_empty() {
+                    return effort(plan);
                 }
+                rule_out(&mut ineligible, out);
             }
+        }
+    }
+}
+
+fn rule_out(ineligible: &mut [Vec<relation::Ineligible>], out: Vec<(usize, relation::Ineligible)>) {
+    for (i, x) in out {
+        if let Some(v) = ineligible.get_mut(i) {
+            v.push(x);
         }
     }
 }
@@ -85,7 +124,7 @@ fn attempt(
     ineligible: &[Vec<relation::Ineligible>],
     pin: Option<(usize, cost::Alternative)>,
     refit: bool,
-) -> Result<Plan, (usize, relation::Ineligible)> {
+) -> Result<Plan, Vec<(usize, relation::Ineligible)>> {
     let model = ctx.model;
     let source = ctx.source;
     let mut decisions = Vec::new();
@@ -93,6 +132,7 @@ fn attempt(
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
     let decide_all = || -> Vec<relation::Choice> {
+        ctx.passes.set(ctx.passes.get() + 1);
         model
             .relations
             .iter()
@@ -268,7 +308,8 @@ fn attempt(
     size::estimate(&mut collections);
     if refit {
         let limit = model.settings.doc_max_size;
-        if let Some(next) = fit::next(&collections, &decisions, &current, ineligible, limit) {
+        let next = fit::next(&collections, &decisions, &current, ineligible, limit);
+        if !next.is_empty() {
             return Err(next);
         }
     }
