@@ -20,8 +20,8 @@ pub(crate) struct Ctx<'a> {
     /// (rule 2). Filled by the engine between decision rounds, with the relationship and its
     /// layout that refer to each.
     pub referenced: std::cell::RefCell<BTreeMap<String, (String, Layout)>>,
-    /// How many times every relationship was decided, for [`super::Effort`].
-    pub passes: std::cell::Cell<usize>,
+    /// How many relationship decisions were made, for [`super::Effort`].
+    pub decided: std::cell::Cell<usize>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
     /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
@@ -137,7 +137,7 @@ impl<'a> Ctx<'a> {
             source,
             standalone,
             referenced: Default::default(),
-            passes: Default::default(),
+            decided: Default::default(),
             declared_standalone,
             orphans,
             expiring,
