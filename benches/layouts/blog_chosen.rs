@@ -81,7 +81,9 @@ pub struct BlogPostCommentsBucket {
     /// `blog_entry_id`: a reference (id).
     pub blog_entry_id: ::squillion::bson::oid::ObjectId,
     /// bucket (BlogPost.comments): Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
-    #[squillion(bucket(size = 50, key = blog_entry_id, count = count))]
+    #[squillion(
+        bucket(size = 50, key = blog_entry_id, count = count, sort = "created_on")
+    )]
     pub comments: ::squillion::BoundedVec<Comment, 50>,
     /// number of Comments in this bucket; appends are guarded by `count < 50`
     #[squillion(maintained)]

@@ -751,7 +751,8 @@ query books_by_title on Book { where title == ? sort title desc }
 }
 
 /// seed 003's comment pages read newest first (`page 50 by created_on desc`): the Plan says so and
-/// the bucket attribute carries `desc`, so the repository reads the newest bucket first.
+/// the bucket attribute carries `desc`, so the repository reads the newest bucket first, and
+/// `sort`, so every append keeps its bucket sorted by the declared key.
 #[test]
 fn buckets_paged_newest_first_say_so_in_the_plan_and_the_attribute() {
     let src = "entity BlogPost { title: string }
@@ -775,7 +776,7 @@ relation BlogPost.comments: squillions <-> Comment.post: one {
         .unwrap()
         .rust;
     assert!(
-        rust.contains("bucket(size = 50, key = post, count = count, desc)"),
+        rust.contains(r#"bucket(size = 50, key = post, count = count, sort = "created_on", desc)"#),
         "{rust}"
     );
     let asc = plan(&src.replace(" desc", " asc"));

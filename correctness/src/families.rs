@@ -32,6 +32,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(geo());
     out.extend(projections());
     out.extend(child_pages());
+    out.extend(bucket_pages());
     out
 }
 
@@ -602,4 +603,53 @@ pub fn child_pages() -> Vec<Schema> {
             "  page 20 by placed_at desc\n  show Customer.name on Order ratio 1000:1\n",
         ),
     ]
+}
+
+/// Issue 11 (helpdesk): a bucket decided for paging (`page N by created [desc]`) keeps each
+/// bucket's comments sorted by the declared key whatever order they are appended in, and reads
+/// its buckets in the declared direction. Every schema has `Ticket { title }` and
+/// `Comment { created, body }` related as `Ticket.comments <-> Comment.ticket`; what varies is
+/// the key's type, the direction, the page size, and (for a date or number) a time-range read
+/// (`time_range by created`, which orders the buckets by their first key).
+pub fn bucket_pages() -> Vec<Schema> {
+    let mut out = Vec::new();
+    let mut size = 3;
+    for ty in ["date", "int32", "string"] {
+        for desc in [false, true] {
+            // `time_range` reads a range of a date or number: a string key pages only.
+            for range in [false, true].into_iter().filter(|r| !r || ty != "string") {
+                let name = format!(
+                    "bucket_pages_{ty}_{}{}",
+                    if desc { "desc" } else { "asc" },
+                    if range { "_range" } else { "" }
+                );
+                out.push(Schema {
+                    name,
+                    doc: format!(
+                        "Issue 11: buckets of {size} comments by a {ty} key, {}{}.",
+                        if desc { "newest first" } else { "oldest first" },
+                        if range {
+                            ", read by time range too"
+                        } else {
+                            ""
+                        }
+                    ),
+                    sqn: format!(
+                        "entity Ticket {{ title: string }}\n\
+                         entity Comment {{ created: {ty}  body: string }}\n\
+                         relation Ticket.comments: squillions <-> Comment.ticket: one {{\n  \
+                         page {size} by created{}\n{}}}\n",
+                        if desc { " desc" } else { "" },
+                        if range {
+                            "  time_range by created\n"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+                size = if size >= 5 { 2 } else { size + 1 };
+            }
+        }
+    }
+    out
 }

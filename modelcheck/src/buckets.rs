@@ -118,6 +118,27 @@ impl Bucketed<'_> {
     }
 }
 
+/// A bucket's children as every append leaves them: sorted by the key the pages are ordered by,
+/// then by `_id` (a missing or null value first), ascending; ties keep their arrival order.
+fn sort_items(b: &BucketPlan, items: &mut [Bson]) {
+    let Some(key) = &b.order_by else {
+        return;
+    };
+    let by = |a: &Bson, c: &Bson, path: &str| {
+        let value = |item: &Bson| {
+            item.as_document()
+                .and_then(|d| d.get(path))
+                .filter(|v| !matches!(v, Bson::Null))
+                .cloned()
+        };
+        match (value(a), value(c)) {
+            (Some(x), Some(y)) => compare(&x, &y),
+            (x, y) => x.is_some().cmp(&y.is_some()),
+        }
+    };
+    items.sort_by(|a, c| by(a, c, key).then_with(|| by(a, c, "_id")));
+}
+
 /// A bucket's count, time range and summaries recomputed from its children.
 fn recompute(plan: &Plan, x: &Bucketed<'_>, doc: &mut Document) {
     let n = doc.get_array(&x.b.items_path).map_or(0, Vec::len);
@@ -251,6 +272,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
             let mut d = r.docs(&x.c.name).get(i)?.clone();
             let mut items = d.get_array(&x.b.items_path).ok()?.clone();
             items.push(item);
+            sort_items(x.b, &mut items);
             d.insert(x.b.items_path.clone(), items);
             d
         }

@@ -22,6 +22,10 @@ pub struct BucketSpec {
     pub start: Option<&'static str>,
     /// Field holding the largest time.
     pub end: Option<&'static str>,
+    /// Path, in each child, of the key the pages are ordered by (`page N by f`): each append
+    /// keeps the bucket's children sorted by it (ascending, then by `_id`), whatever order they
+    /// arrive in. `None`: children stay in arrival order.
+    pub sort: Option<&'static str>,
     /// Pages newest first: the newest bucket is page 0 and its children come newest first.
     pub newest_first: bool,
     /// Paths, in each child, of values no two children of one bucket share: a bucket holding
@@ -41,7 +45,9 @@ pub enum BucketAppend {
 /// Appends `item` to the owner's bucket that has room, or to a new one:
 /// `updateOne({key..., count: {$lt: size}}, {$push: {items: item}, $inc: {count: 1, ...},
 /// $max: ..., $min: ...}, {upsert: true})`. The `count < size` filter is evaluated by the update,
-/// so no bucket ever holds more than `size` children, however many appends race.
+/// so no bucket ever holds more than `size` children, however many appends race. With a sort key
+/// the push is `{$each: [item], $sort: {key: 1, _id: 1}}`: a child that arrives out of order
+/// lands sorted inside its bucket.
 pub async fn append(
     coll: &mongodb::Collection<BsonDocument>,
     key: BsonDocument,
@@ -51,7 +57,13 @@ pub async fn append(
     let mut filter = key;
     filter.insert(spec.count, doc! { "$lt": spec.size });
     filter.extend(super::unique::guards(spec.items, spec.unique, &item));
-    let mut update = doc! { "$push": { spec.items: item.clone() } };
+    let push = match spec.sort {
+        Some(key) => {
+            Bson::Document(doc! { "$each": [item.clone()], "$sort": { key: 1_i32, "_id": 1_i32 } })
+        }
+        None => item.clone(),
+    };
+    let mut update = doc! { "$push": { spec.items: push } };
     merge_operator(&mut update, "$inc", doc! { spec.count: 1_i32 });
     add_summaries(&mut update, spec.computed, &item);
     let r = coll
@@ -77,8 +89,8 @@ pub fn order(spec: &BucketSpec) -> BsonDocument {
     sort
 }
 
-/// A bucket as a page: its children are stored oldest first (each append pushes to the end), so
-/// a newest-first page reverses them.
+/// A bucket as a page: its children are stored ascending (sorted by the key on each append, or in
+/// arrival order without one), so a newest-first page reverses them.
 fn as_page(mut bucket: BsonDocument, spec: &BucketSpec) -> BsonDocument {
     if spec.newest_first {
         if let Ok(items) = bucket.get_array_mut(spec.items) {

@@ -122,10 +122,11 @@ pub struct BucketPlan {
     pub count_path: String,
     /// Paths of the first/last values of the time field, for time-range reads.
     pub time_range: Option<TimeRangePaths>,
-    /// Field that orders the children, for paged reads.
+    /// The child's field that orders the children, for paged reads, by its stored (BSON) name:
+    /// every append keeps its bucket's children sorted by it (`$push` with `$sort`, then `_id`).
     pub order_by: Option<String>,
-    /// Pages are read newest first (`page N by f desc`): page 1 is the newest bucket, its children
-    /// newest first.
+    /// Pages are read newest first (`page N by f desc`): page 0 is the newest bucket (the one
+    /// appends fill, so it may be short), its children largest key first.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub newest_first: bool,
     /// Why buckets: paged reads, time series, or both.

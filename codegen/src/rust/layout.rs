@@ -452,6 +452,9 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 out.field(&t.end_path, quote!(computed(max = #field)));
             }
         }
+        if let Some(by) = &b.order_by {
+            args.push(quote!(sort = #by));
+        }
         if b.newest_first {
             args.push(quote!(desc));
         }

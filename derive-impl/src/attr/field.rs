@@ -217,10 +217,12 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut start = None;
                     let mut end = None;
                     let mut desc = false;
+                    let mut sort = None;
                     let mut unique = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "size" => size = Some(relation_max(&m, cx)?.0),
+                            "sort" => sort = Some(name_value(&m)?),
                             "unique" => unique = name_list(&m)?,
                             "key" => keys.push(ident_value(&m)?),
                             "count" => count = Some(ident_value(&m)?),
@@ -228,14 +230,14 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "end" => end = Some(ident_value(&m)?),
                             "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, desc, unique"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
                     match size {
-                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, desc, unique }),
+                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, sort, desc, unique }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),
                     }
                 }

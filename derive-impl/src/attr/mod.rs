@@ -153,6 +153,8 @@ pub enum Layout {
         count: Option<Ident>,
         start: Option<Ident>,
         end: Option<Ident>,
+        /// Path, in each child, of the key each bucket keeps its children sorted by.
+        sort: Option<String>,
         /// Pages newest first.
         desc: bool,
         /// Paths, in each child, of values no two children of one bucket may share.

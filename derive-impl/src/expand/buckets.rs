@@ -12,6 +12,8 @@ pub(super) struct BucketFields<'a> {
     pub(super) count: Option<&'a syn::Ident>,
     pub(super) start: Option<&'a syn::Ident>,
     pub(super) end: Option<&'a syn::Ident>,
+    /// Path, in each child, of the key each bucket keeps its children sorted by.
+    pub(super) sort: Option<&'a str>,
 }
 
 pub(super) fn bucket(
@@ -22,7 +24,12 @@ pub(super) fn bucket(
     newest_first: bool,
     unique: &[String],
 ) -> TokenStream {
-    let BucketFields { count, start, end } = fields;
+    let BucketFields {
+        count,
+        start,
+        end,
+        sort,
+    } = fields;
     let rt = rt();
     let ident = item.ident;
     let Some(elem) = f.elem() else {
@@ -74,6 +81,10 @@ pub(super) fn bucket(
     let start_name = opt_name(start);
     let end_name = opt_name(end);
     let computed = computed_for(item, items);
+    let sort_name = match sort {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
     let spec = quote! {
         #rt::bucket::BucketSpec {
             items: #items,
@@ -82,28 +93,32 @@ pub(super) fn bucket(
             computed: #computed,
             start: #start_name,
             end: #end_name,
+            sort: #sort_name,
             newest_first: #newest_first,
             unique: &[#(#unique),*],
         }
     };
     let append = method("append", f, "");
-    let (page_doc, pages_doc) = if newest_first {
-        (
-            "The owner's bucket number `number` (0-based, newest first), its children newest first: one page of children in one read.",
-            "A page of the owner's buckets, newest first, each with its children newest first.",
-        )
-    } else {
-        (
-            "The owner's bucket number `number` (0-based, oldest first): one page of children in one read.",
-            "A page of the owner's buckets, oldest first.",
-        )
-    };
     let page = method("", f, "bucket");
+    let docs = order_docs(
+        sort,
+        start.and_then(|s| item.field(s)).map(|s| s.bson.as_str()),
+        newest_first,
+        size,
+    );
+    let page_doc = format!(
+        "The owner's bucket number `number` (0-based): one page of children in one read. {docs}"
+    );
+    let pages_doc = format!("A page of the owner's buckets, in the order of `{page}`. {docs}");
     let pages = method("", f, "buckets");
     let between = method("", f, "between");
+    let push = match sort {
+        Some(s) => format!("{{$each: [item], $sort: {{{s}: 1, _id: 1}}}}"),
+        None => "item".to_owned(),
+    };
     let append_doc = format!(
         "Appends `item` to the owner's bucket with room, or to a new one: \
-         `updateOne({{key, {count_name}: {{$lt: {size}}}}}, {{$push: {{{items}: item}}, $inc: {{{count_name}: 1, ..}}, $max: .., $min: ..}}, {{upsert: true}})` \
+         `updateOne({{key, {count_name}: {{$lt: {size}}}}}, {{$push: {{{items}: {push}}}, $inc: {{{count_name}: 1, ..}}, $max: .., $min: ..}}, {{upsert: true}})` \
          (seed 002). No bucket ever holds more than {size} children, however many appends race."
     );
     let range = match (
@@ -113,9 +128,10 @@ pub(super) fn bucket(
         (Some(s), Some(e)) => {
             let s_ty = crate::types::option_inner(s.ty).unwrap_or(s.ty);
             let (sb, eb) = (&s.bson, &e.bson);
+            let dir = if newest_first { -1 } else { 1 };
             let doc = format!(
                 "The owner's buckets whose children's times overlap `[from, to]`: \
-                 `find({{key, {eb}: {{$gte: from}}, {sb}: {{$lte: to}}}}).sort({{{sb}: 1}})`."
+                 `find({{key, {eb}: {{$gte: from}}, {sb}: {{$lte: to}}}}).sort({{{sb}: {dir}, _id: {dir}}})`."
             );
             quote! {
                 #[doc = #doc]
@@ -152,6 +168,39 @@ pub(super) fn bucket(
 
         #range
     }
+}
+
+/// What order a bucket's pages promise: the children sorted inside each bucket, the buckets in
+/// `start` or creation order; a bucket fills in arrival order, so nothing is promised across
+/// buckets for children appended out of order.
+fn order_docs(sort: Option<&str>, start: Option<&str>, newest_first: bool, size: i64) -> String {
+    let (first, dir) = if newest_first {
+        ("newest", "descending")
+    } else {
+        ("oldest", "ascending")
+    };
+    let buckets = match start {
+        Some(s) => format!("by `{s}` {dir}, then creation"),
+        None => format!("{first} bucket first (creation order)"),
+    };
+    let within = match sort {
+        Some(k) => format!(
+            "Each bucket's children come sorted by `{k}` {dir} (kept sorted by every append, whatever order they arrive in)"
+        ),
+        None if newest_first => "Each bucket's children come newest appended first".to_owned(),
+        None => "Each bucket's children come in the order they were appended".to_owned(),
+    };
+    let tail = if newest_first {
+        format!(
+            " Page 0 is usually the bucket appends are filling, so it may hold fewer than {size}."
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{within}; the buckets come {buckets}. A bucket fills in arrival order: a child appended \
+         after a bucket filled lands in a newer bucket even when its key sorts before that bucket's.{tail}"
+    )
 }
 
 pub(super) fn outlier(

@@ -80,6 +80,7 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 count,
                 start,
                 end,
+                sort,
                 desc,
                 unique,
                 ..
@@ -91,6 +92,7 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                     count: count.as_ref(),
                     start: start.as_ref(),
                     end: end.as_ref(),
+                    sort: sort.as_deref(),
                 },
                 *desc,
                 unique,

@@ -287,7 +287,7 @@ pub struct BlogEntriesBucket {
     /// `blog`: a reference (id).
     pub blog: ::squillion::bson::oid::ObjectId,
     /// bucket (Blog.entries): Entries are only read through their Blog, 20 at a time, so they are grouped in buckets of 20: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
-    #[squillion(bucket(size = 20, key = blog, count = count))]
+    #[squillion(bucket(size = 20, key = blog, count = count, sort = "at"))]
     pub entries: ::squillion::BoundedVec<Entry, 20>,
     /// number of Entries in this bucket; appends are guarded by `count < 20`
     #[squillion(maintained)]

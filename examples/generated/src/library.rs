@@ -687,7 +687,7 @@ pub struct BookNotesBucket {
     /// `book`: a reference (id).
     pub book: ::squillion::bson::oid::ObjectId,
     /// bucket (Book.notes): Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
-    #[squillion(bucket(size = 10, key = book, count = count))]
+    #[squillion(bucket(size = 10, key = book, count = count, sort = "date"))]
     pub notes: ::squillion::BoundedVec<Note, 10>,
     /// number of Notes in this bucket; appends are guarded by `count < 10`
     #[squillion(maintained)]

@@ -229,7 +229,7 @@ pub(super) fn bucket(
             .page
             .as_ref()
             .and_then(|p| p.by.as_ref())
-            .map(|b| b.field.clone()),
+            .map(|b| sort_name(ctx, child, &b.field)),
         newest_first: f
             .page
             .as_ref()

@@ -315,7 +315,25 @@ fn patterns(d: &Decision) -> Vec<String> {
             b.parent_path
         );
         if let Some(order) = &b.order_by {
-            line.push_str(&format!(" Items are ordered by `{order}`."));
+            let (dir, first) = if b.newest_first {
+                ("largest first", "newest")
+            } else {
+                ("smallest first", "oldest")
+            };
+            let buckets = match &b.time_range {
+                Some(t) => format!("by `{}`, {first} first", t.start_path),
+                None => format!("{first} first"),
+            };
+            let short = if b.newest_first {
+                " (page 0 is usually the bucket being filled, so it may be short)"
+            } else {
+                ""
+            };
+            line.push_str(&format!(
+                " Each bucket keeps its items sorted by `{order}` (every append pushes with `$sort`), read {dir}; \
+                 buckets are read {buckets}{short} and fill in arrival order, so pages follow `{order}` across buckets \
+                 only when items are appended in that order: a late item lands sorted in the bucket being filled."
+            ));
         }
         if let Some(t) = &b.time_range {
             line.push_str(&format!(

@@ -83,7 +83,7 @@ pub struct Bucket {
     pub id: ObjectId,
     pub sensor: i64,
     pub day: i32,
-    #[squillion(bucket(size = 200, key = sensor, key = day, start = first, end = last))]
+    #[squillion(bucket(size = 200, key = sensor, key = day, start = first, end = last, sort = "ts"))]
     pub readings: Vec<Reading>,
     pub count: i32,
     #[squillion(computed(sum = "v"))]
