@@ -73,7 +73,37 @@ fn inputs() -> Vec<(&'static str, String)> {
             fill("entity A", "a", " { x: string }\n"),
         ),
         (VALID, many),
+        ("a chain the engine must cut to fit", chain("many(100)", "")),
+        (
+            "a one-to-one chain whose end another lists",
+            chain(
+                "one",
+                "entity X { name: string }\nrelation X.fav: many(50) <-> E0.fans: many(5)\n",
+            ),
+        ),
     ]
+}
+
+/// Entities each embedding up to `card` of the next, as long as the size allows, then `tail`:
+/// the engine decides each link (cutting the embedding where documents would outgrow 16 MB or
+/// where an entity is referenced) in rounds that do not grow with the chain (engine::Effort).
+fn chain(card: &str, tail: &str) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < SIZE - 200 - tail.len() {
+        text.push_str(&format!(
+            "entity E{i} {{ name: string @index code: string at: date n: int32 }}\n"
+        ));
+        if i > 0 {
+            text.push_str(&format!(
+                "relation E{i}.next{i}: {card} <-> E{}.prev{i}: one\n",
+                i - 1
+            ));
+        }
+        i += 1;
+    }
+    text.push_str(tail);
+    text
 }
 
 /// Answers as `squillion check` does: parses, validates and plans (every error `plan` or

@@ -217,3 +217,11 @@ pub struct Stamp {
     /// \u{2067}isolated\u{2069} */
     pub by: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`notes`, `logs`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    NoteRepo::new(db).ensure_indexes().await?;
+    NoteRepo::new(db).ensure_validator().await?;
+    LogRepo::new(db).ensure_indexes().await?;
+    LogRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -1873,3 +1873,71 @@ pub struct TagsAttribute {
     /// `k` (BSON `string`).
     pub k: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (its 32 collections), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    OptionRepo::new(db).ensure_indexes().await?;
+    OptionRepo::new(db).ensure_validator().await?;
+    SomeRepo::new(db).ensure_indexes().await?;
+    SomeRepo::new(db).ensure_validator().await?;
+    NoneRepo::new(db).ensure_indexes().await?;
+    NoneRepo::new(db).ensure_validator().await?;
+    ResultRepo::new(db).ensure_indexes().await?;
+    ResultRepo::new(db).ensure_validator().await?;
+    OkRepo::new(db).ensure_indexes().await?;
+    OkRepo::new(db).ensure_validator().await?;
+    ErrRepo::new(db).ensure_indexes().await?;
+    ErrRepo::new(db).ensure_validator().await?;
+    StringRepo::new(db).ensure_indexes().await?;
+    StringRepo::new(db).ensure_validator().await?;
+    VecRepo::new(db).ensure_indexes().await?;
+    VecRepo::new(db).ensure_validator().await?;
+    BoxRepo::new(db).ensure_indexes().await?;
+    BoxRepo::new(db).ensure_validator().await?;
+    DefaultRepo::new(db).ensure_indexes().await?;
+    DefaultRepo::new(db).ensure_validator().await?;
+    CloneRepo::new(db).ensure_indexes().await?;
+    CloneRepo::new(db).ensure_validator().await?;
+    DebugRepo::new(db).ensure_indexes().await?;
+    DebugRepo::new(db).ensure_validator().await?;
+    DocumentRepo::new(db).ensure_indexes().await?;
+    DocumentRepo::new(db).ensure_validator().await?;
+    PageRepo::new(db).ensure_indexes().await?;
+    PageRepo::new(db).ensure_validator().await?;
+    PageRequestRepo::new(db).ensure_indexes().await?;
+    PageRequestRepo::new(db).ensure_validator().await?;
+    BsonRepo::new(db).ensure_indexes().await?;
+    BsonRepo::new(db).ensure_validator().await?;
+    ObjectIdRepo::new(db).ensure_indexes().await?;
+    ObjectIdRepo::new(db).ensure_validator().await?;
+    DateTimeRepo::new(db).ensure_indexes().await?;
+    DateTimeRepo::new(db).ensure_validator().await?;
+    CollectionRepo::new(db).ensure_indexes().await?;
+    CollectionRepo::new(db).ensure_validator().await?;
+    DatabaseRepo::new(db).ensure_indexes().await?;
+    DatabaseRepo::new(db).ensure_validator().await?;
+    IndexModelRepo::new(db).ensure_indexes().await?;
+    IndexModelRepo::new(db).ensure_validator().await?;
+    BoundedVecRepo::new(db).ensure_indexes().await?;
+    BoundedVecRepo::new(db).ensure_validator().await?;
+    SchemaVersionRepo::new(db).ensure_indexes().await?;
+    SchemaVersionRepo::new(db).ensure_validator().await?;
+    SerializeRepo::new(db).ensure_indexes().await?;
+    SerializeRepo::new(db).ensure_validator().await?;
+    DeserializeRepo::new(db).ensure_indexes().await?;
+    DeserializeRepo::new(db).ensure_validator().await?;
+    SelfTypeRepo::new(db).ensure_indexes().await?;
+    SelfTypeRepo::new(db).ensure_validator().await?;
+    CrateRepo::new(db).ensure_indexes().await?;
+    CrateRepo::new(db).ensure_validator().await?;
+    KeywordsRepo::new(db).ensure_indexes().await?;
+    KeywordsRepo::new(db).ensure_validator().await?;
+    BookRepo::new(db).ensure_indexes().await?;
+    BookRepo::new(db).ensure_validator().await?;
+    BookRefRepo::new(db).ensure_indexes().await?;
+    BookRefRepo::new(db).ensure_validator().await?;
+    ChapterRepo::new(db).ensure_indexes().await?;
+    ChapterRepo::new(db).ensure_validator().await?;
+    ProductRepo::new(db).ensure_indexes().await?;
+    ProductRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

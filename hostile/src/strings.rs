@@ -335,3 +335,13 @@ pub struct ArticleRef {
     #[serde(rename = "ti`t|l<e>\" \\ \"## \u{202e}")]
     pub title: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`art`i|c<l>e"s\ "# \u{202e} q`, `shapes`, `comment\u{2066}s`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    ArticleRepo::new(db).ensure_indexes().await?;
+    ArticleRepo::new(db).ensure_validator().await?;
+    ShapeRepo::new(db).ensure_indexes().await?;
+    ShapeRepo::new(db).ensure_validator().await?;
+    CommentRepo::new(db).ensure_indexes().await?;
+    CommentRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -10,6 +10,7 @@ mod layout;
 pub(crate) mod names;
 mod projections;
 mod queries;
+mod setup;
 mod text;
 mod values;
 pub mod verify;
@@ -113,11 +114,14 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
         types,
         types_only,
     };
-    let mut out = Vec::with_capacity(plan.collections.len());
+    let mut out = Vec::with_capacity(plan.collections.len() + 1);
     for c in &plan.collections {
         out.push(gen.collection(c));
     }
     out.append(&mut gen.items);
+    if settings.derive_document && !types_only && !plan.collections.is_empty() {
+        out.push(setup::ensure_all(plan, &gen.types));
+    }
     out
 }
 

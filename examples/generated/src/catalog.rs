@@ -1090,3 +1090,21 @@ impl ::std::convert::From<OrderChannel> for ::squillion::bson::Bson {
         ::squillion::bson::Bson::String(value.as_str().to_owned())
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`books`, `orders`, `shapes`, `products`, `categories`, `tree2`, `jobs`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    BookRepo::new(db).ensure_indexes().await?;
+    BookRepo::new(db).ensure_validator().await?;
+    OrderRepo::new(db).ensure_indexes().await?;
+    OrderRepo::new(db).ensure_validator().await?;
+    ShapeRepo::new(db).ensure_indexes().await?;
+    ShapeRepo::new(db).ensure_validator().await?;
+    ProductRepo::new(db).ensure_indexes().await?;
+    ProductRepo::new(db).ensure_validator().await?;
+    CategoryRepo::new(db).ensure_indexes().await?;
+    CategoryRepo::new(db).ensure_validator().await?;
+    NodeRepo::new(db).ensure_indexes().await?;
+    NodeRepo::new(db).ensure_validator().await?;
+    JobRepo::new(db).ensure_indexes().await?;
+    JobRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

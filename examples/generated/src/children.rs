@@ -381,3 +381,17 @@ pub struct Entry {
     /// `words` (BSON `int`).
     pub words: i32,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`posts`, `books`, `notes`, `blogs`, `blog_entries`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    PostRepo::new(db).ensure_indexes().await?;
+    PostRepo::new(db).ensure_validator().await?;
+    BookRepo::new(db).ensure_indexes().await?;
+    BookRepo::new(db).ensure_validator().await?;
+    NoteRepo::new(db).ensure_indexes().await?;
+    NoteRepo::new(db).ensure_validator().await?;
+    BlogRepo::new(db).ensure_indexes().await?;
+    BlogRepo::new(db).ensure_validator().await?;
+    BlogEntriesBucketRepo::new(db).ensure_indexes().await?;
+    BlogEntriesBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -644,3 +644,19 @@ pub struct HostRef {
     /// copy of Host.name (rule 5, extended reference): read 10000 times per update
     pub name: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`person`, `products`, `parts`, `hosts`, `logmsg`, `tasks`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    PersonRepo::new(db).ensure_indexes().await?;
+    PersonRepo::new(db).ensure_validator().await?;
+    ProductRepo::new(db).ensure_indexes().await?;
+    ProductRepo::new(db).ensure_validator().await?;
+    PartRepo::new(db).ensure_indexes().await?;
+    PartRepo::new(db).ensure_validator().await?;
+    HostRepo::new(db).ensure_indexes().await?;
+    HostRepo::new(db).ensure_validator().await?;
+    LogMessageRepo::new(db).ensure_indexes().await?;
+    LogMessageRepo::new(db).ensure_validator().await?;
+    TaskRepo::new(db).ensure_indexes().await?;
+    TaskRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -798,3 +798,15 @@ pub struct Note {
     /// embed (Note.comments): up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)
     pub comments: ::squillion::BoundedVec<Comment, 200>,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`books`, `authors`, `users`, `book_notes`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    BookRepo::new(db).ensure_indexes().await?;
+    BookRepo::new(db).ensure_validator().await?;
+    AuthorRepo::new(db).ensure_indexes().await?;
+    AuthorRepo::new(db).ensure_validator().await?;
+    UserRepo::new(db).ensure_indexes().await?;
+    UserRepo::new(db).ensure_validator().await?;
+    BookNotesBucketRepo::new(db).ensure_indexes().await?;
+    BookNotesBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

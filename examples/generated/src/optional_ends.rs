@@ -292,3 +292,19 @@ impl Badge {
         }
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`shelfs`, `tags`, `teams`, `players`, `members`, `badges`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    ShelfRepo::new(db).ensure_indexes().await?;
+    ShelfRepo::new(db).ensure_validator().await?;
+    TagRepo::new(db).ensure_indexes().await?;
+    TagRepo::new(db).ensure_validator().await?;
+    TeamRepo::new(db).ensure_indexes().await?;
+    TeamRepo::new(db).ensure_validator().await?;
+    PlayerRepo::new(db).ensure_indexes().await?;
+    PlayerRepo::new(db).ensure_validator().await?;
+    MemberRepo::new(db).ensure_indexes().await?;
+    MemberRepo::new(db).ensure_validator().await?;
+    BadgeRepo::new(db).ensure_indexes().await?;
+    BadgeRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

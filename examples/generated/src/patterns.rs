@@ -1102,3 +1102,37 @@ pub struct Reading {
     #[serde(rename = "v")]
     pub value: f64,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (its 15 collections), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    SensorRepo::new(db).ensure_indexes().await?;
+    SensorRepo::new(db).ensure_validator().await?;
+    SectionRepo::new(db).ensure_indexes().await?;
+    SectionRepo::new(db).ensure_validator().await?;
+    EffortRepo::new(db).ensure_indexes().await?;
+    EffortRepo::new(db).ensure_validator().await?;
+    CustomerRepo::new(db).ensure_indexes().await?;
+    CustomerRepo::new(db).ensure_validator().await?;
+    InvoiceRepo::new(db).ensure_indexes().await?;
+    InvoiceRepo::new(db).ensure_validator().await?;
+    MovieRepo::new(db).ensure_indexes().await?;
+    MovieRepo::new(db).ensure_validator().await?;
+    VersionedDocumentRepo::new(db).ensure_indexes().await?;
+    VersionedDocumentRepo::new(db).ensure_validator().await?;
+    EventHistogramRepo::new(db).ensure_indexes().await?;
+    EventHistogramRepo::new(db).ensure_validator().await?;
+    ProductRepo::new(db).ensure_indexes().await?;
+    ProductRepo::new(db).ensure_validator().await?;
+    GameRepo::new(db).ensure_indexes().await?;
+    GameRepo::new(db).ensure_validator().await?;
+    BusinessObjectRepo::new(db).ensure_indexes().await?;
+    BusinessObjectRepo::new(db).ensure_validator().await?;
+    UserRepo::new(db).ensure_indexes().await?;
+    UserRepo::new(db).ensure_validator().await?;
+    PostRepo::new(db).ensure_indexes().await?;
+    PostRepo::new(db).ensure_validator().await?;
+    SensorReadingsBucketRepo::new(db).ensure_indexes().await?;
+    SensorReadingsBucketRepo::new(db).ensure_validator().await?;
+    MoviesCastOverflowRepo::new(db).ensure_indexes().await?;
+    MoviesCastOverflowRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -17,17 +17,10 @@ use squillion::bson::oid::ObjectId;
 use squillion::mongodb::Database;
 use squillion::{CursorPage, PageCursor};
 
-/// Creates the indexes and validators the Plan declares (idempotent).
+/// Creates the indexes and validators the Plan declares (idempotent): the generated
+/// `ensure_all` does every collection of the schema.
 pub async fn set_up(db: &Database) -> squillion::Result<()> {
-    schema::BookRepo::new(db).ensure_indexes().await?;
-    schema::BookRepo::new(db).ensure_validator().await?;
-    AuthorRepo::new(db).ensure_indexes().await?;
-    AuthorRepo::new(db).ensure_validator().await?;
-    schema::UserRepo::new(db).ensure_indexes().await?;
-    schema::UserRepo::new(db).ensure_validator().await?;
-    BookNotesBucketRepo::new(db).ensure_indexes().await?;
-    BookNotesBucketRepo::new(db).ensure_validator().await?;
-    Ok(())
+    schema::ensure_all(db).await
 }
 
 /// Renames an author; the copy of the first name on each of their books follows (rule 5).
