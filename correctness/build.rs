@@ -25,6 +25,7 @@ fn main() {
     };
     let mut modules = Vec::new();
     let mut failed = Vec::new();
+    let mut copying_modules: Vec<String> = Vec::new();
     let generated_schemas = squillion_schemagen::batch(
         GENERATED_SEED,
         GENERATED,
@@ -53,7 +54,70 @@ fn main() {
             .map(|c| format_ident!("{}Repo", squillion_codegen::rust::collection_type_name(c)))
             .collect();
         let (sqn, plan) = (schema.sqn.as_str(), generated.plan.to_json());
+        // Modules holding copies: every collection's typed writes of whole documents, for
+        // `tests/copies_written.rs` (the caller's copy values are never stored).
+        let copying = generated
+            .plan
+            .relationships
+            .iter()
+            .any(|d| !d.denormalized.is_empty());
+        let write_raw = copying.then(|| {
+            let names: Vec<&str> = generated
+                .plan
+                .collections
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            let types: Vec<_> = generated
+                .plan
+                .collections
+                .iter()
+                .map(|c| format_ident!("{}", squillion_codegen::rust::collection_type_name(c)))
+                .collect();
+            quote! {
+                /// Writes the raw `docs` of `collection` through its typed repository: `insert`
+                /// each, `insert_many` all, or `replace` each (`how`). `None`: no such collection.
+                pub async fn write_raw(
+                    db: &::squillion::mongodb::Database,
+                    collection: &str,
+                    how: &str,
+                    docs: ::std::vec::Vec<::squillion::bson::Document>,
+                ) -> ::core::option::Option<::squillion::Result<()>> {
+                    match collection {
+                        #( #names => ::core::option::Option::Some(async {
+                            let repo = #repos::new(db);
+                            let docs = docs
+                                .into_iter()
+                                .map(::squillion::bson::from_document::<#types>)
+                                .collect::<::core::result::Result<::std::vec::Vec<_>, _>>()
+                                .map_err(::squillion::Error::from)?;
+                            let written: ::squillion::Result<()> = match how {
+                                "insert_many" => repo.insert_many(&docs).await,
+                                "replace" => {
+                                    for d in &docs {
+                                        repo.replace(d).await?;
+                                    }
+                                    Ok(())
+                                }
+                                _ => {
+                                    for d in &docs {
+                                        repo.insert(d).await?;
+                                    }
+                                    Ok(())
+                                }
+                            };
+                            written
+                        }.await), )*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+        });
+        if copying {
+            copying_modules.push(schema.name.clone());
+        }
         let extra = quote! {
+            #write_raw
             /// The schema this module was generated from.
             pub const SQN: &str = #sqn;
             /// Its Plan, as `squillion plan --json` writes it.
@@ -105,6 +169,11 @@ fn main() {
     });
     let names: Vec<&str> = modules.iter().map(|(name, _)| name.as_str()).collect();
     let idents: Vec<_> = names.iter().map(|n| format_ident!("{}", n)).collect();
+    let copying_names: Vec<&str> = copying_modules.iter().map(String::as_str).collect();
+    let copying_idents: Vec<_> = copying_names
+        .iter()
+        .map(|n| format_ident!("{}", n))
+        .collect();
     let list = quote! {
         #(#mods)*
         /// Every module's name: `families::all()` in order, then the generated `gen_NN`.
@@ -123,6 +192,27 @@ fn main() {
         ) -> ::core::option::Option<::squillion::Result<()>> {
             match module {
                 #( #names => ::core::option::Option::Some(#idents::ensure_validators(db).await), )*
+                _ => ::core::option::Option::None,
+            }
+        }
+        /// The Plan of module `module`, as JSON.
+        pub fn plan_json(module: &str) -> ::core::option::Option<&'static str> {
+            match module {
+                #( #names => ::core::option::Option::Some(#idents::PLAN_JSON), )*
+                _ => ::core::option::Option::None,
+            }
+        }
+        /// `write_raw(db, collection, how, docs)` of module `module`, when it holds copies
+        /// (`None`: no such module, or it holds none).
+        pub async fn write_raw(
+            module: &str,
+            db: &::squillion::mongodb::Database,
+            collection: &str,
+            how: &str,
+            docs: ::std::vec::Vec<::squillion::bson::Document>,
+        ) -> ::core::option::Option<::squillion::Result<()>> {
+            match module {
+                #( #copying_names => #copying_idents::write_raw(db, collection, how, docs).await, )*
                 _ => ::core::option::Option::None,
             }
         }

@@ -28,6 +28,12 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     #[doc(hidden)]
     const KEEPS: &'static [crate::__private::subsets::Subset] = &[];
 
+    /// The copies documents of this type hold of other documents' fields (denormalized
+    /// extended references): every write of a reference takes them from its source. Written by
+    /// the derive (`copy_of(...)`).
+    #[doc(hidden)]
+    const COPIES: &'static [crate::__private::copies::CopyOf] = &[];
+
     /// The parents that keep lists or summaries of documents of this type (the type is declared
     /// `kept_by` them), each with what it keeps: every write of such a document, through its own
     /// repository or through one parent's `push_`/`replace_`/`remove_`, keeps all of them in

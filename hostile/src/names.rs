@@ -1688,6 +1688,7 @@ impl BookRef {
     collection = "chapters",
     validator = Chapter::validator_document,
     implied_indexes = false,
+    copy_of(from = Book, source = "title", by = "book.id", copy = "book.title"),
     index(keys("book.id" = 1, "_id" = 1), name = "book.id_1__id_1"),
     index(keys("book.id" = 1, "heading" = 1), name = "book.id_1_heading_1")
 )]

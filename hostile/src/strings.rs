@@ -286,7 +286,13 @@ pub enum ShapeVariant {
 #[squillion(
     collection = "comment\u{2066}s",
     validator = Comment::validator_document,
-    implied_indexes = false
+    implied_indexes = false,
+    copy_of(
+        from = Article,
+        source = "ti`t|l<e>\" \\ \"## \u{202e}",
+        by = "article.id",
+        copy = "article.ti`t|l<e>\" \\ \"## \u{202e}"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Comment {

@@ -17,6 +17,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
     match &op.kind {
         Kind::Insert => {
             let doc = stamped(c, args.first()?.as_document()?.clone());
+            if crate::checks::dangles(plan, r, &c.name, "", &Bson::Document(doc.clone())) {
+                return Some(Expect::MissingReference);
+            }
             let doc = settled(plan, r, &c.name, doc);
             if r.get(&c.name, doc.get("_id")?).is_some() || collides(c, r.docs(&c.name), &doc) {
                 return Some(Expect::Duplicate);
@@ -26,9 +29,12 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         }
         Kind::Replace => {
             let doc = stamped(c, args.first()?.as_document()?.clone());
-            let doc = settled(plan, r, &c.name, doc);
             let id = doc.get("_id")?.clone();
             r.get(&c.name, &id)?;
+            if crate::checks::dangles(plan, r, &c.name, "", &Bson::Document(doc.clone())) {
+                return Some(Expect::MissingReference);
+            }
+            let doc = settled(plan, r, &c.name, doc);
             if collides(c, r.docs(&c.name), &doc) {
                 return Some(Expect::Duplicate);
             }
@@ -42,6 +48,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         Kind::Push { path, max } => {
             let (id, item) = (args.first()?, args.get(1)?.clone());
             let before = r.get(&c.name, id)?.clone();
+            if crate::checks::dangles(plan, r, &c.name, path, &item) {
+                return Some(Expect::MissingReference);
+            }
             let arr = before.get_array(path).ok()?;
             // The push's `$ne` guards refuse an element sharing a unique value with one already
             // in the array (`DuplicateElement`, before the bound is looked at).
@@ -74,6 +83,10 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         }
         Kind::AddRef { path, max } => {
             let (id, item) = (args.first()?, args.get(1)?.clone());
+            r.get(&c.name, id)?;
+            if crate::checks::dangles(plan, r, &c.name, path, &item) {
+                return Some(Expect::MissingReference);
+            }
             let doc = r.get_mut(&c.name, id)?;
             let mut items = doc.get_array(path).ok()?.clone();
             if items.contains(&item) {
@@ -173,6 +186,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         Kind::Append { relation } | Kind::BucketRead { relation } => {
             crate::buckets::expect(s, r, op, relation)
         }
+        Kind::LinkPair { .. } | Kind::Pattern { .. } if written_dangles(s, r, op) => {
+            Some(Expect::MissingReference)
+        }
         Kind::LinkPair { .. } => crate::links::expect(s, r, op),
         Kind::Pattern { .. } => crate::patterns::expect(s, r, op),
         Kind::FanOut { field } => {
@@ -218,6 +234,32 @@ pub fn settle(s: &Schema<'_>, r: &Reference, op: &Op) -> Op {
                 }
             }
             let d = settled(s.plan, r, &op.collection, d);
+            op.args = vec![Bson::Document(d).into_canonical_extjson()];
+        }
+    }
+    op
+}
+
+/// Whether the document a pattern's write path or a link writes holds a reference with copies
+/// naming no document.
+fn written_dangles(s: &Schema<'_>, r: &Reference, op: &Op) -> bool {
+    let at = match (&op.kind, op.method.as_str()) {
+        (Kind::Pattern { .. }, "enqueue" | "new_version") | (Kind::LinkPair { .. }, "link") => 0,
+        (Kind::Pattern { .. }, "insert_under") => 1,
+        _ => return false,
+    };
+    op.bson_args()
+        .get(at)
+        .is_some_and(|d| crate::checks::dangles(s.plan, r, &op.collection, "", d))
+}
+
+/// `op` as sent to the repository: an insert's or a replacement's document with every copy
+/// forged (the repository takes them from the sources).
+pub fn forged(s: &Schema<'_>, op: &Op) -> Op {
+    let mut op = op.clone();
+    if matches!(op.kind, Kind::Insert | Kind::Replace) {
+        if let Some(Bson::Document(mut d)) = op.bson_args().first().cloned() {
+            crate::checks::forge_copies(s.plan, &op.collection, &mut d);
             op.args = vec![Bson::Document(d).into_canonical_extjson()];
         }
     }

@@ -260,6 +260,11 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         id => id.clone(),
     };
     r.get(&x.owner.name, &owner)?;
+    if crate::checks::dangles(s.plan, r, &x.c.name, &x.b.items_path, &item)
+        || crate::checks::dangles(s.plan, r, &x.c.name, &x.b.parent_path, &key)
+    {
+        return Some(Expect::MissingReference);
+    }
     let unique = crate::unique::paths_in(x.c, &x.b.items_path);
     let size = usize::try_from(x.b.size).unwrap_or(usize::MAX);
     let open = r.docs(&x.c.name).iter().position(|d| {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document};
 use squillion_codegen::plan::{
-    Collection, CollectionRole, ComputedFn, Layout, Plan, Shape, SummaryFn,
+    Collection, CollectionRole, ComputedFn, Layout, Plan, PlanField, Shape, SummaryFn,
 };
 
 use crate::documents::copy_source;
@@ -243,6 +243,67 @@ pub fn refresh_copies(plan: &Plan, r: &mut Reference) {
             if let Bson::Document(d) = v {
                 *doc = d;
             }
+        }
+    }
+}
+
+/// The copies of `collection` a value written at dotted path `at` (`""`: a whole document)
+/// holds: `(path below the value, source collection, copied field)`.
+fn copies_below(plan: &Plan, collection: &str, at: &str) -> Vec<(Vec<String>, String, PlanField)> {
+    copies(plan)
+        .into_iter()
+        .filter(|(coll, ..)| coll == collection)
+        .filter_map(|(_, path, source, field)| {
+            let rest = if at.is_empty() {
+                path.as_str()
+            } else {
+                path.strip_prefix(at)?.strip_prefix('.')?
+            };
+            Some((rest.split('.').map(str::to_owned).collect(), source, field))
+        })
+        .collect()
+}
+
+/// Whether `value`, written at `at` of a document of `collection`, holds a reference with copies
+/// naming no document of the reference: the repository refuses the write
+/// (`Error::MissingReference`).
+pub fn dangles(plan: &Plan, r: &Reference, collection: &str, at: &str, value: &Bson) -> bool {
+    let mut found = false;
+    for (segments, source, _) in copies_below(plan, collection, at) {
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+        let mut v = value.clone();
+        each_holder(&mut v, &segments, &mut |holder| {
+            if let Some(id) = holder.get("id").filter(|id| **id != Bson::Null) {
+                found |= r.get(&source, id).is_none();
+            }
+        });
+    }
+    found
+}
+
+/// `doc` (a document of `collection`) with every copy it holds forged: a value of the same type
+/// that its source does not hold. The repository must store the source's values instead.
+pub fn forge_copies(plan: &Plan, collection: &str, doc: &mut Document) {
+    for (segments, _, _) in copies_below(plan, collection, "") {
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+        let name = segments.last().copied().unwrap_or_default();
+        let mut v = Bson::Document(doc.clone());
+        each_holder(&mut v, &segments, &mut |holder| {
+            let forged = match holder.get(name) {
+                Some(Bson::String(s)) => Bson::String(format!("{s} (forged)")),
+                Some(Bson::Int32(n)) => Bson::Int32(n.wrapping_add(1)),
+                Some(Bson::Int64(n)) => Bson::Int64(n.wrapping_add(1)),
+                Some(Bson::Double(n)) => Bson::Double(n + 0.5),
+                Some(Bson::Boolean(b)) => Bson::Boolean(!b),
+                Some(Bson::DateTime(t)) => {
+                    Bson::DateTime(bson::DateTime::from_millis(t.timestamp_millis() + 1))
+                }
+                _ => return,
+            };
+            holder.insert(name, forged);
+        });
+        if let Bson::Document(d) = v {
+            *doc = d;
         }
     }
 }

@@ -186,6 +186,8 @@ pub enum Expect {
     BoundExceeded,
     /// A duplicate key refused by a unique index.
     Duplicate,
+    /// `Error::MissingReference`: a reference with copies names no document; nothing written.
+    MissingReference,
     /// Exactly this value (a read, or what a write answers: `link`'s "the pair is new").
     Value(Bson),
     /// The job a queue's `claim_next` hands out: `job` as the reference holds it, with its

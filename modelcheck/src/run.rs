@@ -235,6 +235,7 @@ fn matches(expect: &Expect, got: &Result<Bson, squillion::Error>) -> bool {
         (Expect::Ok, Ok(_)) => true,
         (Expect::BoundExceeded, Err(squillion::Error::BoundExceeded { .. })) => true,
         (Expect::Duplicate, Err(e)) => e.is_duplicate_key(),
+        (Expect::MissingReference, Err(squillion::Error::MissingReference { .. })) => true,
         _ => false,
     }
 }
@@ -270,7 +271,10 @@ async fn step(
         if matches!(expect, Expect::Ok) {
             crate::subsets::refill_all(s.plan, &mut next);
         }
-        let got = call(driver, db, &part.collection, &part.method, part.bson_args()).await?;
+        // The repository is sent the document with its copies forged: it must store the
+        // sources' values (the reference model's), never the caller's (issue 11).
+        let sent = crate::apply::forged(s, part);
+        let got = call(driver, db, &part.collection, &part.method, sent.bson_args()).await?;
         *methods
             .entry((part.collection.clone(), part.method.clone()))
             .or_default() += 1;

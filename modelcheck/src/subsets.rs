@@ -457,6 +457,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
             if lookup(&item, &x.key) != Some(id) {
                 return None;
             }
+            if crate::checks::dangles(s.plan, r, &cc.name, "", &Bson::Document(item.clone())) {
+                return Some(Expect::MissingReference);
+            }
             if r.get(&cc.name, item.get("_id")?).is_some()
                 || crate::unique::collides(cc, r.docs(&cc.name), &item)
             {
@@ -469,6 +472,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         Kind::SubsetReplace { .. } => {
             let item = crate::apply::stamped(cc, args.first()?.as_document()?.clone());
             let child = item.get("_id")?.clone();
+            if crate::checks::dangles(s.plan, r, &cc.name, "", &Bson::Document(item.clone())) {
+                return Some(Expect::MissingReference);
+            }
             let Some(old) = r.get(&cc.name, &child).cloned() else {
                 return Some(Expect::Ok);
             };

@@ -61,6 +61,18 @@ pub enum Error {
         /// The parent's id, as extended JSON.
         parent: String,
     },
+    /// A reference whose copies the document holds names no stored document: the copies cannot
+    /// be taken from their source, and nothing was written (a reference with copies never
+    /// dangles).
+    #[error("`{field}` names no document of `{collection}` (_id {id}): a reference with copies must name a stored document; nothing was written")]
+    MissingReference {
+        /// `collection.path` of the reference's id in the written document.
+        field: String,
+        /// The collection of the referenced documents.
+        collection: String,
+        /// The id, as extended JSON.
+        id: String,
+    },
     /// The deployment cannot run multi-document transactions (a standalone server): operations
     /// that must update two documents atomically refuse to run half of their work.
     #[error("this operation needs a multi-document transaction, and the deployment cannot run one (a standalone server; use a replica set)")]

@@ -130,6 +130,63 @@ impl<T: Document> RepoCore<T> {
         Ok(d)
     }
 
+    /// `doc` as stored ([`Self::encode`]) with every copy it holds taken from its source
+    /// ([`super::copies::fill`]): the caller's copy values are never written.
+    pub async fn encode_filled(&self, doc: &T) -> Result<BsonDocument> {
+        self.fill_document(self.encode(doc)?).await
+    }
+
+    /// Every document of `docs` as stored, their copies taken from their sources (one read per
+    /// source collection for all of them).
+    pub async fn encode_all_filled(&self, docs: &[T]) -> Result<Vec<BsonDocument>> {
+        let encoded = docs
+            .iter()
+            .map(|d| self.encode(d))
+            .collect::<Result<Vec<_>>>()?;
+        self.fill_documents(encoded).await
+    }
+
+    /// `doc` (a whole document, or the key of a bucket) with its copies taken from their sources.
+    pub async fn fill_document(&self, doc: BsonDocument) -> Result<BsonDocument> {
+        if T::COPIES.is_empty() {
+            return Ok(doc);
+        }
+        let mut docs = [doc];
+        super::copies::fill_documents(&self.db, self.name(), T::COPIES, &mut docs).await?;
+        let [doc] = docs;
+        Ok(doc)
+    }
+
+    /// `docs` with their copies taken from their sources.
+    pub async fn fill_documents(&self, mut docs: Vec<BsonDocument>) -> Result<Vec<BsonDocument>> {
+        if !T::COPIES.is_empty() {
+            super::copies::fill_documents(&self.db, self.name(), T::COPIES, &mut docs).await?;
+        }
+        Ok(docs)
+    }
+
+    /// `value`, written at the marked path `at` of a document (`author` for a field,
+    /// `lines[]` for one element pushed to `lines`), with the copies it holds taken from their
+    /// sources.
+    pub async fn with_copies(&self, at: &str, value: Bson) -> Result<Bson> {
+        if T::COPIES.is_empty() {
+            return Ok(value);
+        }
+        let mut values = [value];
+        super::copies::fill(&self.db, self.name(), T::COPIES, at, &mut values).await?;
+        let [value] = values;
+        Ok(value)
+    }
+
+    /// Each of `values`, elements written at the marked path `at` (`lines[]`), with the copies
+    /// it holds taken from their sources (one read per source collection for all of them).
+    pub async fn with_copies_all(&self, at: &str, mut values: Vec<Bson>) -> Result<Vec<Bson>> {
+        if !T::COPIES.is_empty() {
+            super::copies::fill(&self.db, self.name(), T::COPIES, at, &mut values).await?;
+        }
+        Ok(values)
+    }
+
     /// A stored document as `T`, after checking its schema version.
     pub fn decode(&self, doc: BsonDocument) -> Result<T> {
         check_schema_version::<T>(&doc)?;
@@ -147,11 +204,11 @@ impl<T: Document> RepoCore<T> {
     pub async fn insert(&self, doc: &T) -> Result<()> {
         if let Some(keepers) = self.keeping() {
             let transactions = self.transactions_supported().await?;
-            let docs = vec![self.encode(doc)?];
+            let docs = vec![self.encode_filled(doc).await?];
             return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, docs).await;
         }
         self.raw
-            .insert_one(self.encode(doc)?)
+            .insert_one(self.encode_filled(doc).await?)
             .await
             .during("insert", self.name())?;
         Ok(())
@@ -162,10 +219,7 @@ impl<T: Document> RepoCore<T> {
         if docs.is_empty() {
             return Ok(());
         }
-        let encoded = docs
-            .iter()
-            .map(|d| self.encode(d))
-            .collect::<Result<Vec<_>>>()?;
+        let encoded = self.encode_all_filled(docs).await?;
         if let Some(keepers) = self.keeping() {
             let transactions = self.transactions_supported().await?;
             return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, encoded).await;
@@ -232,13 +286,13 @@ impl<T: Document> RepoCore<T> {
             // What the document keeps of its children is refilled from them (not the caller's
             // values), and so is what its parents keep of it.
             let transactions = self.transactions_supported().await?;
-            let encoded = self.encode(doc)?;
+            let encoded = self.encode_filled(doc).await?;
             return super::kept::replace(&self.raw, transactions, &keepers, T::KEEPS, encoded)
                 .await;
         }
         let r = self
             .raw
-            .replace_one(self.id_filter(doc.id())?, self.encode(doc)?)
+            .replace_one(self.id_filter(doc.id())?, self.encode_filled(doc).await?)
             .await
             .during("replace", self.name())?;
         Ok(r.matched_count == 1)

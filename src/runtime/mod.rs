@@ -6,6 +6,7 @@
 
 pub mod arrays;
 pub mod bucket;
+pub mod copies;
 pub mod core;
 pub mod fanout;
 pub mod fields;

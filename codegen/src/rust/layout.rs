@@ -111,8 +111,13 @@ impl<'a> PlanIndex<'a> {
         }
     }
 
+    /// The Plan indexed.
+    pub(super) fn plan(&self) -> &'a Plan {
+        self.plan
+    }
+
     /// The Rust type of the documents of the collection holding `entity`, if it has one.
-    fn document_type(&self, entity: &str) -> Option<proc_macro2::Ident> {
+    pub(super) fn document_type(&self, entity: &str) -> Option<proc_macro2::Ident> {
         self.documents.get(entity).cloned()
     }
 
@@ -198,6 +203,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
     for d in lookup.decisions_for(c) {
         list_copies(lookup, c, d, &mut out);
     }
+    out.container.extend(super::copies::copy_of(lookup, c));
     // Arrays of value-type documents with unique fields: the push guards them too.
     for f in &c.fields {
         if f.relation.is_some() || out.fields.contains_key(&f.name) {

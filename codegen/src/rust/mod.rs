@@ -4,6 +4,7 @@
 //! identical plans give identical bytes.
 
 pub mod clashes;
+mod copies;
 mod enums;
 mod inner;
 mod layout;

@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link, kept_by";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link, kept_by, copy_of";
 
 /// Reads the container's attributes.
 pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
@@ -22,6 +22,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         versioned: None,
         link: None,
         kept_by: Vec::new(),
+        copy_of: Vec::new(),
         implied_indexes: true,
         serde_rename_all: None,
     };
@@ -183,6 +184,34 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                     match (to, key) {
                         (Some(to), Some(key)) => out.kept_by.push(KeptByDecl { to, key }),
                         _ => cx.error_at(span, "`kept_by` names the parent type and the reference to it: `kept_by(to = Post, key = \"post\")`"),
+                    }
+                }
+                "copy_of" => {
+                    let span = meta.path.span();
+                    let (mut from, mut source, mut by, mut copy) = (None, None, None, None);
+                    meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "from" => from = Some(path_value(&m)?),
+                            "source" => source = Some(name_value(&m)?),
+                            "by" => by = Some(name_value(&m)?),
+                            "copy" => copy = Some(name_value(&m)?),
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown copy_of option `{other}`; expected from, source, by, copy"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    match (from, source, by, copy) {
+                        (Some(from), Some(source), Some(by), Some(copy)) => {
+                            let parent = |p: &str| p.rsplit_once('.').map(|(head, _)| head.to_owned());
+                            if parent(&by).is_none() || parent(&by) != parent(&copy) {
+                                cx.error_at(span, "`copy_of`'s `by` and `copy` name the id and the copy side by side in one reference: `by = \"author.id\", copy = \"author.name\"`");
+                            } else {
+                                out.copy_of.push(CopyOfDecl { from, source, by, copy });
+                            }
+                        }
+                        _ => cx.error_at(span, "`copy_of` names the source type and field and where the reference holds its id and the copy: `copy_of(from = Author, source = \"name\", by = \"author.id\", copy = \"author.name\")`"),
                     }
                 }
                 other => {

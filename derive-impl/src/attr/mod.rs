@@ -70,6 +70,16 @@ pub struct KeptByDecl {
     pub key: String,
 }
 
+/// `copy_of(from = Type, source = "field", by = "path", copy = "path")`: the documents hold, at
+/// `copy`, a copy of `Type`'s `source` field, beside its id at `by` (`[]` marking arrays); every
+/// write of the reference takes the copy from the source.
+pub struct CopyOfDecl {
+    pub from: syn::Path,
+    pub source: String,
+    pub by: String,
+    pub copy: String,
+}
+
 /// How the collection's validator is made.
 pub enum ValidatorDecl {
     /// `$jsonSchema` derived from the fields (the default).
@@ -92,6 +102,7 @@ pub struct ContainerAttrs {
     pub versioned: Option<VersionedDecl>,
     pub link: Option<LinkDecl>,
     pub kept_by: Vec<KeptByDecl>,
+    pub copy_of: Vec<CopyOfDecl>,
     /// `implied_indexes = false`: the declared `index(...)` list is the whole list; the layouts
     /// add none (generated code: the Plan's list is the one source of truth).
     pub implied_indexes: bool,

@@ -40,6 +40,7 @@ pub(super) fn bucket(
     };
     let size = *size as i64;
     let items = &f.bson;
+    let each = format!("{items}[]");
     let key_fields: Vec<&Field<'_>> = keys.iter().filter_map(|k| item.field(k)).collect();
     let key_params: Vec<TokenStream> = key_fields
         .iter()
@@ -148,7 +149,8 @@ pub(super) fn bucket(
         #[doc = #append_doc]
         pub async fn #append(&self, #(#key_params,)* item: &#elem) -> ::squillion::Result<::squillion::BucketAppend> {
             let spec = #spec;
-            #rt::bucket::append(self.core.raw(), #key_doc, &spec, #rt::to_bson(item)?).await
+            let key = self.core.fill_document(#key_doc).await?;
+            #rt::bucket::append(self.core.raw(), key, &spec, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
         }
 
         #[doc = #page_doc]
@@ -220,6 +222,7 @@ pub(super) fn outlier(
         return TokenStream::new();
     };
     let path = &f.bson;
+    let each = format!("{path}[]");
     let flag_name = item
         .field(flag)
         .map_or_else(|| flag.to_string(), |x| x.bson.clone());
@@ -245,7 +248,7 @@ pub(super) fn outlier(
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
             let spec = #spec;
-            #rt::outlier::push(&self.core, &spec, #rt::to_bson(id)?, #rt::to_bson(item)?).await
+            #rt::outlier::push(&self.core, &spec, #rt::to_bson(id)?, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
         }
 
         /// Every element: the embedded ones, then the overflow (read only when the flag is set).

@@ -95,8 +95,8 @@ fn setter(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     let body = super::kept::update(
         item,
         path,
-        quote::quote!(#rt::kept::set(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await),
-        quote::quote!(#rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await),
+        quote::quote!(#rt::kept::set(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await),
+        quote::quote!(#rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await),
     );
     quote::quote! {
         #[doc = #doc]

@@ -70,7 +70,7 @@ fn inner_field(item: &Item<'_>, f: &Field<'_>, d: &InnerDecl) -> TokenStream {
                 quote! {
                     #[doc = #doc]
                     pub async fn #name(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
-                        #rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(value)?, #optional).await
+                        #rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await
                     }
                 }
             }
@@ -120,6 +120,7 @@ fn inner_array(item: &Item<'_>, f: &Field<'_>, d: &InnerArrayDecl) -> TokenStrea
     let elem = &d.elem;
     let path = format!("{}.{}", f.bson, d.path);
     let max = d.max;
+    let each = format!("{path}[]");
     let mut out = TokenStream::new();
     let unique: Vec<&str> = d.key.iter().map(|(k, _)| k.as_str()).collect();
     for (prefix, _) in inner_array_methods(d.key.is_some()) {
@@ -143,7 +144,7 @@ fn inner_array(item: &Item<'_>, f: &Field<'_>, d: &InnerArrayDecl) -> TokenStrea
                 quote! {
                     #[doc = #doc]
                     pub async fn #name(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
-                        #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #max as usize, #rt::to_bson(item)?, &[], &[#(#unique),*]).await
+                        #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #max as usize, self.core.with_copies(#each, #rt::to_bson(item)?).await?, &[], &[#(#unique),*]).await
                     }
                 }
             }
@@ -156,7 +157,7 @@ fn inner_array(item: &Item<'_>, f: &Field<'_>, d: &InnerArrayDecl) -> TokenStrea
                 quote! {
                     #[doc = #doc]
                     pub async fn #name(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<bool> {
-                        #rt::fields::replace_element(self.core.raw(), #rt::to_bson(id)?, #path, #k, #rt::to_bson(item)?).await
+                        #rt::fields::replace_element(self.core.raw(), #rt::to_bson(id)?, #path, #k, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
                     }
                 }
             }

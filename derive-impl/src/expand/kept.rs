@@ -215,20 +215,20 @@ pub fn writes(item: &Item<'_>) -> Option<TokenStream> {
         #[doc = #insert_doc]
         pub async fn insert(&self, doc: &#ident) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
-            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, ::std::vec![self.core.encode(doc)?]).await
+            #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, ::std::vec![self.core.encode_filled(doc).await?]).await
         }
 
         #[doc = #many_doc]
         pub async fn insert_many(&self, docs: &[#ident]) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
-            let docs = docs.iter().map(|d| self.core.encode(d)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
+            let docs = self.core.encode_all_filled(docs).await?;
             #rt::kept::insert(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, docs).await
         }
 
         #[doc = #replace_doc]
         pub async fn replace(&self, doc: &#ident) -> ::squillion::Result<bool> {
             let transactions = self.core.transactions_supported().await?;
-            #rt::kept::replace(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, self.core.encode(doc)?).await
+            #rt::kept::replace(self.core.raw(), transactions, &Self::keepers(), <#ident as ::squillion::Document>::KEEPS, self.core.encode_filled(doc).await?).await
         }
 
         #[doc = #delete_doc]

@@ -152,6 +152,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
         return TokenStream::new();
     };
     let path = &f.bson;
+    let each = format!("{path}[]");
     let computed = computed_for(item, path);
     let push = method("push", f, "");
     let remove = method("remove", f, "");
@@ -199,7 +200,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
     quote! {
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
-            #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, #rt::to_bson(item)?, #computed, &[#(#unique),*]).await
+            #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(item)?).await?, #computed, &[#(#unique),*]).await
         }
 
         #[doc = #remove_doc]
@@ -222,6 +223,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
         pub async fn #set(&self, id: &#id_ty, items: &[#elem]) -> ::squillion::Result<()> {
             let id = #rt::to_bson(id)?;
             let items = items.iter().map(|i| #rt::to_bson(i)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
+            let items = self.core.with_copies_all(#each, items).await?;
             #rt::arrays::set_bounded(self.core.raw(), id.clone(), #path, #bound, items, &[#(#unique),*]).await?;
             #rt::summaries::resync(self.core.raw(), id, #path, #computed).await
         }
@@ -239,7 +241,7 @@ fn embed_one(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     quote! {
         #[doc = #doc]
         pub async fn #set(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
-            #rt::arrays::set_field(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(value)?).await
+            #rt::arrays::set_field(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?).await
         }
     }
 }
@@ -255,6 +257,7 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
         return TokenStream::new();
     };
     let path = &f.bson;
+    let each = format!("{path}[]");
     let field_ident = f.ident;
     let add = method("add", f, "");
     let remove = method("remove", f, "");
@@ -276,7 +279,7 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
     quote! {
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, #rt::to_bson(reference)?).await
+            #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await
         }
 
         /// Removes a reference (`$pull`); true if it was there.

@@ -36,7 +36,8 @@ pub(super) fn subset(
         pub async fn #push(&self, id: &#id_ty, child: &#to) -> ::squillion::Result<()> {
             let children = #rt::RepoCore::<#to>::new(self.core.database());
             children.insert(child).await?;
-            let whole = #rt::to_document(child)?;
+            // The copy is made of the child as stored: its own copies taken from their sources.
+            let whole = children.encode_filled(child).await?;
             let copy = #rt::arrays::keep_fields(whole.clone(), &[#(#keep),*]);
             #rt::arrays::push_subset(self.core.raw(), #rt::to_bson(id)?, #path, #rt::bson::Bson::Document(copy), #sort, #desc, #n, #computed, &#rt::bson::Bson::Document(whole)).await
         }
@@ -181,7 +182,7 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, child: &#to) -> ::squillion::Result<()> {
             let transactions = self.core.transactions_supported().await?;
-            let child = #rt::RepoCore::<#to>::new(self.core.database()).encode(child)?;
+            let child = #rt::RepoCore::<#to>::new(self.core.database()).encode_filled(child).await?;
             let others = <#to as ::squillion::Document>::keepers();
             #rt::subsets::push(self.core.raw(), transactions, #rt::to_bson(id)?, &Self::#spec(), &others, child).await
         }
@@ -189,7 +190,7 @@ pub(super) fn refilled(item: &Item<'_>, f: &Field<'_>, r: &Refilled<'_>) -> Toke
         #[doc = #replace_doc]
         pub async fn #replace(&self, child: &#to) -> ::squillion::Result<bool> {
             let transactions = self.core.transactions_supported().await?;
-            let child = #rt::RepoCore::<#to>::new(self.core.database()).encode(child)?;
+            let child = #rt::RepoCore::<#to>::new(self.core.database()).encode_filled(child).await?;
             let others = <#to as ::squillion::Document>::keepers();
             #rt::subsets::replace(self.core.raw(), transactions, &Self::#spec(), &others, child).await
         }
@@ -216,6 +217,7 @@ pub(super) fn top(item: &Item<'_>, f: &Field<'_>, n: u64, sort: &str, desc: bool
         return TokenStream::new();
     };
     let path = &f.bson;
+    let each = format!("{path}[]");
     let offer = method("offer", f, "");
     let n = n as i64;
     let doc = format!(
@@ -232,7 +234,7 @@ pub(super) fn top(item: &Item<'_>, f: &Field<'_>, n: u64, sort: &str, desc: bool
     quote! {
         #[doc = #doc]
         pub async fn #offer(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
-            #rt::arrays::push_top(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(item)?, #sort, #desc, #n, #version).await
+            #rt::arrays::push_top(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#each, #rt::to_bson(item)?).await?, #sort, #desc, #n, #version).await
         }
     }
 }

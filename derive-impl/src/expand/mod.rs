@@ -21,6 +21,28 @@ pub(crate) fn rt() -> TokenStream {
     quote!(::squillion::__private)
 }
 
+/// `const COPIES: ...` of the `Document` impl: the copies the documents hold (`copy_of`).
+fn copies_const(item: &Item<'_>) -> TokenStream {
+    if item.attrs.copy_of.is_empty() {
+        return TokenStream::new();
+    }
+    let rt = rt();
+    let copies = item.attrs.copy_of.iter().map(|c| {
+        let (from, source, by, copy) = (&c.from, &c.source, &c.by, &c.copy);
+        quote! {
+            #rt::copies::CopyOf {
+                from: <#from as ::squillion::Document>::COLLECTION,
+                source: #source,
+                by: #by,
+                copy: #copy,
+            }
+        }
+    });
+    quote! {
+        const COPIES: &'static [#rt::copies::CopyOf] = &[#(#copies),*];
+    }
+}
+
 /// Whether `ty` is a number `$inc` adds to (`i32`, `i64`, `f64`).
 pub(crate) fn numeric_type(ty: &syn::Type) -> bool {
     fields::numeric(ty)
@@ -68,6 +90,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
 
     let keeps = kept::keeps_const(item);
     let keepers = kept::keepers_fn(item);
+    let copies = copies_const(item);
     let kept_writes = kept::writes(item);
     let layout_methods = layouts::methods(item);
     let pattern_methods = patterns::methods(item);
@@ -124,6 +147,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
             const INDEXES: &'static [::squillion::IndexSpec] = &[#(#index_specs),*];
             #keeps
             #keepers
+            #copies
             fn id(&self) -> &Self::Id {
                 &self.#id_ident
             }

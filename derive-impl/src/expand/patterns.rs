@@ -51,7 +51,7 @@ fn queue(item: &Item<'_>) -> TokenStream {
         /// Adds a job to the queue (`insertOne`), waiting to be claimed.
         pub async fn enqueue(&self, job: &#ident) -> ::squillion::Result<()> {
             let spec = #spec;
-            #rt::Context::during(self.core.raw().insert_one(spec.prepare(self.core.encode(job)?)).await, "insert", self.core.name())?;
+            #rt::Context::during(self.core.raw().insert_one(spec.prepare(self.core.encode_filled(job).await?)).await, "insert", self.core.name())?;
             ::core::result::Result::Ok(())
         }
 
@@ -111,7 +111,7 @@ fn tree(item: &Item<'_>) -> TokenStream {
                 ::core::option::Option::Some(p) => ::core::option::Option::Some(#rt::to_bson(p)?),
                 ::core::option::Option::None => ::core::option::Option::None,
             };
-            let stored = #rt::tree::insert_under(&self.core, &spec, parent, self.core.encode(node)?).await?;
+            let stored = #rt::tree::insert_under(&self.core, &spec, parent, self.core.encode_filled(node).await?).await?;
             self.core.decode(stored)
         }
 
@@ -162,7 +162,7 @@ fn versioned(item: &Item<'_>) -> TokenStream {
         /// in one transaction where the deployment runs them. Returns the version as stored.
         pub async fn new_version(&self, doc: &#ident) -> ::squillion::Result<#ident> {
             let spec = #spec;
-            let stored = #rt::versioning::new_version(&self.core, &spec, self.core.encode(doc)?).await?;
+            let stored = #rt::versioning::new_version(&self.core, &spec, self.core.encode_filled(doc).await?).await?;
             self.core.decode(stored)
         }
 
@@ -205,7 +205,7 @@ fn link(item: &Item<'_>) -> TokenStream {
         /// Links the pair (`updateOne({a, b}, {$set: link fields, $setOnInsert: {_id}}, {upsert: true})`);
         /// the unique index on the pair makes it idempotent. True if the pair was new.
         pub async fn link(&self, link: &#ident) -> ::squillion::Result<bool> {
-            #rt::links::link(self.core.raw(), #a_name, #b_name, self.core.encode(link)?).await
+            #rt::links::link(self.core.raw(), #a_name, #b_name, self.core.encode_filled(link).await?).await
         }
 
         /// Unlinks the pair (`deleteOne({a, b})`); true if it was linked.

@@ -85,6 +85,7 @@ impl Person {
     collection = "products",
     validator = Product::validator_document,
     implied_indexes = false,
+    copy_of(from = Part, source = "name", by = "parts[].id", copy = "parts[].name"),
     index(keys("catalog_number" = 1), name = "catalog_number_1", unique),
     index(keys("catalog_number" = 1, "_id" = 1), name = "catalog_number_1__id_1")
 )]
@@ -209,6 +210,13 @@ impl ProductRepo {
     collection = "parts",
     validator = Part::validator_document,
     implied_indexes = false,
+    copy_of(from = Product, source = "name", by = "product.id", copy = "product.name"),
+    copy_of(
+        from = Product,
+        source = "catalog_number",
+        by = "product.id",
+        copy = "product.catalog_number"
+    ),
     index(keys("partno" = 1, "_id" = 1), name = "partno_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -468,6 +476,8 @@ impl HostRepo {
     validator = LogMessage::validator_document,
     implied_indexes = false,
     kept_by(to = Host, key = "host.id"),
+    copy_of(from = Host, source = "ipaddr", by = "host.id", copy = "host.ipaddr"),
+    copy_of(from = Host, source = "name", by = "host.id", copy = "host.name"),
     index(keys("host.id" = 1, "time" = -1, "_id" = 1), name = "host.id_1_time_-1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]

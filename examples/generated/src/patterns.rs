@@ -173,7 +173,19 @@ impl Effort {
 #[squillion(
     collection = "customers",
     validator = Customer::validator_document,
-    implied_indexes = false
+    implied_indexes = false,
+    copy_of(
+        from = Invoice,
+        source = "date",
+        by = "invoices[].id",
+        copy = "invoices[].date"
+    ),
+    copy_of(
+        from = Invoice,
+        source = "total",
+        by = "invoices[].id",
+        copy = "invoices[].total"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Customer {
