@@ -18,6 +18,18 @@
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
+    copy_of(
+        from = Author,
+        source = "first_name",
+        by = "author.id",
+        copy = "author.first_name"
+    ),
+    copy_of(
+        from = Author,
+        source = "last_name",
+        by = "author.id",
+        copy = "author.last_name"
+    ),
     index(keys("title" = 1, "_id" = 1), name = "title_1__id_1"),
     index(keys("author.id" = 1, "_id" = 1), name = "author.id_1__id_1"),
     index(

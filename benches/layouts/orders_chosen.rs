@@ -70,6 +70,18 @@ impl Customer {
     collection = "orders",
     validator = Order::validator_document,
     implied_indexes = false,
+    copy_of(
+        from = Customer,
+        source = "name",
+        by = "customer.id",
+        copy = "customer.name"
+    ),
+    copy_of(
+        from = Customer,
+        source = "address",
+        by = "customer.id",
+        copy = "customer.address"
+    ),
     index(keys("number" = 1), name = "number_1", unique),
     index(keys("customer.id" = 1, "_id" = 1), name = "customer.id_1__id_1"),
     index(keys("number" = 1, "_id" = 1), name = "number_1__id_1"),
