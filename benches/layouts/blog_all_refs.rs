@@ -112,3 +112,11 @@ impl Comment {
         }
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`blog_posts`, `comments`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    BlogPostRepo::new(db).ensure_indexes().await?;
+    BlogPostRepo::new(db).ensure_validator().await?;
+    CommentRepo::new(db).ensure_indexes().await?;
+    CommentRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -132,3 +132,11 @@ pub struct Comment {
     /// `comment` (BSON `string`).
     pub comment: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`blog_posts`, `blog_post_comments`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    BlogPostRepo::new(db).ensure_indexes().await?;
+    BlogPostRepo::new(db).ensure_validator().await?;
+    BlogPostCommentsBucketRepo::new(db).ensure_indexes().await?;
+    BlogPostCommentsBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -112,3 +112,11 @@ impl Course {
         }
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`students`, `courses`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    StudentRepo::new(db).ensure_indexes().await?;
+    StudentRepo::new(db).ensure_validator().await?;
+    CourseRepo::new(db).ensure_indexes().await?;
+    CourseRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -103,3 +103,11 @@ impl Reading {
         }
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`sensors`, `readings`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    SensorRepo::new(db).ensure_indexes().await?;
+    SensorRepo::new(db).ensure_validator().await?;
+    ReadingRepo::new(db).ensure_indexes().await?;
+    ReadingRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -138,3 +138,11 @@ pub struct Reading {
     #[serde(rename = "v")]
     pub value: f64,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`sensors`, `sensor_readings`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    SensorRepo::new(db).ensure_indexes().await?;
+    SensorRepo::new(db).ensure_validator().await?;
+    SensorReadingsBucketRepo::new(db).ensure_indexes().await?;
+    SensorReadingsBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

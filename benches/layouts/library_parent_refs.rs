@@ -415,3 +415,11 @@ pub struct AuthorRef {
     /// copy of Author.last_name (rule 5, extended reference): read 1000 times per update
     pub last_name: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`books`, `authors`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    BookRepo::new(db).ensure_indexes().await?;
+    BookRepo::new(db).ensure_validator().await?;
+    AuthorRepo::new(db).ensure_indexes().await?;
+    AuthorRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -159,3 +159,11 @@ pub struct LogEntry {
     /// `message` (BSON `string`).
     pub message: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`hosts`, `host_logs`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    HostRepo::new(db).ensure_indexes().await?;
+    HostRepo::new(db).ensure_validator().await?;
+    HostLogsBucketRepo::new(db).ensure_indexes().await?;
+    HostLogsBucketRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -138,3 +138,11 @@ impl LogEntryRepo {
             .await
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`hosts`, `log_entries`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    HostRepo::new(db).ensure_indexes().await?;
+    HostRepo::new(db).ensure_validator().await?;
+    LogEntryRepo::new(db).ensure_indexes().await?;
+    LogEntryRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -209,3 +209,11 @@ impl OrderRepo {
             .await
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`customers`, `orders`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    CustomerRepo::new(db).ensure_indexes().await?;
+    CustomerRepo::new(db).ensure_validator().await?;
+    OrderRepo::new(db).ensure_indexes().await?;
+    OrderRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

@@ -240,3 +240,11 @@ pub struct CustomerRef {
     /// copy of Customer.address (rule 5, extended reference): read 1000 times per update
     pub address: ::std::string::String,
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`customers`, `orders`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    CustomerRepo::new(db).ensure_indexes().await?;
+    CustomerRepo::new(db).ensure_validator().await?;
+    OrderRepo::new(db).ensure_indexes().await?;
+    OrderRepo::new(db).ensure_validator().await?;
+    Ok(())
+}

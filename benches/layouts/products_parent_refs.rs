@@ -111,3 +111,11 @@ impl Variant {
         }
     }
 }
+/// Creates the indexes and validators the Plan declares for every collection of this module (`products`, `variants`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
+    ProductRepo::new(db).ensure_indexes().await?;
+    ProductRepo::new(db).ensure_validator().await?;
+    VariantRepo::new(db).ensure_indexes().await?;
+    VariantRepo::new(db).ensure_validator().await?;
+    Ok(())
+}
