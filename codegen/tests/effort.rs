@@ -35,6 +35,37 @@ fn chain(n: usize, card: &str) -> String {
     t
 }
 
+/// The same chain declared the other way round: each entity the parent of the one before it
+/// (a walk that follows the declarations in order meets the deepest child first).
+fn reversed(n: usize, card: &str) -> String {
+    let mut t = String::new();
+    for i in 0..n {
+        t.push_str(&format!("entity E{i} {ENTITY}\n"));
+        if i > 0 {
+            t.push_str(&format!(
+                "relation E{i}.next{i}: {card} <-> E{}.prev{i}: one\n",
+                i - 1
+            ));
+        }
+    }
+    t
+}
+
+/// Rings of `card` embeddings of five entities each (cycles the engine breaks).
+fn rings(n: usize, card: &str) -> String {
+    let mut t = String::new();
+    for i in 0..n {
+        t.push_str(&format!("entity R{i} {ENTITY}\n"));
+    }
+    for i in 0..n {
+        let next = if i % 5 == 4 { i - 4 } else { i + 1 };
+        t.push_str(&format!(
+            "relation R{i}.r{i}: {card} <-> R{next}.back{i}: one\n"
+        ));
+    }
+    t
+}
+
 /// One hub with `n` kinds of children, each too many (or too large) to embed or list by id.
 fn star(n: usize, card: &str) -> String {
     let mut t = format!("entity Hub {ENTITY}\n");

@@ -73,17 +73,24 @@ fn reachable(ctx: &Ctx<'_>, edges: &[Edge], roots: &BTreeSet<String>) -> BTreeSe
         .map(|e| e.name.clone())
         .filter(|e| !embedded.contains(e.as_str()) || ctx.is_standalone(e) || roots.contains(e))
         .collect();
-    loop {
-        let before = out.len();
-        for e in edges {
-            if out.contains(&e.parent) {
-                out.insert(e.child.clone());
+    // A walk from the roots along parent -> child edges: each edge is followed once (a loop
+    // over every edge until nothing changes takes one pass per level of a deep chain).
+    let mut children: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    for e in edges {
+        children
+            .entry(e.parent.as_str())
+            .or_default()
+            .push(e.child.as_str());
+    }
+    let mut todo: Vec<String> = out.iter().cloned().collect();
+    while let Some(at) = todo.pop() {
+        for child in children.get(at.as_str()).into_iter().flatten() {
+            if out.insert((*child).to_owned()) {
+                todo.push((*child).to_owned());
             }
         }
-        if out.len() == before {
-            return out;
-        }
     }
+    out
 }
 
 /// Breaks every embedding cycle that leaves entities without a collection; see the module docs.
@@ -103,18 +110,23 @@ pub(crate) fn break_cycles(ctx: &Ctx<'_>, choices: &mut [Choice]) -> Broken {
         };
         // An unreached entity is embedded only by unreached parents: walking back through them
         // must come round to an entity already seen.
+        let mut parents: std::collections::HashMap<&str, &Edge> = std::collections::HashMap::new();
+        for e in edges.iter().rev() {
+            if !reached.contains(&e.parent) {
+                parents.insert(e.child.as_str(), e);
+            }
+        }
         let mut path: Vec<&Edge> = Vec::new();
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         let mut at = start.name.as_str();
         let cycle = loop {
-            let Some(edge) = edges
-                .iter()
-                .find(|e| e.child == at && !reached.contains(&e.parent))
-            else {
+            let Some(&edge) = parents.get(at) else {
                 break Vec::new();
             };
-            if let Some(pos) = path.iter().position(|e| e.child == edge.child) {
+            if let Some(&pos) = seen.get(edge.child.as_str()) {
                 break path[pos..].to_vec();
             }
+            seen.insert(edge.child.as_str(), path.len());
             path.push(edge);
             at = edge.parent.as_str();
         };

@@ -20,8 +20,22 @@ use super::placement;
 use super::relation::{self, Choice, Ineligible};
 
 /// Marks the entities `choices` embed while others refer to them by `_id` as referenced, and
-/// decides again the relationships that touch them, until none is left.
+/// decides again the relationships that touch them, until none is left. When the work list
+/// found any, every relationship is decided once more and checked again: a decision may depend
+/// on more than its own ends (the work list is the fast path, this pass the guarantee).
 pub(super) fn settle(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>], choices: &mut [Choice]) {
+    while work_list(ctx, ineligible, choices) {
+        let rels = &ctx.model.relations;
+        ctx.decided.set(ctx.decided.get() + rels.len());
+        for ((slot, rel), out) in choices.iter_mut().zip(rels).zip(ineligible) {
+            *slot = relation::decide(ctx, rel, out);
+        }
+    }
+}
+
+/// One walk of the work list from `choices`; whether it found any entity to mark.
+fn work_list(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>], choices: &mut [Choice]) -> bool {
+    let mut any = false;
     let rels = &ctx.model.relations;
     let mut incident: HashMap<&str, BTreeSet<usize>> = HashMap::new();
     for (i, rel) in rels.iter().enumerate() {
@@ -56,8 +70,9 @@ pub(super) fn settle(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>], choices: &mu
         }
         pending.clear();
         if found.is_empty() {
-            return;
+            return any;
         }
+        any = true;
         let touched: BTreeSet<usize> = found
             .keys()
             .filter_map(|e| incident.get(e.as_str()))
