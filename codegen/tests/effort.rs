@@ -117,12 +117,14 @@ type Family = fn(usize, &str) -> String;
 
 #[test]
 fn rounds_do_not_grow_with_the_schema() {
-    let families: [(&str, Family, &[&str]); 4] = [
+    let families: [(&str, Family, &[&str]); 6] = [
         (
             "chain",
             chain,
             &["one", "few(10)", "many(100)", "many(5000)"],
         ),
+        ("reversed", reversed, &["one", "many(100)"]),
+        ("rings", rings, &["one", "few(5)"]),
         ("star", star, &["few(50)", "many(1000)", "many(200000)"]),
         ("tree", tree, &["one", "few(20)", "many(300)"]),
         ("referenced", referenced, &["one", "few(3)", "many(100)"]),
