@@ -30,22 +30,17 @@ fn nested(open: &str, close: &str) -> String {
 
 /// The inputs, each named for what makes it hostile.
 fn inputs() -> Vec<(&'static str, String)> {
-    let mut many = String::new();
-    let mut i = 0;
-    while many.len() < SIZE - 200 {
-        many.push_str(&format!(
-            "entity E{i} {{ name: string @index code: string at: date n: int32 }}\n"
-        ));
-        if i > 0 {
-            // Standalone children: a chain of embedded entities thousands deep is refused
-            // (W118), and the valid input must reach the engine and the emitter.
-            many.push_str(&format!(
-                "relation E{}.next{i}: many(100) <-> E{i}.prev{i}: one {{ standalone E{i} }}\n",
+    // Standalone children: a chain of embedded entities thousands deep is refused (W118), and
+    // the valid input must reach the engine and the emitter.
+    let many = chain(
+        |i| {
+            format!(
+                "E{}.next{i}: many(100) <-> E{i}.prev{i}: one {{ standalone E{i} }}",
                 i - 1
-            ));
-        }
-        i += 1;
-    }
+            )
+        },
+        "",
+    );
     vec![
         ("nested arrays", nested("[", "]")),
         ("nested maps", nested("map<", ">")),
@@ -73,21 +68,28 @@ fn inputs() -> Vec<(&'static str, String)> {
             fill("entity A", "a", " { x: string }\n"),
         ),
         (VALID, many),
-        ("a chain the engine must cut to fit", chain("many(100)", "")),
+        (
+            "a chain the engine must cut to fit",
+            chain(
+                |i| format!("E{i}.next{i}: many(100) <-> E{}.prev{i}: one", i - 1),
+                "",
+            ),
+        ),
         (
             "a one-to-one chain whose end another lists",
             chain(
-                "one",
+                |i| format!("E{i}.next{i}: one <-> E{}.prev{i}: one", i - 1),
                 "entity X { name: string }\nrelation X.fav: many(50) <-> E0.fans: many(5)\n",
             ),
         ),
     ]
 }
 
-/// Entities each embedding up to `card` of the next, as long as the size allows, then `tail`:
-/// the engine decides each link (cutting the embedding where documents would outgrow 16 MB or
-/// where an entity is referenced) in rounds that do not grow with the chain (engine::Effort).
-fn chain(card: &str, tail: &str) -> String {
+/// Entities, each after the first related to the one before it by `relation(i)`, as many as
+/// the size allows, then `tail`. The chains the engine must decide link by link (cutting the
+/// embedding where documents would outgrow 16 MB or where an entity is referenced) take rounds
+/// that do not grow with the chain (`engine::Effort`).
+fn chain(relation: impl Fn(usize) -> String, tail: &str) -> String {
     let mut text = String::new();
     let mut i = 0;
     while text.len() < SIZE - 200 - tail.len() {
@@ -95,10 +97,7 @@ fn chain(card: &str, tail: &str) -> String {
             "entity E{i} {{ name: string @index code: string at: date n: int32 }}\n"
         ));
         if i > 0 {
-            text.push_str(&format!(
-                "relation E{i}.next{i}: {card} <-> E{}.prev{i}: one\n",
-                i - 1
-            ));
+            text.push_str(&format!("relation {}\n", relation(i)));
         }
         i += 1;
     }

@@ -383,12 +383,13 @@ pub async fn inventory(db: Database) {
             parts: bounded(refs),
         });
     }
-    repo!(db, inventory::ProductRepo)
-        .insert_many(&products)
-        .await
-        .unwrap();
+    // Parts first: a product's list copies each part's name from the stored part.
     repo!(db, inventory::PartRepo)
         .insert_many(&parts)
+        .await
+        .unwrap();
+    repo!(db, inventory::ProductRepo)
+        .insert_many(&products)
         .await
         .unwrap();
 
@@ -650,12 +651,13 @@ pub async fn patterns(db: Database) {
             invoices: bounded(refs),
         });
     }
-    repo!(db, patterns::CustomerRepo)
-        .insert_many(&customers)
-        .await
-        .unwrap();
+    // Invoices first: a customer's list copies each invoice's date and total from the stored one.
     repo!(db, patterns::InvoiceRepo)
         .insert_many(&invoices)
+        .await
+        .unwrap();
+    repo!(db, patterns::CustomerRepo)
+        .insert_many(&customers)
         .await
         .unwrap();
 
