@@ -383,15 +383,25 @@ pub async fn inventory(db: Database) {
             parts: bounded(refs),
         });
     }
-    // Parts first: a product's list copies each part's name from the stored part.
+    // Each side copies the other (a part the product's name, a product its parts' names), and
+    // copies are taken from stored sources: products without their list first, then the parts,
+    // then each product's list.
+    let product_repo = repo!(db, inventory::ProductRepo);
+    let bare: Vec<inventory::Product> = products
+        .iter()
+        .map(|p| inventory::Product {
+            parts: bounded(Vec::new()),
+            ..p.clone()
+        })
+        .collect();
+    product_repo.insert_many(&bare).await.unwrap();
     repo!(db, inventory::PartRepo)
         .insert_many(&parts)
         .await
         .unwrap();
-    repo!(db, inventory::ProductRepo)
-        .insert_many(&products)
-        .await
-        .unwrap();
+    for p in &products {
+        product_repo.replace(p).await.unwrap();
+    }
 
     let hosts = repo!(db, inventory::HostRepo);
     let messages = repo!(db, inventory::LogMessageRepo);
