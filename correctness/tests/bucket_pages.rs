@@ -12,27 +12,7 @@ use std::cmp::Ordering;
 
 use squillion::bson::oid::ObjectId;
 use squillion::PageRequest;
-use squillion_testkit::TestDb;
-
-/// A fixed-seed LCG: the same appends on every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
-}
+use squillion_testkit::{Lcg, TestDb};
 
 /// One bucket of the reference: the children (key, body) in the order a page shows them.
 type Bucket<K> = Vec<(K, String)>;

@@ -10,20 +10,7 @@ use std::cmp::Ordering;
 
 use squillion::bson::oid::ObjectId;
 use squillion::bson::DateTime;
-use squillion_testkit::TestDb;
-
-/// A fixed-seed LCG: the same orders on every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
+use squillion_testkit::{Lcg, TestDb};
 
 /// One order of the reference model.
 #[derive(Debug, Clone, PartialEq)]

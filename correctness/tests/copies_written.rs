@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use squillion::__private::bson::{doc, oid::ObjectId, Bson, DateTime, Document};
 use squillion::__private::mongodb::Database;
-use squillion_testkit::TestDb;
+use squillion_testkit::{documents as all, TestDb};
 
 /// `(holder collection, copy path with `[]` marks, source collection, source field)`.
 type Copy = (String, String, String, String);
@@ -202,17 +202,6 @@ fn held(v: &Bson, segments: &[&str], out: &mut Vec<(Bson, Option<Bson>)>) {
         }
         _ => {}
     }
-}
-
-async fn all(db: &Database, coll: &str) -> Vec<Document> {
-    use futures::TryStreamExt;
-    db.collection::<Document>(coll)
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
 }
 
 /// Every copy stored in `holder` equals its source's field; returns how many were checked.

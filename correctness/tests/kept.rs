@@ -34,7 +34,7 @@ macro_rules! family {
             let mut rng = Lcg(17 + m::SQN.len() as u64);
             let mut children: Vec<ObjectId> = Vec::new();
             let make = |id: ObjectId, rng: &mut Lcg| -> m::Item {
-                let k = rng.next(3) as usize;
+                let k = rng.below(3) as usize;
                 let owner = if extended {
                     Bson::Document(doc! { "id": owners[k], "title": format!("owner {k}") })
                 } else {
@@ -42,18 +42,18 @@ macro_rules! family {
                 };
                 let d = doc! {
                     "_id": id,
-                    "at": DateTime::from_millis(1_700_000_000_000 + rng.next(40) as i64 * 1000),
-                    "n": rng.next(30) as i32 - 10,
-                    "s": format!("s{}", rng.next(20)),
+                    "at": DateTime::from_millis(1_700_000_000_000 + rng.below(40) as i64 * 1000),
+                    "n": rng.below(30) as i32 - 10,
+                    "s": format!("s{}", rng.below(20)),
                     "owner": owner,
                 };
                 squillion::__private::bson::from_document(d).unwrap()
             };
             for step in 0..90 {
                 let pick = |rng: &mut Lcg, children: &[ObjectId]| {
-                    children[rng.next(children.len() as u64) as usize]
+                    children[rng.below(children.len() as u64) as usize]
                 };
-                let what = match rng.next(9) {
+                let what = match rng.below(9) {
                     0 | 1 => {
                         let id = ObjectId::new();
                         items.insert(&make(id, &mut rng)).await.unwrap();
@@ -74,7 +74,7 @@ macro_rules! family {
                         "replace"
                     }
                     4 if !children.is_empty() => {
-                        let k = rng.next(children.len() as u64) as usize;
+                        let k = rng.below(children.len() as u64) as usize;
                         let id = children.remove(k);
                         assert!(items.delete(&id).await.unwrap());
                         assert!(!items.delete(&id).await.unwrap(), "deleted twice");
@@ -82,25 +82,28 @@ macro_rules! family {
                     }
                     5 if !children.is_empty() => {
                         let id = pick(&mut rng, &children);
-                        items.set_n(&id, &(rng.next(40) as i32 - 15)).await.unwrap();
+                        items
+                            .set_n(&id, &(rng.below(40) as i32 - 15))
+                            .await
+                            .unwrap();
                         "set_n"
                     }
                     6 if !children.is_empty() => {
                         let id = pick(&mut rng, &children);
-                        items.inc_n(&id, rng.next(9) as i32 - 4).await.unwrap();
+                        items.inc_n(&id, rng.below(9) as i32 - 4).await.unwrap();
                         "inc_n"
                     }
                     7 if !children.is_empty() => {
                         let id = pick(&mut rng, &children);
                         let at =
-                            DateTime::from_millis(1_700_000_000_000 + rng.next(40) as i64 * 1000);
+                            DateTime::from_millis(1_700_000_000_000 + rng.below(40) as i64 * 1000);
                         items.set_at(&id, &at).await.unwrap();
                         "set_at"
                     }
                     // The owner replaced with lists and summaries of no children: they are
                     // refilled from the children, not taken from the caller.
                     8 => {
-                        let k = rng.next(owners.len() as u64) as usize;
+                        let k = rng.below(owners.len() as u64) as usize;
                         let fresh = owner_doc(&plan, owners[k], k);
                         let owner: m::Owner =
                             squillion::__private::bson::from_document(fresh).unwrap();
@@ -170,9 +173,9 @@ macro_rules! bulk {
                     };
                     doc! {
                         "_id": ObjectId::new(),
-                        "at": DateTime::from_millis(1_700_000_000_000 + rng.next(400) as i64 * 1000),
-                        "n": rng.next(300) as i32 - 100,
-                        "s": format!("s{}", rng.next(200)),
+                        "at": DateTime::from_millis(1_700_000_000_000 + rng.below(400) as i64 * 1000),
+                        "n": rng.below(300) as i32 - 100,
+                        "s": format!("s{}", rng.below(200)),
                         "owner": owner,
                     }
                 };

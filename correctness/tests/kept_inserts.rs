@@ -46,7 +46,7 @@ macro_rules! family {
             let owners: Vec<ObjectId> = (0..5).map(|_| ObjectId::new()).collect();
             let others: Vec<ObjectId> = (0..5).map(|_| ObjectId::new()).collect();
             let item = |rng: &mut Lcg| {
-                let k = rng.next(3) as usize;
+                let k = rng.below(3) as usize;
                 let owner = if extended {
                     Bson::Document(doc! { "id": owners[k], "title": format!("owner {k}") })
                 } else {
@@ -54,13 +54,13 @@ macro_rules! family {
                 };
                 let mut d = doc! {
                     "_id": ObjectId::new(),
-                    "at": DateTime::from_millis(1_700_000_000_000 + rng.next(40) as i64 * 1000),
-                    "n": rng.next(30) as i32 - 10,
-                    "s": format!("s{}", rng.next(20)),
+                    "at": DateTime::from_millis(1_700_000_000_000 + rng.below(40) as i64 * 1000),
+                    "n": rng.below(30) as i32 - 10,
+                    "s": format!("s{}", rng.below(20)),
                     "owner": owner,
                 };
                 if two_parents {
-                    d.insert("other", others[rng.next(3) as usize]);
+                    d.insert("other", others[rng.below(3) as usize]);
                 }
                 squillion::__private::bson::from_document::<m::Item>(d).unwrap()
             };

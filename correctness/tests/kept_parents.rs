@@ -13,7 +13,7 @@ use squillion::__private::mongodb::Database;
 use squillion_testkit::TestDb;
 
 fn at(rng: &mut Lcg) -> DateTime {
-    DateTime::from_millis(1_700_000_000_000 + rng.next(40) as i64 * 1000)
+    DateTime::from_millis(1_700_000_000_000 + rng.below(40) as i64 * 1000)
 }
 
 /// `n` new parents in `parents`, as a fresh parent starts (with `extra`'s fields).
@@ -61,13 +61,13 @@ async fn children_kept_by_two_parents_keep_both_in_step() {
     let make = |id: ObjectId, rng: &mut Lcg| m::Item {
         id,
         at: at(rng),
-        n: rng.next(30) as i32 - 10,
-        s: format!("s{}", rng.next(20)),
-        owner: owners[rng.next(3) as usize],
-        other: others[rng.next(3) as usize],
+        n: rng.below(30) as i32 - 10,
+        s: format!("s{}", rng.below(20)),
+        owner: owners[rng.below(3) as usize],
+        other: others[rng.below(3) as usize],
     };
     for step in 0..120 {
-        let what = match rng.next(8) {
+        let what = match rng.below(8) {
             0 => {
                 let c = make(ObjectId::new(), &mut rng);
                 owner_repo.push_items(&c.owner, &c).await.unwrap();
@@ -88,32 +88,32 @@ async fn children_kept_by_two_parents_keep_both_in_step() {
             }
             // Both parents may change: the child moves in both relations.
             3 if !children.is_empty() => {
-                let k = rng.next(children.len() as u64) as usize;
+                let k = rng.below(children.len() as u64) as usize;
                 let c = make(children[k].id, &mut rng);
                 assert!(owner_repo.replace_items(&c).await.unwrap());
                 children[k] = c;
                 "Owner.replace_items"
             }
             4 if !children.is_empty() => {
-                let k = rng.next(children.len() as u64) as usize;
+                let k = rng.below(children.len() as u64) as usize;
                 let c = make(children[k].id, &mut rng);
                 assert!(other_repo.replace_top_items(&c).await.unwrap());
                 children[k] = c;
                 "Other.replace_top_items"
             }
             5 if !children.is_empty() => {
-                let c = children.remove(rng.next(children.len() as u64) as usize);
+                let c = children.remove(rng.below(children.len() as u64) as usize);
                 assert!(owner_repo.remove_items(&c.id).await.unwrap());
                 "Owner.remove_items"
             }
             6 if !children.is_empty() => {
-                let c = children.remove(rng.next(children.len() as u64) as usize);
+                let c = children.remove(rng.below(children.len() as u64) as usize);
                 assert!(other_repo.remove_top_items(&c.id).await.unwrap());
                 "Other.remove_top_items"
             }
             7 if !children.is_empty() => {
-                let k = rng.next(children.len() as u64) as usize;
-                let n = rng.next(40) as i32 - 15;
+                let k = rng.below(children.len() as u64) as usize;
+                let n = rng.below(40) as i32 - 15;
                 items.set_n(&children[k].id, &n).await.unwrap();
                 children[k].n = n;
                 "Item.set_n"
@@ -143,16 +143,16 @@ async fn a_two_way_link_moving_a_child_refills_both_parents() {
     let mut children: Vec<ObjectId> = Vec::new();
     for step in 0..100 {
         let pick = |rng: &mut Lcg, children: &[ObjectId]| {
-            children[rng.next(children.len() as u64) as usize]
+            children[rng.below(children.len() as u64) as usize]
         };
-        let what = match rng.next(5) {
+        let what = match rng.below(5) {
             0 => {
                 let c = m::Item {
                     id: ObjectId::new(),
                     at: at(&mut rng),
-                    n: rng.next(30) as i32 - 10,
-                    s: format!("s{}", rng.next(20)),
-                    owner: owners[rng.next(3) as usize],
+                    n: rng.below(30) as i32 - 10,
+                    s: format!("s{}", rng.below(20)),
+                    owner: owners[rng.below(3) as usize],
                 };
                 // The child names its owner; the owner's ids follow through the link.
                 items.insert(&c).await.unwrap();
@@ -165,7 +165,7 @@ async fn a_two_way_link_moving_a_child_refills_both_parents() {
             }
             1 | 2 if !children.is_empty() => {
                 let c = pick(&mut rng, &children);
-                let to = owners[rng.next(3) as usize];
+                let to = owners[rng.below(3) as usize];
                 match owner_repo.link_items(&to, &c).await {
                     Ok(()) => "link_items (moves the child)",
                     // The new owner's ids are full (at most 6): nothing was written.
@@ -207,28 +207,28 @@ async fn setters_fanning_out_copies_refill_the_parents_too() {
     let mut rng = Lcg(31);
     let mut children: Vec<ObjectId> = Vec::new();
     for step in 0..80 {
-        let what = match rng.next(3) {
+        let what = match rng.below(3) {
             0 => {
                 let c = m::Item {
                     id: ObjectId::new(),
                     at: at(&mut rng),
-                    n: rng.next(30) as i32 - 10,
-                    s: format!("s{}", rng.next(20)),
-                    owner: owners[rng.next(3) as usize],
+                    n: rng.below(30) as i32 - 10,
+                    s: format!("s{}", rng.below(20)),
+                    owner: owners[rng.below(3) as usize],
                 };
                 items.insert(&c).await.unwrap();
                 children.push(c.id);
                 "insert"
             }
             1 if !children.is_empty() => {
-                let c = children[rng.next(children.len() as u64) as usize];
-                items.set_n(&c, &(rng.next(40) as i32 - 15)).await.unwrap();
+                let c = children[rng.below(children.len() as u64) as usize];
+                items.set_n(&c, &(rng.below(40) as i32 - 15)).await.unwrap();
                 "set_n (fans out, a summary reads it)"
             }
             2 if !children.is_empty() => {
-                let c = children[rng.next(children.len() as u64) as usize];
+                let c = children[rng.below(children.len() as u64) as usize];
                 items
-                    .set_s(&c, &format!("s{}", rng.next(20)))
+                    .set_s(&c, &format!("s{}", rng.below(20)))
                     .await
                     .unwrap();
                 "set_s (fans out, the top list copies it)"

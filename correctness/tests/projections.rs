@@ -7,6 +7,7 @@
 //! returned fields (and, for pages, the sort keys the next cursor reads), nothing else, while a
 //! query without `returns` receives whole documents.
 
+use squillion_testkit::Lcg;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -18,19 +19,6 @@ use squillion_correctness::projection_items::{
     Unsorted, PLAN_JSON,
 };
 use squillion_testkit::{SentDocuments, TestDb};
-
-/// A fixed-seed LCG: the same items on every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
 
 fn items(seed: u64) -> Vec<Item> {
     let mut r = Lcg(seed);

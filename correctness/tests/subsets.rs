@@ -11,19 +11,7 @@ use squillion::__private::arrays::Summary;
 use squillion::__private::bson::{doc, oid::ObjectId, Bson, DateTime, Document};
 use squillion::__private::mongodb::Database;
 use squillion::__private::summaries::summarise;
-use squillion_testkit::TestDb;
-
-/// A small deterministic sequence of numbers.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % below
-    }
-}
+use squillion_testkit::{Lcg, TestDb};
 
 /// One list of copies the Plan keeps in `owners`.
 #[derive(Debug)]
@@ -286,9 +274,9 @@ fn item_doc(
 ) -> Document {
     let mut d = doc! {
         "_id": id,
-        "at": DateTime::from_millis(1_700_000_000_000 + rng.next(50) as i64 * 1000),
-        "n": rng.next(20) as i32,
-        "s": format!("s{}", rng.next(30)),
+        "at": DateTime::from_millis(1_700_000_000_000 + rng.below(50) as i64 * 1000),
+        "n": rng.below(20) as i32,
+        "s": format!("s{}", rng.below(30)),
     };
     if let Some((p, name)) = product {
         d.insert("product", doc! { "id": p, "name": name });
@@ -335,9 +323,9 @@ macro_rules! family {
                 squillion::__private::bson::from_document(d).unwrap()
             };
             for step in 0..80 {
-                let what = match rng.next(6) {
+                let what = match rng.below(6) {
                     0..=2 => {
-                        let owner = owners[rng.next(3) as usize];
+                        let owner = owners[rng.below(3) as usize];
                         let id = ObjectId::new();
                         repo.$push(&owner, &make(id, owner, &mut rng))
                             .await
@@ -346,17 +334,17 @@ macro_rules! family {
                         "push"
                     }
                     3 | 4 if !children.is_empty() => {
-                        let k = rng.next(children.len() as u64) as usize;
+                        let k = rng.below(children.len() as u64) as usize;
                         let (id, mut owner) = children[k];
-                        if rng.next(4) == 0 {
-                            owner = owners[rng.next(3) as usize];
+                        if rng.below(4) == 0 {
+                            owner = owners[rng.below(3) as usize];
                         }
                         assert!(repo.$replace(&make(id, owner, &mut rng)).await.unwrap());
                         children[k].1 = owner;
                         "replace"
                     }
                     _ if !children.is_empty() => {
-                        let k = rng.next(children.len() as u64) as usize;
+                        let k = rng.below(children.len() as u64) as usize;
                         let (id, _) = children.remove(k);
                         assert!(repo.$remove(&id).await.unwrap());
                         assert!(!repo.$remove(&id).await.unwrap(), "removed twice");

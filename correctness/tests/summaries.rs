@@ -10,7 +10,7 @@ use squillion::__private::bson::{doc, oid::ObjectId, Bson, DateTime, Document};
 use squillion::__private::mongodb::Database;
 use squillion::__private::summaries::summarise;
 use squillion_correctness::{summary_embed, summary_latest};
-use squillion_testkit::TestDb;
+use squillion_testkit::{Lcg, TestDb};
 
 /// `(path, summary)` of every summary the Plan stores in `collection`.
 fn summaries(plan_json: &str, collection: &str) -> Vec<(String, String, Option<String>)> {
@@ -89,18 +89,6 @@ async fn stored(db: &Database, c: &str, id: ObjectId) -> Document {
         .unwrap()
 }
 
-/// A small deterministic sequence of numbers.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % below
-    }
-}
-
 #[tokio::test]
 async fn summaries_of_an_embedded_array_follow_every_write() {
     let t = TestDb::new("summaries_embed").await;
@@ -124,32 +112,32 @@ async fn summaries_of_an_embedded_array_follow_every_write() {
         .unwrap();
     let mut rng = Lcg(11);
     let line = |rng: &mut Lcg| summary_embed::Line {
-        qty: rng.next(9) as i32,
-        price: rng.next(50) as f64 / 4.0,
+        qty: rng.below(9) as i32,
+        price: rng.below(50) as f64 / 4.0,
     };
     for step in 0..60 {
         let now = stored(db, "orders", id).await;
         let items = now.get_array("lines").unwrap().clone();
-        let what = match rng.next(4) {
+        let what = match rng.below(4) {
             0 | 1 if items.len() < 6 => {
                 orders.push_lines(&id, &line(&mut rng)).await.unwrap();
                 "push"
             }
             2 if !items.is_empty() => {
-                let pick = &items[rng.next(items.len() as u64) as usize];
+                let pick = &items[rng.below(items.len() as u64) as usize];
                 let item: summary_embed::Line =
                     squillion::__private::bson::from_bson(pick.clone()).unwrap();
                 assert!(orders.remove_lines(&id, &item).await.unwrap());
                 "remove"
             }
             3 => {
-                let n = rng.next(4) as usize;
+                let n = rng.below(4) as usize;
                 let all: Vec<summary_embed::Line> = (0..n).map(|_| line(&mut rng)).collect();
                 orders.set_lines(&id, &all).await.unwrap();
                 "set"
             }
             _ if !items.is_empty() => {
-                let limit = rng.next(9) as i32;
+                let limit = rng.below(9) as i32;
                 orders
                     .pull_lines(&id, doc! { "qty": { "$lt": limit } })
                     .await
@@ -193,11 +181,11 @@ async fn summaries_beside_a_subset_count_every_child() {
     }
     let mut rng = Lcg(5);
     for step in 0..20 {
-        let parent = if rng.next(2) == 0 { a } else { b };
+        let parent = if rng.below(2) == 0 { a } else { b };
         let comment = summary_latest::Comment {
             id: ObjectId::new(),
-            at: DateTime::from_millis(1_700_000_000_000 + rng.next(100_000) as i64),
-            votes: rng.next(20) as i32,
+            at: DateTime::from_millis(1_700_000_000_000 + rng.below(100_000) as i64),
+            votes: rng.below(20) as i32,
             post: parent,
         };
         posts.push_comments(&parent, &comment).await.unwrap();

@@ -92,8 +92,8 @@ macro_rules! family {
                 let owner = parents[k % 3];
                 let d = doc! {
                     "_id": ObjectId::new(),
-                    "at": DateTime::from_millis(1_700_000_000_000 + rng.next(40) as i64 * 1000),
-                    "n": rng.next(30) as i32 - 10,
+                    "at": DateTime::from_millis(1_700_000_000_000 + rng.below(40) as i64 * 1000),
+                    "n": rng.below(30) as i32 - 10,
                     "s": format!("s{k}"),
                     "owner": owner,
                 };
@@ -120,10 +120,10 @@ macro_rules! family {
             let mut unlinks = 0;
             for step in 0..40 {
                 let (o, c) = (
-                    parents[rng.next(3) as usize],
-                    children[rng.next(5) as usize],
+                    parents[rng.below(3) as usize],
+                    children[rng.below(5) as usize],
                 );
-                let what = if rng.next(3) == 0 {
+                let what = if rng.below(3) == 0 {
                     match owners.unlink_items(&o, &c).answer().await {
                         None => {
                             assert!($required, "an optional end has `unlink_items`");

@@ -6,7 +6,10 @@
 //!
 //! [`sqn`] generates schemas for property tests.
 
+mod lcg;
 pub mod sqn;
+
+pub use lcg::Lcg;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -120,4 +123,16 @@ impl SentDocuments {
     pub fn take(&self) -> Vec<bson::Document> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
+}
+
+/// Every document of collection `name`, in the server's order.
+pub async fn documents(db: &Database, name: &str) -> Vec<bson::Document> {
+    use futures::TryStreamExt;
+    db.collection::<bson::Document>(name)
+        .find(bson::doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
 }

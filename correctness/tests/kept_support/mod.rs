@@ -2,24 +2,12 @@
 //! check that each parent holds what its children in `items` give.
 #![allow(dead_code)]
 
-use futures::TryStreamExt;
 use serde_json::Value;
 use squillion::__private::arrays::Summary;
 use squillion::__private::bson::{doc, oid::ObjectId, Bson, Document};
 use squillion::__private::mongodb::Database;
 use squillion::__private::summaries::summarise;
-
-/// A small deterministic sequence of numbers.
-pub struct Lcg(pub u64);
-impl Lcg {
-    pub fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % below
-    }
-}
+pub use squillion_testkit::{documents as all, Lcg};
 
 /// A list of copies the Plan keeps in `owners`: `(path, n, sort_by, largest first, reversed)`.
 pub struct List {
@@ -107,16 +95,6 @@ pub fn owner_of<'d>(item: &'d Document, key: &str) -> Option<&'d Bson> {
         Bson::Document(d) => d.get("id"),
         other => Some(other),
     }
-}
-
-pub async fn all(db: &Database, c: &str) -> Vec<Document> {
-    db.collection::<Document>(c)
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
 }
 
 /// Checks every summary and list of every owner against the items' collection.
