@@ -268,10 +268,10 @@ pub(crate) fn unchosen(
             if bound <= limit {
                 continue;
             }
-            let estimate = sites.estimate(&rel.parent().entity, &rel.child().entity, alt, n);
+            let estimate = sites.estimate(&rel.parent().entity, &rel.child().entity, alt, n, limit);
             let document = match estimate {
                 Estimate::Worst(e) if e.worst <= limit / MARGIN => continue,
-                Estimate::Worst(e) if e.worst / MARGIN > limit => Some(Oversized { limit, ..e }),
+                Estimate::Worst(e) if e.worst / MARGIN > limit => Some(e),
                 // A document without a worst case is never over the limit, and a parent that is
                 // in no document (past a chain cut at the depth limit) is in none over it (as a
                 // trial finds).
@@ -315,7 +315,14 @@ impl<'p> Sites<'p> {
     /// The document `alt` would make largest, sized from the plan's documents: the one that
     /// holds `parent`, grown by `n` children (or their ids) for each parent it holds; for a
     /// bucket, `bucket_size` of `child`'s documents.
-    fn estimate(&self, parent: &str, child: &str, alt: Alternative, n: u64) -> Estimate {
+    fn estimate(
+        &self,
+        parent: &str,
+        child: &str,
+        alt: Alternative,
+        n: u64,
+        limit: u64,
+    ) -> Estimate {
         use crate::model::Layout;
         // The worst case of an entity's own documents: `Some(None)` when they have none.
         let own = |entity: &str| {
@@ -329,7 +336,7 @@ impl<'p> Sites<'p> {
                 entity: entity.to_owned(),
                 bucket,
                 worst,
-                limit: 0,
+                limit,
             }),
             None => Estimate::NoWorstCase,
         };
