@@ -64,8 +64,10 @@ pub fn parse(source: &str) -> Result<Schema, Vec<Diagnostic>> {
 
 /// Parses a source whose size and nesting were checked.
 fn parse_checked(source: &str) -> Result<Schema, Vec<Diagnostic>> {
-    // Fast path: most files are valid, and pest's error detail costs time on every token.
-    pest::set_error_detail(false);
+    // Fast path: most files are valid, and pest's error detail costs time on every token. The
+    // detail is a process-wide switch (`pest::set_error_detail`): it is only ever turned on, so
+    // a parse on another thread (tests, the language server) never loses the detail its error
+    // message needs; a process that met an error keeps paying for the detail.
     if let Ok(pairs) = SqnParser::parse(Rule::schema, source) {
         return build_schema(pairs, source.len()).map_err(|d| vec![*d]);
     }
