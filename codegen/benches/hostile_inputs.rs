@@ -82,7 +82,30 @@ fn inputs() -> Vec<(&'static str, String)> {
                 "entity X { name: string }\nrelation X.fav: many(50) <-> E0.fans: many(5)\n",
             ),
         ),
+        ("rings of five entities that embed each other", rings()),
     ]
+}
+
+/// Rings `R0 -> R1 -> ... -> R4 -> R0` of one-to-one embeddings, as many as the size allows:
+/// every ring is a cycle the engine must break for its entities to be stored anywhere.
+fn rings() -> String {
+    let mut text = String::new();
+    let mut ring = 0;
+    while text.len() < SIZE - 1000 {
+        for k in 0..5 {
+            text.push_str(&format!(
+                "entity R{ring}_{k} {{ name: string @index code: string at: date n: int32 }}\n"
+            ));
+        }
+        for k in 0..5 {
+            text.push_str(&format!(
+                "relation R{ring}_{k}.next: one <-> R{ring}_{}.prev: one\n",
+                (k + 1) % 5
+            ));
+        }
+        ring += 1;
+    }
+    text
 }
 
 /// Entities, each after the first related to the one before it by `relation(i)`, as many as

@@ -22,6 +22,12 @@ pub(crate) struct Ctx<'a> {
     pub referenced: std::cell::RefCell<BTreeMap<String, (String, Layout)>>,
     /// How many relationship decisions were made, for [`super::Effort`].
     pub decided: std::cell::Cell<usize>,
+    /// Steps taken breaking embedding cycles (entities reached and walked back through), for
+    /// [`super::Effort`].
+    pub walked: std::cell::Cell<usize>,
+    /// While [`Self::watching`]: the entities asked about whose answer the referenced set can
+    /// change.
+    watch: std::cell::RefCell<Option<Vec<String>>>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
     /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
@@ -138,6 +144,8 @@ impl<'a> Ctx<'a> {
             standalone,
             referenced: Default::default(),
             decided: Default::default(),
+            walked: Default::default(),
+            watch: Default::default(),
             declared_standalone,
             orphans,
             expiring,
@@ -203,7 +211,26 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn is_standalone(&self, entity: &str) -> bool {
-        self.standalone.contains(entity) || self.referenced.borrow().contains_key(entity)
+        self.standalone.contains(entity) || {
+            self.asked(entity);
+            self.referenced.borrow().contains_key(entity)
+        }
+    }
+
+    /// Runs `f` and returns with its result the entities it asked about whose answer depends on
+    /// the referenced set (`is_standalone`, `read_alone`): what must be decided again when one
+    /// of them becomes referenced.
+    pub fn watching<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<String>) {
+        let outer = self.watch.replace(Some(Vec::new()));
+        let out = f();
+        let asked = self.watch.replace(outer).unwrap_or_default();
+        (out, asked)
+    }
+
+    fn asked(&self, entity: &str) {
+        if let Some(w) = self.watch.borrow_mut().as_mut() {
+            w.push(entity.to_owned());
+        }
     }
 
     /// [`Self::is_standalone`] as relationship `asking` sees it: a reference by `_id` that
@@ -242,6 +269,7 @@ impl<'a> Ctx<'a> {
         if self.standalone.contains(entity) {
             return Some(Alone::Pattern);
         }
+        self.asked(entity);
         self.referenced
             .borrow()
             .get(entity)

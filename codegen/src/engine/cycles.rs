@@ -10,9 +10,9 @@
 //! replies) stays embedded under a root collection. A cycle made only of forced embeddings cannot
 //! be broken without overriding the schema: it is error W121.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::model::{Layout, Model, RelationKind, Side};
+use crate::model::{Layout, RelationKind, Side};
 use crate::plan::RuleId;
 
 use super::basis::{Against, Fact, Reason};
@@ -41,130 +41,189 @@ struct Edge {
     child: String,
 }
 
-fn edges(model: &Model, choices: &[Choice]) -> Vec<Edge> {
-    model
-        .relations
-        .iter()
-        .zip(choices)
-        .enumerate()
-        .filter(|(_, (_, c))| c.strategy == Layout::Embed)
-        .map(|(i, (rel, c))| {
-            let parent = rel.end(c.parent).entity.clone();
-            let child = match c.parent {
-                Side::Left => rel.right.entity.clone(),
-                Side::Right => rel.left.entity.clone(),
-            };
-            Edge {
-                rel: i,
-                parent,
-                child,
-            }
-        })
-        .collect()
+/// The embeddings of the chosen layouts and the entities a collection reaches through them,
+/// kept up to date as cycles are broken: breaking one only ever adds to what is reached (the
+/// edges broken lie between unreached entities), so each entity is reached once and each edge
+/// followed once over all the rounds, however many cycles there are.
+struct Embeddings {
+    edges: Vec<Edge>,
+    /// Edges still embedding (an edge broken into a reference is no longer one).
+    live: Vec<bool>,
+    /// Edges into each child and out of each parent, in relationship order.
+    into: HashMap<String, Vec<usize>>,
+    out: HashMap<String, Vec<usize>>,
+    /// Entities stored in a collection of their own, or inside documents one of those reaches.
+    reached: HashSet<String>,
 }
 
-/// Entities stored in a collection of their own, or inside documents one of those reaches.
-fn reachable(ctx: &Ctx<'_>, edges: &[Edge], roots: &BTreeSet<String>) -> BTreeSet<String> {
-    let embedded: BTreeSet<&str> = edges.iter().map(|e| e.child.as_str()).collect();
-    let mut out: BTreeSet<String> = ctx
-        .model
-        .entities
-        .iter()
-        .map(|e| e.name.clone())
-        .filter(|e| !embedded.contains(e.as_str()) || ctx.is_standalone(e) || roots.contains(e))
-        .collect();
-    // A walk from the roots along parent -> child edges: each edge is followed once (a loop
-    // over every edge until nothing changes takes one pass per level of a deep chain).
-    let mut children: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
-    for e in edges {
-        children
-            .entry(e.parent.as_str())
-            .or_default()
-            .push(e.child.as_str());
+impl Embeddings {
+    fn new(ctx: &Ctx<'_>, choices: &[Choice]) -> Self {
+        let edges: Vec<Edge> = ctx
+            .model
+            .relations
+            .iter()
+            .zip(choices)
+            .enumerate()
+            .filter(|(_, (_, c))| c.strategy == Layout::Embed)
+            .map(|(i, (rel, c))| Edge {
+                rel: i,
+                parent: rel.end(c.parent).entity.clone(),
+                child: match c.parent {
+                    Side::Left => rel.right.entity.clone(),
+                    Side::Right => rel.left.entity.clone(),
+                },
+            })
+            .collect();
+        let mut into: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut out: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, e) in edges.iter().enumerate() {
+            into.entry(e.child.clone()).or_default().push(i);
+            out.entry(e.parent.clone()).or_default().push(i);
+        }
+        let mut this = Embeddings {
+            live: vec![true; edges.len()],
+            edges,
+            into,
+            out,
+            reached: HashSet::new(),
+        };
+        for e in &ctx.model.entities {
+            if !this.into.contains_key(&e.name) || ctx.is_standalone(&e.name) {
+                this.reach(ctx, &e.name);
+            }
+        }
+        this
     }
-    let mut todo: Vec<String> = out.iter().cloned().collect();
-    while let Some(at) = todo.pop() {
-        for child in children.get(at.as_str()).into_iter().flatten() {
-            if out.insert((*child).to_owned()) {
-                todo.push((*child).to_owned());
+
+    /// Marks `entity` reached, and everything it embeds: a walk along the live edges.
+    fn reach(&mut self, ctx: &Ctx<'_>, entity: &str) {
+        if !self.reached.insert(entity.to_owned()) {
+            return;
+        }
+        let mut todo = vec![entity.to_owned()];
+        while let Some(at) = todo.pop() {
+            ctx.walked.set(ctx.walked.get() + 1);
+            for &i in self.out.get(&at).into_iter().flatten() {
+                let child = &self.edges[i].child;
+                if self.live[i] && self.reached.insert(child.clone()) {
+                    todo.push(child.clone());
+                }
             }
         }
     }
-    out
+
+    /// The first live edge that embeds `child` in an entity not reached.
+    fn unreached_parent(&self, child: &str) -> Option<usize> {
+        self.into
+            .get(child)?
+            .iter()
+            .copied()
+            .find(|&i| self.live[i] && !self.reached.contains(&self.edges[i].parent))
+    }
+
+    /// Edge `i` became a reference: its child is reached if nothing else embeds it.
+    fn unembed(&mut self, ctx: &Ctx<'_>, i: usize) {
+        self.live[i] = false;
+        let child = self.edges[i].child.clone();
+        let embedded = self
+            .into
+            .get(&child)
+            .is_some_and(|v| v.iter().any(|&j| self.live[j]));
+        if !embedded {
+            self.reach(ctx, &child);
+        }
+    }
 }
 
 /// Breaks every embedding cycle that leaves entities without a collection; see the module docs.
 pub(crate) fn break_cycles(ctx: &Ctx<'_>, choices: &mut [Choice]) -> Broken {
     let mut broken = Broken::default();
+    let mut graph = Embeddings::new(ctx, choices);
+    let entities = &ctx.model.entities;
+    // The first entity not reached only moves forward: what is reached only grows.
+    let mut next = 0;
     // Each round breaks one edge or adds one root, so it ends within edges + entities rounds.
-    for _ in 0..=(choices.len() + ctx.model.entities.len()) {
-        let edges = edges(ctx.model, choices);
-        let reached = reachable(ctx, &edges, &broken.roots);
-        let Some(start) = ctx
-            .model
-            .entities
-            .iter()
-            .find(|e| !reached.contains(&e.name))
-        else {
+    for _ in 0..=(choices.len() + entities.len()) {
+        while entities
+            .get(next)
+            .is_some_and(|e| graph.reached.contains(&e.name))
+        {
+            next += 1;
+        }
+        let Some(start) = entities.get(next) else {
             return broken;
         };
         // An unreached entity is embedded only by unreached parents: walking back through them
         // must come round to an entity already seen.
-        let mut parents: std::collections::HashMap<&str, &Edge> = std::collections::HashMap::new();
-        for e in edges.iter().rev() {
-            if !reached.contains(&e.parent) {
-                parents.insert(e.child.as_str(), e);
-            }
-        }
-        let mut path: Vec<&Edge> = Vec::new();
-        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut path: Vec<usize> = Vec::new();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
         let mut at = start.name.as_str();
-        let cycle = loop {
-            let Some(&edge) = parents.get(at) else {
+        let cycle: Vec<usize> = loop {
+            ctx.walked.set(ctx.walked.get() + 1);
+            let Some(i) = graph.unreached_parent(at) else {
                 break Vec::new();
             };
+            let edge = &graph.edges[i];
             if let Some(&pos) = seen.get(edge.child.as_str()) {
                 break path[pos..].to_vec();
             }
             seen.insert(edge.child.as_str(), path.len());
-            path.push(edge);
+            path.push(i);
             at = edge.parent.as_str();
         };
+        let edges: Vec<&Edge> = cycle.iter().map(|&i| &graph.edges[i]).collect();
         // A tree of its own kind (forced or not) needs a root, not a break.
-        let tree = cycle.iter().find(|e| {
+        let tree = cycle.iter().copied().find(|&i| {
+            let e = &graph.edges[i];
             e.parent == e.child && ctx.model.relations[e.rel].kind != RelationKind::OneToOne
         });
         let breakable = tree
             .into_iter()
-            .chain(cycle.iter().filter(|e| !choices[e.rel].forced))
-            .min_by_key(|e| {
-                let one_to_one = ctx.model.relations[e.rel].kind == RelationKind::OneToOne;
-                (one_to_one, e.rel)
+            .chain(
+                cycle
+                    .iter()
+                    .copied()
+                    .filter(|&i| !choices[graph.edges[i].rel].forced),
+            )
+            .min_by_key(|&i| {
+                let rel = graph.edges[i].rel;
+                let one_to_one = ctx.model.relations[rel].kind == RelationKind::OneToOne;
+                (one_to_one, rel)
             });
         match breakable {
-            Some(edge) => {
+            Some(i) => {
+                let edge = &graph.edges[i];
                 let (rel, parent, child) = (edge.rel, edge.parent.clone(), edge.child.clone());
-                break_edge(
+                let root = break_edge(
                     ctx,
                     &mut choices[rel],
                     rel,
                     &parent,
                     &child,
-                    &cycle,
+                    &edges,
                     &mut broken,
                 );
+                if root {
+                    graph.reach(ctx, &child);
+                } else {
+                    graph.unembed(ctx, i);
+                }
             }
             None => {
                 broken.forced.push(ForcedCycle {
-                    relations: cycle.iter().map(|e| e.rel).collect(),
+                    relations: edges.iter().map(|e| e.rel).collect(),
                 });
                 broken.roots.insert(start.name.clone());
+                let name = start.name.clone();
+                graph.reach(ctx, &name);
             }
         }
     }
     broken
 }
 
+/// Breaks `rel`'s embedding of `child` in `parent`: true when the child stays embedded under a
+/// root of its own kind (a tree), false when the embedding became a reference.
 fn break_edge(
     ctx: &Ctx<'_>,
     choice: &mut Choice,
@@ -173,7 +232,7 @@ fn break_edge(
     child: &str,
     cycle: &[&Edge],
     broken: &mut Broken,
-) {
+) -> bool {
     let relation = &ctx.model.relations[rel];
     let names: Vec<String> = if parent == child {
         vec![child.to_owned()]
@@ -192,7 +251,7 @@ fn break_edge(
             child: child.to_owned(),
         };
         choice.rules.push(RuleId::Rule2);
-        return;
+        return true;
     }
     choice.rejected.insert(
         0,
@@ -223,4 +282,5 @@ fn break_edge(
     choice.rules = vec![RuleId::Rule4];
     choice.outlier_cap = None;
     choice.bucket_size = None;
+    false
 }

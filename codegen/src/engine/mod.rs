@@ -19,6 +19,7 @@ mod hot;
 mod indexes;
 mod placement;
 mod queries;
+mod referenced;
 mod relation;
 mod size;
 mod warnings;
@@ -55,6 +56,9 @@ pub struct Effort {
     /// Relationships decided, over all plans (a relationship is decided again when an entity
     /// it embeds turns out to be referenced).
     pub decisions: usize,
+    /// Steps taken breaking embedding cycles, over all plans: entities reached from the
+    /// collections and entities walked back through to find a cycle.
+    pub walked: usize,
 }
 
 /// [`plan`], and what it took.
@@ -69,6 +73,7 @@ pub fn plan_with_effort(model: &Model, source: &SourceFile) -> (Plan, Effort) {
         let effort = Effort {
             plans: plans.get(),
             decisions: ctx.decided.get(),
+            walked: ctx.walked.get(),
         };
         (plan, effort)
     };
@@ -131,29 +136,7 @@ fn attempt(
     let mut bases: Vec<Basis> = Vec::new();
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
-    let decide_all = || -> Vec<relation::Choice> {
-        ctx.decided.set(ctx.decided.get() + model.relations.len());
-        model
-            .relations
-            .iter()
-            .zip(ineligible)
-            .map(|(rel, out)| relation::decide(ctx, rel, out))
-            .collect()
-    };
-    // An entity another layout refers to by `_id` must be a document of its own: decide again
-    // with it standalone until no embedded entity is referenced. Each attempt starts afresh (a
-    // trial of an alternative must not leave its references behind); within one the set only
-    // grows, so this ends after at most one round per entity.
-    ctx.referenced.borrow_mut().clear();
-    let mut choices = decide_all();
-    loop {
-        let found = referenced_but_embedded(ctx, &choices);
-        if found.is_empty() {
-            break;
-        }
-        ctx.referenced.borrow_mut().extend(found);
-        choices = decide_all();
-    }
+    let mut choices = referenced::decide_all(ctx, ineligible);
     if let Some((i, alt)) = pin {
         if let (Some(choice), Some(rel)) = (choices.get_mut(i), model.relations.get(i)) {
             relation::pin(ctx, rel, choice, alt);
@@ -444,37 +427,4 @@ fn relocate(decisions: &mut [Decision], collections: &[crate::plan::Collection])
             }
         }
     }
-}
-
-/// Entities that a chosen layout embeds (or buckets) without being forced to, while another
-/// chosen layout refers to them by `_id`, with the first relationship that does.
-fn referenced_but_embedded(
-    ctx: &context::Ctx<'_>,
-    choices: &[relation::Choice],
-) -> std::collections::BTreeMap<String, (String, Layout)> {
-    let rels = &ctx.model.relations;
-    let embedded: BTreeSet<&str> = rels
-        .iter()
-        .zip(choices)
-        .filter(|(_, c)| matches!(c.strategy, Layout::Embed | Layout::Bucket) && !c.forced)
-        .map(|(rel, c)| match c.parent {
-            crate::model::Side::Left => rel.right.entity.as_str(),
-            crate::model::Side::Right => rel.left.entity.as_str(),
-        })
-        .collect();
-    let mut found = std::collections::BTreeMap::new();
-    for (rel, choice) in rels.iter().zip(choices) {
-        for p in placement::place(ctx, rel, choice).placement {
-            let by_id = matches!(
-                p.shape,
-                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
-            );
-            if by_id && embedded.contains(p.target.as_str()) && !ctx.is_standalone(&p.target) {
-                found
-                    .entry(p.target)
-                    .or_insert_with(|| (rel.id.clone(), choice.strategy));
-            }
-        }
-    }
-    found
 }

@@ -1,0 +1,170 @@
+//! The referenced-entity fixpoint: an entity another chosen layout refers to by `_id` must be a
+//! document of its own (rule 2), so a relationship that embeds (or buckets) it without being
+//! forced to is decided again with the entity standalone, until no embedded entity is referenced.
+//!
+//! Each round's answer is the one deciding every relationship again would give, but only the
+//! relationships whose decision or placement asked about an entity found in the round are
+//! decided and placed again (`Ctx::watching` records what each asked). A one-to-one chain whose
+//! last entity another lists by id turns standalone one level per round; deciding all of it
+//! every round was quadratic in the chain's length.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::model::{Layout, Side};
+use crate::plan::Shape;
+
+use super::context::Ctx;
+use super::placement;
+use super::relation::{self, Choice, Ineligible};
+
+/// What one relationship's choice contributes to the fixpoint.
+struct Part {
+    choice: Choice,
+    /// The entity it embeds or buckets without being forced to.
+    embeds: Option<String>,
+    /// The entities its placement refers to by `_id`.
+    targets: Vec<String>,
+}
+
+/// The relationships' choices and the indexes the fixpoint looks entities up in.
+struct Fixpoint<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    ineligible: &'c [Vec<Ineligible>],
+    parts: Vec<Part>,
+    /// Relationships whose decision or placement asked whether each entity is standalone.
+    readers: HashMap<String, BTreeSet<usize>>,
+    /// How many unforced layouts embed or bucket each entity.
+    embedded: HashMap<String, usize>,
+    /// Relationships whose placement refers to each entity by `_id`.
+    referrers: HashMap<String, BTreeSet<usize>>,
+}
+
+impl Fixpoint<'_, '_> {
+    /// Decides and places relationship `i`, and indexes what it asked and what it holds.
+    fn part(&mut self, i: usize) -> Part {
+        let ctx = self.ctx;
+        let rel = &ctx.model.relations[i];
+        let none: &[Ineligible] = &[];
+        let out = self.ineligible.get(i).map_or(none, Vec::as_slice);
+        ctx.decided.set(ctx.decided.get() + 1);
+        let (choice, mut asked) = ctx.watching(|| relation::decide(ctx, rel, out));
+        let (placed, asked_placing) = ctx.watching(|| placement::place(ctx, rel, &choice));
+        asked.extend(asked_placing);
+        for entity in asked {
+            self.readers.entry(entity).or_default().insert(i);
+        }
+        let embeds = (matches!(choice.strategy, Layout::Embed | Layout::Bucket) && !choice.forced)
+            .then(|| match choice.parent {
+                Side::Left => rel.right.entity.clone(),
+                Side::Right => rel.left.entity.clone(),
+            });
+        let targets = placed
+            .placement
+            .into_iter()
+            .filter(|p| {
+                matches!(
+                    p.shape,
+                    Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
+                )
+            })
+            .map(|p| p.target)
+            .collect();
+        Part {
+            choice,
+            embeds,
+            targets,
+        }
+    }
+
+    /// Of `candidates`, the entities embedded while referenced by `_id` and not yet standalone,
+    /// each with the first relationship that refers to it and its layout.
+    fn found(&self, candidates: &BTreeSet<String>) -> BTreeMap<String, (String, Layout)> {
+        candidates
+            .iter()
+            .filter(|e| self.embedded.get(*e).is_some_and(|n| *n > 0))
+            .filter(|e| !self.ctx.is_standalone(e))
+            .filter_map(|e| {
+                let first = *self.referrers.get(e)?.first()?;
+                let rel = &self.ctx.model.relations[first];
+                let layout = self.parts.get(first)?.choice.strategy;
+                Some((e.clone(), (rel.id.clone(), layout)))
+            })
+            .collect()
+    }
+}
+
+/// Adds (`add`) or removes relationship `i`'s part from the fixpoint's indexes; returns the
+/// entities it touches.
+fn index(
+    embedded: &mut HashMap<String, usize>,
+    referrers: &mut HashMap<String, BTreeSet<usize>>,
+    i: usize,
+    part: &Part,
+    add: bool,
+) -> Vec<String> {
+    let mut touched = Vec::new();
+    if let Some(e) = &part.embeds {
+        let n = embedded.entry(e.clone()).or_default();
+        *n = if add { *n + 1 } else { n.saturating_sub(1) };
+        touched.push(e.clone());
+    }
+    for t in &part.targets {
+        let set = referrers.entry(t.clone()).or_default();
+        if add {
+            set.insert(i);
+        } else {
+            set.remove(&i);
+        }
+        touched.push(t.clone());
+    }
+    touched
+}
+
+/// Every relationship decided with the `ineligible` alternatives ruled out, each entity that
+/// some layout refers to by `_id` standalone. Starts afresh: a trial of an alternative must not
+/// leave its references behind.
+pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<Choice> {
+    ctx.referenced.borrow_mut().clear();
+    let mut fix = Fixpoint {
+        ctx,
+        ineligible,
+        parts: Vec::with_capacity(ctx.model.relations.len()),
+        readers: HashMap::new(),
+        embedded: HashMap::new(),
+        referrers: HashMap::new(),
+    };
+    let mut touched = BTreeSet::new();
+    for i in 0..ctx.model.relations.len() {
+        let part = fix.part(i);
+        touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, &part, true));
+        fix.parts.push(part);
+    }
+    // Within one attempt the referenced set only grows (an entity found is standalone from then
+    // on), so this ends after at most one round per entity; only entities that a changed part
+    // touches can be found in the next round.
+    loop {
+        let found = fix.found(&touched);
+        if found.is_empty() {
+            break;
+        }
+        let again: BTreeSet<usize> = found
+            .keys()
+            .filter_map(|e| fix.readers.get(e))
+            .flatten()
+            .copied()
+            .collect();
+        ctx.referenced.borrow_mut().extend(found);
+        touched.clear();
+        for i in again {
+            let part = fix.part(i);
+            // The old part leaves the indexes before the new one enters (both may refer to the
+            // same entity).
+            if let Some(slot) = fix.parts.get_mut(i) {
+                let old = std::mem::replace(slot, part);
+                touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, &old, false));
+                touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, slot, true));
+            }
+        }
+    }
+    fix.parts.into_iter().map(|p| p.choice).collect()
+}
