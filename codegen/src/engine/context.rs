@@ -25,6 +25,10 @@ pub(crate) struct Ctx<'a> {
     /// Steps taken breaking embedding cycles (entities reached and walked back through), for
     /// [`super::Effort`].
     pub walked: std::cell::Cell<usize>,
+    /// Decide the slow, plain way (every relationship again in every round of the referenced
+    /// fixpoint, reachability afresh for every cycle): the reference the fast way is tested
+    /// against.
+    pub exhaustive: bool,
     /// While [`Self::watching`]: the entities asked about whose answer the referenced set can
     /// change.
     watch: std::cell::RefCell<Option<Vec<String>>>,
@@ -145,6 +149,7 @@ impl<'a> Ctx<'a> {
             referenced: Default::default(),
             decided: Default::default(),
             walked: Default::default(),
+            exhaustive: false,
             watch: Default::default(),
             declared_standalone,
             orphans,

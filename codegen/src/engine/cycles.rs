@@ -144,6 +144,13 @@ pub(crate) fn break_cycles(ctx: &Ctx<'_>, choices: &mut [Choice]) -> Broken {
     let mut next = 0;
     // Each round breaks one edge or adds one root, so it ends within edges + entities rounds.
     for _ in 0..=(choices.len() + entities.len()) {
+        if ctx.exhaustive {
+            graph = Embeddings::new(ctx, choices);
+            for root in &broken.roots {
+                graph.reach(ctx, root);
+            }
+            next = 0;
+        }
         while entities
             .get(next)
             .is_some_and(|e| graph.reached.contains(&e.name))

@@ -63,7 +63,21 @@ pub struct Effort {
 
 /// [`plan`], and what it took.
 pub fn plan_with_effort(model: &Model, source: &SourceFile) -> (Plan, Effort) {
-    let ctx = context::Ctx::new(model, source);
+    plan_in(context::Ctx::new(model, source))
+}
+
+/// [`plan`] decided the plain way: every relationship decided again in every round of the
+/// referenced-entity fixpoint, and reachability recomputed for every embedding cycle. Slow on
+/// large schemas; the reference that tests hold the fast way to (the same Plan on any schema).
+#[doc(hidden)]
+pub fn plan_exhaustively(model: &Model, source: &SourceFile) -> Plan {
+    let mut ctx = context::Ctx::new(model, source);
+    ctx.exhaustive = true;
+    plan_in(ctx).0
+}
+
+fn plan_in(ctx: context::Ctx<'_>) -> (Plan, Effort) {
+    let model = ctx.model;
     let plans = std::cell::Cell::new(0usize);
     let attempt = |ineligible: &[Vec<relation::Ineligible>], pin, refit| {
         plans.set(plans.get() + 1);

@@ -147,12 +147,16 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
         if found.is_empty() {
             break;
         }
-        let again: BTreeSet<usize> = found
-            .keys()
-            .filter_map(|e| fix.readers.get(e))
-            .flatten()
-            .copied()
-            .collect();
+        let again: BTreeSet<usize> = if ctx.exhaustive {
+            (0..fix.parts.len()).collect()
+        } else {
+            found
+                .keys()
+                .filter_map(|e| fix.readers.get(e))
+                .flatten()
+                .copied()
+                .collect()
+        };
         ctx.referenced.borrow_mut().extend(found);
         touched.clear();
         for i in again {
