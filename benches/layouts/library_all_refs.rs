@@ -132,6 +132,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_by_title` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_title(&self, title: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `books_by_author` on `books`, served by the index `author_1__id_1`.
     pub async fn books_by_author(
         &self,
@@ -189,6 +201,21 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_author` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author" : * author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Collection `authors`. One document per Author.
@@ -320,6 +347,24 @@ impl AuthorRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `authors` query `authors_by_first_name` matches (`countDocuments` with its filter).
+    pub async fn count_authors_by_first_name(
+        &self,
+        first_name_prefix: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" :
+            ::squillion::__private::query::prefix_ignore_case(first_name_prefix)
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::__private::query::case_insensitive("en"),
+                ),
+            )
+            .await
+    }
     /// Query `author_by_name` on `authors`, served by the index `first_name_1_last_name_1__id_1`.
     pub async fn author_by_name(
         &self,
@@ -380,6 +425,22 @@ impl AuthorRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `authors` query `author_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_author_by_name(
+        &self,
+        first_name: &str,
+        last_name: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Creates the indexes and validators the Plan declares for every collection of this module (`books`, `authors`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.

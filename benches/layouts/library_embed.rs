@@ -123,6 +123,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_by_title` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_title(&self, title: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 182405 bytes on average, 2488405 bytes at worst.
@@ -251,6 +263,22 @@ impl AuthorRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `authors` query `author_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_author_by_name(
+        &self,
+        first_name: &str,
+        last_name: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Embedded in `books` (Author.books).

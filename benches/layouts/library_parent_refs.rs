@@ -147,6 +147,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_by_title` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_title(&self, title: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `books_by_author` on `books`, served by the index `author.id_1__id_1`.
     pub async fn books_by_author(
         &self,
@@ -204,6 +216,21 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_author` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
     /// Query `books_by_author_first_name` on `books`, served by the index `author.first_name_1__id_1`.
     /// Compares case-insensitively, with the index's collation (strength 2).
@@ -272,6 +299,24 @@ impl BookRepo {
             ),
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_author_first_name` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author_first_name(
+        &self,
+        author_first_name_prefix: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author.first_name" :
+            ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::__private::query::case_insensitive("en"),
+                ),
+            )
+            .await
     }
 }
 /// Collection `authors`. One document per Author.
@@ -396,6 +441,22 @@ impl AuthorRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `authors` query `author_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_author_by_name(
+        &self,
+        first_name: &str,
+        last_name: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Embedded in `author` (Author.books).

@@ -141,6 +141,26 @@ impl HostLogsBucketRepo {
             )
             .await
     }
+    /// How many of the `logs` of the one `Host` given by `host` query `recent_logs` matches (an aggregation ending in `$count`), all of them: its `limit 50` is left out, so this is the total the first 50 are out of.
+    pub async fn count_recent_logs(
+        &self,
+        host: &::squillion::bson::oid::ObjectId,
+        level_not: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "level" : { "$ne" : level_not }
+        };
+        ::squillion::__private::query::count_children(
+                self.collection(),
+                ::squillion::bson::doc! {
+                    "host" : * host
+                },
+                "logs",
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Embedded in `logs` (Host.logs).
 #[derive(

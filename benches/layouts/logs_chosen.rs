@@ -137,6 +137,22 @@ impl LogEntryRepo {
             )
             .await
     }
+    /// How many documents of `log_entries` whose `host` is the one `Host` given by `host` query `recent_logs` matches (`countDocuments` with its filter), all of them: its `limit 50` is left out, so this is the total the first 50 are out of.
+    pub async fn count_recent_logs(
+        &self,
+        host: &::squillion::bson::oid::ObjectId,
+        level_not: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "host" : * host, "level" : { "$ne" : level_not }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Creates the indexes and validators the Plan declares for every collection of this module (`hosts`, `log_entries`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {

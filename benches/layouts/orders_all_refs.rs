@@ -182,6 +182,18 @@ impl OrderRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `orders` query `order_by_number` matches (`countDocuments` with its filter).
+    pub async fn count_order_by_number(&self, number: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "number" : number
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// A customer's latest orders.
     ///
     /// Query `orders_of_customer` on `orders`, served by the index `customer_1_placed_on_-1_total_1`.
@@ -204,6 +216,22 @@ impl OrderRepo {
                 ),
                 ::std::option::Option::Some(20),
                 ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// How many documents of `orders` whose `customer` is the one `Customer` given by `customer` query `orders_of_customer` matches (`countDocuments` with its filter), all of them: its `limit 20` is left out, so this is the total the first 20 are out of.
+    pub async fn count_orders_of_customer(
+        &self,
+        customer: &::squillion::bson::oid::ObjectId,
+        total_at_least: &f64,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "customer" : * customer, "total" : { "$gte" : * total_at_least }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
                 ::std::option::Option::None,
             )
             .await

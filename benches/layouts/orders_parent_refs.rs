@@ -189,6 +189,18 @@ impl OrderRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `orders` query `order_by_number` matches (`countDocuments` with its filter).
+    pub async fn count_order_by_number(&self, number: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "number" : number
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Embedded in `customer` (Customer.orders).
 #[derive(

@@ -142,6 +142,22 @@ impl VariantRepo {
             )
             .await
     }
+    /// How many documents of `variants` whose `product` is the one `Product` given by `product` query `variants_in_stock` matches (`countDocuments` with its filter).
+    pub async fn count_variants_in_stock(
+        &self,
+        product: &::squillion::bson::oid::ObjectId,
+        stock_at_least: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "product" : * product, "stock" : { "$gte" : * stock_at_least }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Creates the indexes and validators the Plan declares for every collection of this module (`products`, `variants`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {

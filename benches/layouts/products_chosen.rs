@@ -88,6 +88,26 @@ impl ProductRepo {
             )
             .await
     }
+    /// How many of the `variants` of the one `Product` given by `product` query `variants_in_stock` matches (an aggregation ending in `$count`).
+    pub async fn count_variants_in_stock(
+        &self,
+        product: &::squillion::bson::oid::ObjectId,
+        stock_at_least: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "stock" : { "$gte" : * stock_at_least }
+        };
+        ::squillion::__private::query::count_children(
+                self.collection(),
+                ::squillion::bson::doc! {
+                    "_id" : * product
+                },
+                "variants",
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Embedded in `variants` (Product.variants).
 #[derive(

@@ -33,6 +33,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(projections());
     out.extend(child_pages());
     out.extend(bucket_pages());
+    out.extend(counts());
     out
 }
 
@@ -652,4 +653,51 @@ pub fn bucket_pages() -> Vec<Schema> {
         }
     }
     out
+}
+
+/// Issue 12: `count_<query>` for every condition a query can state: equality, `!=`, ranges,
+/// `between`, `in`, `starts_with` (and `ignore_case`), on strings, numbers, dates, an
+/// enumeration, optional fields and an array, on the reference to a parent (`shop == ?`,
+/// `shop in ?`), with and without `sort` and `limit`, and on one parent's children
+/// (`on Shop.items`). Items reference their shop (`child_ref`).
+pub fn counts() -> Vec<Schema> {
+    vec![Schema {
+        name: "count_items".to_owned(),
+        doc: "Issue 12: `count_<query>` of every condition shape.".to_owned(),
+        sqn: "entity Shop { name: string }\n\
+              entity Item {\n  \
+              name: string\n  \
+              price: int32\n  \
+              weight: double\n  \
+              note: string?\n  \
+              stock: int64?\n  \
+              kind: one_of(\"a\", \"b\", \"c\")\n  \
+              tags: [string; 4]\n  \
+              placed: date\n\
+              }\n\
+              relation Shop.items: squillions <-> Item.shop: one { standalone Item }\n\
+              query named on Item { where name == ? }\n\
+              query not_named on Item { where name != ? }\n\
+              query cheaper on Item { where price < ? }\n\
+              query at_most on Item { where price <= ? sort price }\n\
+              query heavier on Item { where weight > ? }\n\
+              query dearest on Item { where price >= ? sort price desc limit 5 }\n\
+              query first_cheap on Item { where price >= ? sort price limit 1 }\n\
+              query placed_in on Item { where placed between ? }\n\
+              query of_kinds on Item { where kind in ? }\n\
+              query not_kind on Item { where kind != ? }\n\
+              query prices_in on Item { where price in ? and weight <= ? }\n\
+              query name_prefix on Item { where name starts_with ? }\n\
+              query name_prefix_ci on Item { where name starts_with ? ignore_case }\n\
+              query noted on Item { where note == ? }\n\
+              query not_noted on Item { where note != ? }\n\
+              query stocked on Item { where stock >= ? }\n\
+              query tagged on Item { where tags == ? }\n\
+              query untagged on Item { where tags != ? }\n\
+              query of_shop on Item { where shop == ? and price >= ? }\n\
+              query shops_kind on Item { where shop in ? and kind == ? }\n\
+              query shop_items on Shop.items { where price >= ? sort price desc limit 3 }\n\
+              query shop_noted on Shop.items { where price < ? and note == ? }\n"
+            .to_owned(),
+    }]
 }

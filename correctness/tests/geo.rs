@@ -2,7 +2,8 @@
 //! points at every placement (`families::geo`: a field, an optional field, a field of a value
 //! type) return what a reference model of the sphere says, nearest first for `near`, from
 //! documents written through the generated repository (so through `GeoPoint`'s serde and the
-//! collection's `$jsonSchema` validator), served by the `2dsphere` index the Plan names.
+//! collection's `$jsonSchema` validator), served by the `2dsphere` index the Plan names. Each
+//! query's `count_<q>` counts what the query returns (`near` counted as `$geoWithin` a circle).
 
 use serde_json::Value;
 use squillion::__private::bson::{doc, Document};
@@ -61,6 +62,8 @@ struct Module {
     plan: &'static str,
     optional: bool,
     run: fn(&Database, Vec<Place>, Probe) -> futures::future::BoxFuture<'_, Vec<String>>,
+    /// The query's `count_<q>` for a probe.
+    count: fn(&Database, Probe) -> futures::future::BoxFuture<'_, u64>,
     prepare: fn(&Database) -> futures::future::BoxFuture<'_, squillion::Result<()>>,
 }
 
@@ -106,6 +109,25 @@ macro_rules! module {
                         Probe::Within(shape) => repo.inside(&shape).await.expect("inside"),
                     };
                     found.into_iter().map(|d| d.name).collect()
+                })
+            },
+            count: |db, probe| {
+                Box::pin(async move {
+                    use squillion_correctness::$m::PlaceRepo;
+                    let repo = PlaceRepo::new(db);
+                    match probe {
+                        Probe::Insert => 0,
+                        Probe::Near(None, at, max) => {
+                            repo.count_nearby(&at, max).await.expect("count_nearby")
+                        }
+                        Probe::Near(Some(kind), at, max) => repo
+                            .count_nearby_of_kind(&kind, &at, max)
+                            .await
+                            .expect("count_nearby_of_kind"),
+                        Probe::Within(shape) => {
+                            repo.count_inside(&shape).await.expect("count_inside")
+                        }
+                    }
                 })
             },
         }
@@ -246,6 +268,14 @@ async fn near_and_within_return_what_the_sphere_says_nearest_first() {
                 let max = 20_000.0 + rng.next() * 60_000.0;
                 let kind = (round % 2 == 1).then(|| KINDS[round % KINDS.len()].to_owned());
                 let found = (m.run)(&db, Vec::new(), Probe::Near(kind.clone(), at, max)).await;
+                // `count_<q>` of a `near` query counts the same points (as `$geoWithin` a circle).
+                let counted = (m.count)(&db, Probe::Near(kind.clone(), at, max)).await;
+                assert_eq!(
+                    counted,
+                    found.len() as u64,
+                    "{}: count near {at:?} within {max} m, kind {kind:?}",
+                    m.name
+                );
                 let (want, boundary) = near_expected(&places, kind.as_deref(), at, max);
                 let got: Vec<String> = found
                     .iter()
@@ -277,15 +307,13 @@ async fn near_and_within_return_what_the_sphere_says_nearest_first() {
 
                 // Within a circle on the sphere: the same points as near, in any order.
                 let radius = max;
-                let found = (m.run)(
-                    &db,
-                    Vec::new(),
-                    Probe::Within(GeoShape::Circle {
-                        center: at,
-                        radius_meters: radius,
-                    }),
-                )
-                .await;
+                let circle = GeoShape::Circle {
+                    center: at,
+                    radius_meters: radius,
+                };
+                let found = (m.run)(&db, Vec::new(), Probe::Within(circle.clone())).await;
+                let counted = (m.count)(&db, Probe::Within(circle)).await;
+                assert_eq!(counted, found.len() as u64, "{}: count within", m.name);
                 let (want, boundary) = near_expected(&places, None, at, radius);
                 let mut got: Vec<String> = found
                     .into_iter()

@@ -157,6 +157,18 @@ impl NoteRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `notes` query `notes_by_body` matches (`countDocuments` with its filter).
+    pub async fn count_notes_by_body(&self, body: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "body" : body
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Collection `logs`. One document per Log.
 /// Estimated size: about 102 bytes on average, 2102 bytes at worst.

@@ -1340,6 +1340,18 @@ impl KeywordsRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `keywords` query `type` matches (`countDocuments` with its filter).
+    pub async fn count_type(&self, r#type: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "type" : r#type
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `match` on `keywords`, served by the index `match_1_fn_1__id_1`.
     pub async fn r#match(
         &self,
@@ -1401,6 +1413,22 @@ impl KeywordsRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `keywords` query `match` matches (`countDocuments` with its filter).
+    pub async fn count_match(
+        &self,
+        r#match: &str,
+        fn_above: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "match" : r#match, "fn" : { "$gt" : * fn_above }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `self_` on `keywords`, served by the index `self_1__id_1`.
     pub async fn self_(
         &self,
@@ -1458,6 +1486,18 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `keywords` query `self_` matches (`countDocuments` with its filter).
+    pub async fn count_self(&self, self_: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "self" : self_
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
     /// Query `by_crate` on `keywords`, served by the index `crate_1_super_1__id_1`.
     pub async fn by_crate(
@@ -1520,6 +1560,22 @@ impl KeywordsRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `keywords` query `by_crate` matches (`countDocuments` with its filter).
+    pub async fn count_by_crate(
+        &self,
+        crate_: &str,
+        super_not: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "crate" : crate_, "super" : { "$ne" : super_not }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `filter` on `keywords`, served by the index `filter_1__id_1`.
     pub async fn filter(
         &self,
@@ -1577,6 +1633,18 @@ impl KeywordsRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `keywords` query `filter` matches (`countDocuments` with its filter).
+    pub async fn count_filter(&self, filter: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "filter" : filter
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// A book, whose references elsewhere would be `BookRef`, the name of an entity declared below:
@@ -1774,6 +1842,21 @@ impl ChapterRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `chapters` query `chapters_by_book` matches (`countDocuments` with its filter), all of them: its `limit 20` is left out, so this is the total the first 20 are out of.
+    pub async fn count_chapters_by_book(
+        &self,
+        book: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "book.id" : * book
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Collection `products`. One document per Product.

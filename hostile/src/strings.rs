@@ -141,6 +141,18 @@ impl ArticleRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `art`i|c<l>e"s\ "# \u{202e} q` query `article_by_score` matches (`countDocuments` with its filter).
+    pub async fn count_article_by_score(&self, score: &i32) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "{{ score }}" : * score
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1__id_1`.
     pub async fn article_by_slug(
         &self,
@@ -198,6 +210,18 @@ impl ArticleRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `art`i|c<l>e"s\ "# \u{202e} q` query `article_by_slug` matches (`countDocuments` with its filter).
+    pub async fn count_article_by_slug(&self, slug: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "</code><script>x</script>" : slug
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Collection `shapes`. One document per Shape.

@@ -34,6 +34,16 @@ pub fn near(point: &crate::GeoPoint, max_meters: f64) -> Document {
     doc! { "$near": { "$geometry": point.to_document(), "$maxDistance": max_meters } }
 }
 
+/// What [`count`] sends for a `near` condition: `{$geoWithin: {$centerSphere: ...}}`, the points
+/// at most `max_meters` from `point`. `countDocuments` runs its filter in an aggregation's
+/// `$match`, where `$near` is refused; the points are the same, without the order.
+pub fn near_count(point: &crate::GeoPoint, max_meters: f64) -> Document {
+    within(&crate::GeoShape::Circle {
+        center: *point,
+        radius_meters: max_meters,
+    })
+}
+
 /// `{$geoWithin: shape}`: points inside `shape`.
 pub fn within(shape: &crate::GeoShape) -> Document {
     doc! { "$geoWithin": shape.to_document() }
@@ -89,6 +99,60 @@ where
         .await
         .during("find", collection.name())?;
     cursor.try_collect().await.during("find", collection.name())
+}
+
+/// How many documents match `filter` (`countDocuments`, with the collation of a case-insensitive
+/// query): what a query method's `count_<query>` returns.
+pub async fn count<T: Send + Sync>(
+    collection: &Collection<T>,
+    filter: Document,
+    collation: Option<Collation>,
+) -> Result<u64> {
+    let mut count = collection.count_documents(filter);
+    if let Some(c) = collation {
+        count = count.collation(c);
+    }
+    count.await.during("count", collection.name())
+}
+
+/// How many of one parent's children, held as the elements of `array` in the documents `parent`
+/// selects, pass `filter`: [`children`]'s pipeline up to its `$match`, then `{$count: "n"}`.
+pub async fn count_children<D: Send + Sync>(
+    collection: &Collection<D>,
+    parent: Document,
+    array: &str,
+    filter: Document,
+    collation: Option<Collation>,
+) -> Result<u64> {
+    let elements = format!("${array}");
+    let mut pipeline = vec![
+        doc! { "$match": parent },
+        doc! { "$unwind": elements.clone() },
+        doc! { "$replaceRoot": { "newRoot": elements } },
+    ];
+    if !filter.is_empty() {
+        pipeline.push(doc! { "$match": filter });
+    }
+    pipeline.push(doc! { "$count": "n" });
+    let mut aggregate = collection.aggregate(pipeline);
+    if let Some(c) = collation {
+        aggregate = aggregate.collation(c);
+    }
+    let mut cursor = aggregate.await.during("aggregate", collection.name())?;
+    // No matching child: `$count` outputs no document at all.
+    let Some(counted) = cursor
+        .try_next()
+        .await
+        .during("aggregate", collection.name())?
+    else {
+        return Ok(0);
+    };
+    #[derive(serde::Deserialize)]
+    struct Counted {
+        n: u64,
+    }
+    let counted: Counted = bson::from_document(counted)?;
+    Ok(counted.n)
 }
 
 /// One parent's children, held as the elements of `array` in the documents `parent` selects

@@ -285,7 +285,7 @@ fn repository_methods(
         .iter()
         .filter(|q| q.collection == c.name && q.join.is_none() && q.unstored.is_empty());
     for q in queries {
-        // The query's own method, then its `_page` and `_stream` methods.
+        // The query's own method, then its `_page`, `_stream` and `count_` methods.
         for rust in super::queries::method_names(q) {
             add(rust, MethodOrigin::Query(q.name.clone()), out);
         }

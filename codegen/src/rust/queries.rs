@@ -94,6 +94,8 @@ fn method(
     };
     let mut params = Vec::new();
     let mut clauses = Vec::new();
+    // The count's conditions: the same, but `near` as the circle (`countDocuments` refuses `$near`).
+    let mut count_clauses = Vec::new();
     let mut used: Vec<String> = Vec::new();
     // A query on a parent's children takes the parent's id first.
     let parent = q.children.as_ref().map(|ch| {
@@ -134,6 +136,7 @@ fn method(
             Some(_) => quote!(#p.as_str()),
             None => value(c, p),
         };
+        let mut count_clause: Option<TokenStream> = None;
         let clause = match c.op {
             QueryOp::Eq => {
                 let p = param("");
@@ -160,6 +163,8 @@ fn method(
                 params.push(quote!(#near: &::squillion::GeoPoint));
                 params.push(quote!(#within: f64));
                 nearest = Some(within.clone());
+                count_clause =
+                    Some(quote!(#path: ::squillion::__private::query::near_count(#near, #within)));
                 quote!(#path: ::squillion::__private::query::near(#near, #within))
             }
             QueryOp::Within => {
@@ -188,6 +193,7 @@ fn method(
                 quote!(#path: { #operator: #v })
             }
         };
+        count_clauses.push(count_clause.unwrap_or_else(|| clause.clone()));
         clauses.push(clause);
     }
     let sort = if q.sort.is_empty() {
@@ -275,6 +281,19 @@ fn method(
             )
         }
     };
+    let count_run = match (&parent, q.children.as_ref().and_then(|c| c.array.as_ref())) {
+        (Some(parent), Some(array)) => quote! {
+            let filter = ::squillion::bson::doc! { #(#count_clauses),* };
+            ::squillion::__private::query::count_children(self.collection(), ::squillion::bson::doc! { #parent }, #array, filter, #collation).await
+        },
+        (parent, _) => {
+            let parent = parent.iter();
+            quote! {
+                let filter = ::squillion::bson::doc! { #(#parent,)* #(#count_clauses),* };
+                ::squillion::__private::query::count(self.collection(), filter, #collation).await
+            }
+        }
+    };
     let main = if q.limit == Some(1) {
         quote! {
             #doc
@@ -294,9 +313,18 @@ fn method(
     };
     let mut out = vec![main];
     let (paged, streamed) = (order_words(q, true), order_words(q, false));
+    let count_name = count_name(q);
     for extra in &names[1..] {
         let method = field_ident(extra);
-        if extra.ends_with("_page") {
+        if *extra == count_name {
+            let doc = super::docs_of(&[], &[count_words(q)]);
+            out.push(quote! {
+                #doc
+                pub async fn #method(&self, #(#args),*) -> ::squillion::Result<u64> {
+                    #count_run
+                }
+            });
+        } else if extra.ends_with("_page") {
             let after = free_param("after", &used);
             let per_page = free_param("per_page", &used);
             let doc = super::docs_of(
@@ -352,16 +380,11 @@ fn method(
 
 /// The repository methods query `q` becomes: its own name; `<name>_page` (keyset pages) and
 /// `<name>_stream` when it has no limit; `<name>_stream` when its limit is above 1 (a `limit 1`
-/// query returns an `Option`). The clash check (`clashes.rs`) knows them by this function.
+/// query returns an `Option`); always `count_<name>` last ([`count_name`]). The clash check
+/// (`clashes.rs`) knows them by this function.
 pub(crate) fn method_names(q: &QueryPlan) -> Vec<String> {
-    let name = field_ident(&q.name).to_string();
-    let name = name.trim_start_matches("r#").to_owned();
-    // `self_` (a query named `self`) pages as `self_page`, not `self__page`.
-    let stem = match name.trim_end_matches('_') {
-        "" => name.as_str(),
-        s => s,
-    };
-    match q.limit {
+    let (name, stem) = name_and_stem(q);
+    let mut names = match q.limit {
         // A query on a parent's children reads one parent's: a list, whatever the layout.
         _ if q.children.is_some() => vec![name.clone()],
         Some(1) => vec![name.clone()],
@@ -371,7 +394,58 @@ pub(crate) fn method_names(q: &QueryPlan) -> Vec<String> {
             format!("{stem}_page"),
             format!("{stem}_stream"),
         ],
+    };
+    names.push(count_name(q));
+    names
+}
+
+/// `count_<name>`: how many documents (or children) query `q` matches.
+fn count_name(q: &QueryPlan) -> String {
+    format!("count_{}", name_and_stem(q).1)
+}
+
+/// The query's method name (without `r#`) and the stem its other methods are named from:
+/// `self_` (a query named `self`) pages as `self_page`, not `self__page`.
+fn name_and_stem(q: &QueryPlan) -> (String, String) {
+    let name = field_ident(&q.name).to_string();
+    let name = name.trim_start_matches("r#").to_owned();
+    let stem = match name.trim_end_matches('_') {
+        "" => name.clone(),
+        s => s.to_owned(),
+    };
+    (name, stem)
+}
+
+/// What `count_<name>` counts: the query's filter on the server, its `limit` (if any) left out.
+fn count_words(q: &QueryPlan) -> String {
+    let mut words = match &q.children {
+        Some(ch) => match &ch.array {
+            Some(array) => format!(
+                "How many of the `{array}` of the one `{}` given by `{}` query `{}` matches (an aggregation ending in `$count`)",
+                ch.parent, ch.parent_param, q.name
+            ),
+            None => format!(
+                "How many documents of `{}` whose `{}` is the one `{}` given by `{}` query `{}` matches (`countDocuments` with its filter)",
+                q.collection, ch.parent_path, ch.parent, ch.parent_param, q.name
+            ),
+        },
+        None => format!(
+            "How many documents of `{}` query `{}` matches (`countDocuments` with its filter)",
+            q.collection, q.name
+        ),
+    };
+    if let Some(n) = q.limit {
+        words.push_str(&format!(
+            ", all of them: its `limit {n}` is left out, so this is the total the first {n} are out of"
+        ));
     }
+    if q.conditions.iter().any(|c| c.op == QueryOp::Near) {
+        words.push_str(
+            "; `near` counts the points within the distance (`$geoWithin` a circle on the sphere: `$near` cannot be counted)",
+        );
+    }
+    words.push('.');
+    words
 }
 
 /// "in the query's order (`price` descending, then `_id`)", from the Plan's sort keys; `_id` is

@@ -234,6 +234,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `book_by_title` matches (`countDocuments` with its filter).
+    pub async fn count_book_by_title(&self, title: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// seed 003: `{_id: 1, name: "Peter Standford", books: [1, 2]}`.
 ///
@@ -352,6 +364,18 @@ impl AuthorRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `authors` query `author_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_author_by_name(&self, name: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// seed 003: `{_id: 1, name: "drama"}`.
 ///
@@ -463,6 +487,18 @@ impl CategoryRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `categories` query `category_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_category_by_name(&self, name: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "name" : name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Buckets of up to 50 Comments of one BlogPost (BlogPost.comments; one bucket is one page).

@@ -142,6 +142,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_by_author` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author(&self, author: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author" : author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// seed 001: "find posts with a specific tag (this will use an index!)" -
     /// `db.books.find({tags: 'comic'})`. The rate is a guess.
     ///
@@ -202,6 +214,18 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_tag` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_tag(&self, tags: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "tags" : tags
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
     /// seed 001, "the 'dot' operator": `db.books.find({comments.author: "kyle"})`. The rate is a
     /// guess.
@@ -264,6 +288,21 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_commented_by` matches (`countDocuments` with its filter).
+    pub async fn count_books_commented_by(
+        &self,
+        comments_author: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "comments.author" : comments_author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// seed 001: "find all books with any comments with more than 50 votes" -
     /// `{comments.votes: {$gt: 50}}`. The rate is a guess.
     ///
@@ -324,6 +363,21 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_with_popular_comments` matches (`countDocuments` with its filter).
+    pub async fn count_books_with_popular_comments(
+        &self,
+        comments_votes_above: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "comments.votes" : { "$gt" : * comments_votes_above }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// seed 001, "rich documents": one order document holds its line items, its address and its
@@ -461,6 +515,22 @@ impl OrderRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `orders` query `orders_in_states` matches (`countDocuments` with its filter).
+    pub async fn count_orders_in_states(
+        &self,
+        status_in: &[OrderStatus],
+        channel: &OrderChannel,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "status" : { "$in" : status_in.to_vec() }, "channel" : channel.as_str()
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// seed 001, "single table inheritance - mongodb": one `shapes` collection,
@@ -614,6 +684,21 @@ impl ShapeRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `shapes` query `shapes_with_radius` matches (`countDocuments` with its filter).
+    pub async fn count_shapes_with_radius(
+        &self,
+        radius_above: &f64,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "radius" : { "$gt" : * radius_above }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// seed 001: `{_id: ObjectId("4c4ca23933fb5941681b912e"), name: "destination moon",
 /// category_ids: [...]}`.
@@ -742,6 +827,21 @@ impl ProductRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `products` query `products_in_category` matches (`countDocuments` with its filter).
+    pub async fn count_products_in_category(
+        &self,
+        category_ids: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "category_ids" : * category_ids
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// seed 001: `{_id: ObjectId("4c4ca25433fb5941681b912f"), name: "adventure"}`.

@@ -83,6 +83,26 @@ impl PostRepo {
             )
             .await
     }
+    /// How many of the `comments` of the one `Post` given by `post` query `popular_comments` matches (an aggregation ending in `$count`), all of them: its `limit 5` is left out, so this is the total the first 5 are out of.
+    pub async fn count_popular_comments(
+        &self,
+        post: &::squillion::bson::oid::ObjectId,
+        votes_at_least: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "votes" : { "$gte" : * votes_at_least }
+        };
+        ::squillion::__private::query::count_children(
+                self.collection(),
+                ::squillion::bson::doc! {
+                    "_id" : * post
+                },
+                "comments",
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// Collection `books`. One document per Book.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
@@ -209,6 +229,22 @@ impl NoteRepo {
                 ),
                 ::std::option::Option::None,
                 ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// How many documents of `notes` whose `book` is the one `Book` given by `book` query `starred_notes` matches (`countDocuments` with its filter).
+    pub async fn count_starred_notes(
+        &self,
+        book: &::squillion::bson::oid::ObjectId,
+        stars_at_least: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "book" : * book, "stars" : { "$gte" : * stars_at_least }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
                 ::std::option::Option::None,
             )
             .await
@@ -346,6 +382,27 @@ impl BlogEntriesBucketRepo {
                     },
                 ),
                 ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// How many of the `entries` of the one `Blog` given by `blog` query `entries_of_length` matches (an aggregation ending in `$count`).
+    pub async fn count_entries_of_length(
+        &self,
+        blog: &::squillion::bson::oid::ObjectId,
+        words_from: &i32,
+        words_to: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "words" : { "$gte" : * words_from, "$lte" : * words_to }
+        };
+        ::squillion::__private::query::count_children(
+                self.collection(),
+                ::squillion::bson::doc! {
+                    "blog" : * blog
+                },
+                "entries",
+                filter,
                 ::std::option::Option::None,
             )
             .await

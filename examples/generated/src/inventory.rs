@@ -193,6 +193,21 @@ impl ProductRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `products` query `product_by_catalog_number` matches (`countDocuments` with its filter).
+    pub async fn count_product_by_catalog_number(
+        &self,
+        catalog_number: &i32,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "catalog_number" : * catalog_number
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// A part. seed 004: `{partno: '123-aff-456', name: '#4 grommet', qty: 94, cost: 0.94, price: 3.99}`.
 ///
@@ -324,6 +339,18 @@ impl PartRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `parts` query `part_by_partno` matches (`countDocuments` with its filter).
+    pub async fn count_part_by_partno(&self, partno: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "partno" : partno
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// A monitored host. seed 004: `{_id: ObjectID('AAAB'), name: 'goofy.example.com',
 /// ipaddr: '127.66.66.66'}`.
@@ -453,6 +480,18 @@ impl HostRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `hosts` query `host_by_ipaddr` matches (`countDocuments` with its filter).
+    pub async fn count_host_by_ipaddr(&self, ipaddr: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "ipaddr" : ipaddr
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// One log message. seed 004: `{time: ISODate("2014-03-28T09:42:41.382Z"),

@@ -197,6 +197,18 @@ impl BookRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `books` query `books_by_title` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_title(&self, title: &str) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "title" : title
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// seed 000: "Query for all the books by a specific author" - `db.books.find({author:
     /// author._id})`. The rate is a guess.
     ///
@@ -257,6 +269,21 @@ impl BookRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_author` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
     /// The Books page lists an author's books by title, a page at a time, each with its author's
     /// cached name: the listing reads only the title and the author reference with its copies, and
@@ -346,6 +373,21 @@ impl BookRepo {
             ),
         )
     }
+    /// How many documents of `books` query `book_listing` matches (`countDocuments` with its filter).
+    pub async fn count_book_listing(
+        &self,
+        author: &::squillion::bson::oid::ObjectId,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author.id" : * author
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
     /// seed 000, read-heavy #1: "Frequent queries for books given an author's first name" - first
     /// `db.authors.find({first_name: /^f.*/i})` then `db.books.find({author: {$in: authorIds}})`;
     /// after the evolution, one query on the cached name: `db.books.find({author.name: /^f.*/i})`.
@@ -418,6 +460,24 @@ impl BookRepo {
             ),
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `books` query `books_by_author_first_name` matches (`countDocuments` with its filter).
+    pub async fn count_books_by_author_first_name(
+        &self,
+        author_first_name_prefix: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "author.first_name" :
+            ::squillion::__private::query::prefix_ignore_case(author_first_name_prefix)
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::__private::query::case_insensitive("en"),
+                ),
+            )
+            .await
     }
 }
 /// seed 000: `{_id: 1, first_name: "F. Scott", last_name: "Fitzgerald"}`.
@@ -542,6 +602,22 @@ impl AuthorRepo {
             ::std::option::Option::None,
         )
     }
+    /// How many documents of `authors` query `author_by_name` matches (`countDocuments` with its filter).
+    pub async fn count_author_by_name(
+        &self,
+        first_name: &str,
+        last_name: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "first_name" : first_name, "last_name" : last_name
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// seed 000, "Take Advantage of Immutable Data": "Username is the natural key and is immutable" -
 /// `user = {"_id": string, "password": string}`, e.g. `_id: "craig.wilson@10gen.com"`.
@@ -650,6 +726,21 @@ impl UserRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `users` query `user_by_username` matches (`countDocuments` with its filter).
+    pub async fn count_user_by_username(
+        &self,
+        username: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "_id" : username
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Buckets of up to 10 Notes of one Book (Book.notes; one bucket is one page).

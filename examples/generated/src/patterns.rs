@@ -659,6 +659,21 @@ impl BusinessObjectRepo {
                 .next(),
         )
     }
+    /// How many documents of `business_objects` query `latest_business_object` matches (`countDocuments` with its filter), all of them: its `limit 1` is left out, so this is the total the first 1 are out of.
+    pub async fn count_latest_business_object(
+        &self,
+        object_id: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "object_id" : object_id
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
+    }
 }
 /// seed 002: `db.users {_id: String (userid), schemaVersion: (integer), dateCreated: Date(),
 /// follows: ArrayOfString (people followed) [Indexed]}`. "Evolutionary Dynamic Schema: Include a
@@ -843,6 +858,21 @@ impl PostRepo {
             ::std::option::Option::None,
             ::std::option::Option::None,
         )
+    }
+    /// How many documents of `posts` query `timeline` matches (`countDocuments` with its filter), all of them: its `limit 50` is left out, so this is the total the first 50 are out of.
+    pub async fn count_timeline(
+        &self,
+        posted_by_in: &[::std::string::String],
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "postedBy" : { "$in" : posted_by_in.to_vec() }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// Buckets of up to 200 Readings of one Sensor (Sensor.readings; a time series with summaries).

@@ -3,7 +3,9 @@
 //! referencing its parent, and in buckets. For random parents with random children and random
 //! arguments, every generated method returns exactly the children of the given parent that a
 //! reference filter over the inserted data selects, in the declared order, at most the limit;
-//! other parents' children never appear.
+//! other parents' children never appear. Each query's `count_<q>` returns how many children of
+//! the parent the reference filter selects (all of them: a query's `limit` is not part of its
+//! count), 0 for a parent without children.
 //!
 //! Run with `scripts/with-server.sh cargo test -p squillion-examples-generated`.
 
@@ -66,9 +68,14 @@ proptest! {
                 for c in &got {
                     assert_eq!(c.author, format!("a{}", c.votes), "the child as stored");
                 }
+                let count = repo.count_popular_comments(id, &at_least).await.unwrap();
+                let matching = votes.iter().filter(|v| **v >= at_least).count() as u64;
+                assert_eq!(count, matching, "count of post {id}, votes >= {at_least} (no limit)");
             }
             let none = repo.popular_comments(&ObjectId::new(), &0).await.unwrap();
             assert!(none.is_empty(), "an unknown post has no comments");
+            let counted = repo.count_popular_comments(&ObjectId::new(), &0).await.unwrap();
+            assert_eq!(counted, 0, "an unknown post counts no comments");
             t.cleanup().await;
         });
     }
@@ -100,7 +107,11 @@ proptest! {
                 let got_stars: Vec<i32> = got.iter().map(|n| n.stars).collect();
                 assert_eq!(got_stars, expected, "book {id}, stars >= {at_least}");
                 assert!(got.iter().all(|n| n.book == *id), "only this book's notes");
+                let count = notes.count_starred_notes(id, &at_least).await.unwrap();
+                assert_eq!(count, expected.len() as u64, "count of book {id}, stars >= {at_least}");
             }
+            let counted = notes.count_starred_notes(&ObjectId::new(), &0).await.unwrap();
+            assert_eq!(counted, 0, "an unknown book counts no notes");
             t.cleanup().await;
         });
     }
@@ -134,7 +145,11 @@ proptest! {
                 expected.sort();
                 let got_words: Vec<i32> = got.iter().map(|e| e.words).collect();
                 assert_eq!(got_words, expected, "blog {id}, words between {from} and {to}");
+                let count = buckets.count_entries_of_length(id, &from, &to).await.unwrap();
+                assert_eq!(count, expected.len() as u64, "count of blog {id}, words between {from} and {to}");
             }
+            let counted = buckets.count_entries_of_length(&ObjectId::new(), &0, &12).await.unwrap();
+            assert_eq!(counted, 0, "an unknown blog counts no entries");
             t.cleanup().await;
         });
     }

@@ -109,6 +109,8 @@ proptest! {
                 .await
                 .unwrap();
             assert_eq!(ids(&streamed).into_iter().collect::<BTreeSet<_>>(), expected);
+            let counted = repo.count_orders_in_states(&wanted, &asked).await.unwrap();
+            assert_eq!(counted, expected.len() as u64, "count of statuses {wanted:?}, channel {asked:?}");
             t.cleanup().await;
         });
     }
