@@ -3,9 +3,12 @@
 #   scripts/modelcheck-shrink.sh <seed> <index> <failure.ops.json>
 # Each round builds the schema with the reductions kept so far plus every one-step reduction
 # (an entity, a relation, a pattern, a fact, a field, a query dropped), keeps the first that
-# still fails the same way, and shrinks the operations again; it stops when no reduction keeps
-# the failure and writes the minimal schema and operations in the regressions' format
-# (SQUILLION_MODELCHECK_KEEP=1: into modelcheck/regressions/).
+# still fails the same way (the same failure class as the first round's, recorded in
+# target/tmp/modelcheck-shrink/class: the same check and kind of message, names and values
+# aside; modelcheck/src/shrink.rs), and shrinks the operations again, keeping only shorter
+# sequences of that class; it stops when no reduction keeps the failure and writes the minimal
+# schema and operations in the regressions' format (SQUILLION_MODELCHECK_KEEP=1: into
+# modelcheck/regressions/).
 set -euo pipefail
 seed="${1:?usage: modelcheck-shrink.sh <seed> <index> <ops.json>}"
 index="${2:?usage: modelcheck-shrink.sh <seed> <index> <ops.json>}"
@@ -13,6 +16,8 @@ ops="${3:?usage: modelcheck-shrink.sh <seed> <index> <ops.json>}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 state="$root/target/tmp/modelcheck-shrink"
 mkdir -p "$state"
+# A new shrink: its class is the one this failure shows in the first round.
+rm -f "$state/class"
 cp "$ops" "$state/start.ops.json"
 ops="$state/start.ops.json"
 spec="$seed $index"

@@ -21,6 +21,13 @@ pub fn draw(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
     None
 }
 
+/// Whether `f` holds documents of the type of its own collection's entity (an embedding cycle:
+/// the Plan marks the field `recursive` and leaves its children out, the generated type is the
+/// collection's own struct).
+fn repeats_its_collection(c: &Collection, f: &PlanField) -> bool {
+    f.recursive && f.type_name.as_deref() == Some(c.entity.as_str())
+}
+
 fn top_level<'a>(c: &'a Collection, path: &str) -> Option<&'a PlanField> {
     if path.contains('.') {
         None
@@ -68,7 +75,7 @@ fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
                 vec![Bson::Document(doc.clone())],
                 Kind::Insert,
             );
-            op.then = links_of_new_child(s, r, c, &doc)?;
+            op.then = links_of_new_child(s, r, c, &doc, true)?;
             Some(op)
         }
         3 => {
@@ -113,11 +120,16 @@ fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
 
 /// The links that complete a new child of a two-way relationship: its reference to the parent
 /// was set at insert, the parent's array must list it too (`link_<f>` from the parent).
+/// `taken_back`: the write is an `insert`, which the harness takes back when its parent is full
+/// (the link is refused); other writes of a new child (a subset's `push_<f>` through a parent,
+/// a pattern's `enqueue`, `insert_under`, `new_version`) are not drawn with a full parent
+/// (`None`), as an application would not create a child it cannot link.
 pub(crate) fn links_of_new_child(
     s: &Schema<'_>,
     r: &Reference,
     c: &Collection,
     doc: &Document,
+    taken_back: bool,
 ) -> Option<Vec<Op>> {
     let mut out = Vec::new();
     for d in s
@@ -140,16 +152,27 @@ pub(crate) fn links_of_new_child(
         else {
             continue;
         };
-        let Some(parent) = doc.get(&mine.path).cloned() else {
+        // The parent's id, beside its copies in an extended reference.
+        let parent = match doc.get(&mine.path) {
+            Some(Bson::Document(ext)) => ext.get("id").cloned(),
+            other => other.cloned(),
+        };
+        let Some(parent) = parent.filter(|p| *p != Bson::Null) else {
             continue;
         };
         let pc = s.plan.collection(&theirs.collection)?;
         let pf = pc.field(&theirs.path)?;
         let code = &pf.code_name;
-        r.get(&pc.name, &parent)?;
         let max = theirs
             .max_items
             .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+        let held = r
+            .get(&pc.name, &parent)?
+            .get_array(&theirs.path)
+            .map_or(0, Vec::len);
+        if !taken_back && held >= max {
+            return None;
+        }
         if theirs.shape == Shape::ArrayOfExtendedRefs {
             // With copies beside the ids the derive has no `link_<f>`: the parent's array is an
             // embedded array of extended references, appended with `push_<f>`.
@@ -281,6 +304,11 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                         || f.kind == FieldKind::RefArray
                     {
                         reference_to(f, s, r, rng)
+                    } else if repeats_its_collection(c, f) {
+                        // An embedding cycle (`E0.r0` embeds E0s in each E0): the element is a
+                        // whole document of the collection's own type, `_id` and references
+                        // included; its own array of the same starts empty.
+                        new_document(c, s, r, rng).map(Bson::Document)
                     } else {
                         let mut item = values::document_of(&f.children, rng, &Context::default());
                         // Now and then an element with the unique values of one already in the
@@ -391,7 +419,9 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                             };
                             doc.insert(back.path.clone(), v);
                         }
-                        options.push(Op::new(
+                        // A new child of a two-way relationship is linked from its parent too.
+                        let then = links_of_new_child(s, r, child, &doc, false);
+                        let mut op = Op::new(
                             &c.name,
                             format!("push_{}", sub.path),
                             vec![id.clone(), Bson::Document(doc)],
@@ -403,7 +433,11 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                                 desc: sub.descending,
                                 keep,
                             },
-                        ));
+                        );
+                        if let Some(then) = then {
+                            op.then = then;
+                            options.push(op);
+                        }
                     }
                 }
             }

@@ -23,6 +23,7 @@ pub mod ops;
 pub mod patterns;
 pub mod queries;
 pub mod run;
+pub mod shrink;
 pub mod subsets;
 pub mod unique;
 pub mod values;

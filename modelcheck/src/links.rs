@@ -273,7 +273,8 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
 }
 
 /// The link collections' invariants on the stored documents: each pair is linked once, and both
-/// ends name documents that exist.
+/// ends name documents that exist (or were deleted by an operation that leaves what names them:
+/// [`Reference::deleted`]).
 pub fn invariants(plan: &Plan, stored: &Reference, found: &mut Vec<String>) {
     for x in all(plan) {
         let mut seen: Vec<(Bson, Bson)> = Vec::new();
@@ -294,7 +295,10 @@ pub fn invariants(plan: &Plan, stored: &Reference, found: &mut Vec<String>) {
             }
             seen.push(pair);
             for (e, v) in x.ends.iter().zip([a, b]) {
-                if v.is_none_or(|v| stored.get(&e.target.name, v).is_none()) {
+                if v.is_none_or(|v| {
+                    stored.get(&e.target.name, v).is_none()
+                        && !stored.was_deleted(&e.target.name, v)
+                }) {
                     found.push(format!(
                         "link {id} of `{}` names {} at `{}`, which `{}` does not hold",
                         x.c.name,

@@ -11,6 +11,12 @@ use bson::{Bson, Document};
 pub struct Reference {
     /// Documents by collection.
     pub collections: BTreeMap<String, Vec<Document>>,
+    /// Documents deleted while others may still name them, by collection: a queue's `complete`
+    /// deletes the job whatever names it, as `delete` would (MongoDB has no foreign keys, and
+    /// docs/derive.md says plain references are not checked: `squillion audit` reports them).
+    /// What names them is left as it was, which the stored documents are checked against; the
+    /// invariants that a bucket's owner and a link's ends exist accept these.
+    pub deleted: Vec<(String, Bson)>,
 }
 
 impl Reference {
@@ -42,6 +48,12 @@ impl Reference {
         let before = docs.len();
         docs.retain(|d| d.get("_id") != Some(id));
         docs.len() != before
+    }
+
+    /// Whether the document of `c` with `_id` `id` was deleted by an operation that deletes
+    /// whatever names it ([`Reference::deleted`]).
+    pub fn was_deleted(&self, c: &str, id: &Bson) -> bool {
+        self.deleted.iter().any(|(dc, did)| dc == c && did == id)
     }
 
     /// Whether `value` occurs anywhere in any document other than as its own `_id`.

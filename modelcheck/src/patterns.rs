@@ -188,7 +188,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
         _ => None,
     };
     let then = match written.and_then(Bson::as_document) {
-        Some(doc) => crate::draw::links_of_new_child(s, r, c, doc)?,
+        Some(doc) => crate::draw::links_of_new_child(s, r, c, doc, false)?,
         None => Vec::new(),
     };
     let mut op = Op::new(&c.name, method.to_owned(), args, kind);
@@ -293,7 +293,11 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             let running = r.get(&c.name, id)?.get(&flag) == Some(&Bson::Boolean(true));
             if running {
                 if op.method == "complete" {
+                    // The queue keeps no done flag: the job is deleted, whatever names it.
                     r.remove(&c.name, id);
+                    if r.mentions(id) {
+                        r.deleted.push((c.name.clone(), id.clone()));
+                    }
                 } else {
                     r.get_mut(&c.name, id)?.insert(flag, false);
                 }

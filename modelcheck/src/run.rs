@@ -217,6 +217,8 @@ async fn check(
         }
     }
     *read = actual.clone();
+    let mut actual = actual;
+    actual.deleted.clone_from(&expected.deleted);
     let broken = checks::invariants(plan, &actual);
     if broken.is_empty() {
         Ok(())
@@ -494,7 +496,7 @@ pub async fn run(
         None => Ok(stats),
         Some(message) if ops.is_empty() => Err(fail(ops, message)),
         Some(message) => {
-            let (ops, message) = shrink(client, entry, ops, message).await;
+            let (ops, message) = crate::shrink::operations(client, entry, ops, message).await;
             Err(fail(ops, message))
         }
     }
@@ -536,44 +538,6 @@ pub async fn populate(
             Err(e)
         }
     }
-}
-
-/// Removes operations while the sequence still fails: chunks of halving size, then one by one.
-pub async fn shrink(
-    client: &Client,
-    entry: &Entry,
-    mut ops: Vec<Op>,
-    mut message: String,
-) -> (Vec<Op>, String) {
-    let mut chunk = ops.len() / 2;
-    let mut tries = 0;
-    while chunk >= 1 && tries < 400 {
-        let mut i = 0;
-        let mut progressed = false;
-        while i < ops.len() && tries < 400 {
-            // The failing operation stays last.
-            let end = (i + chunk).min(ops.len().saturating_sub(1));
-            if i >= end {
-                break;
-            }
-            let mut candidate = ops.clone();
-            candidate.drain(i..end);
-            tries += 1;
-            match replay(client, entry, &candidate).await {
-                Err((at, m)) => {
-                    candidate.truncate(at + 1);
-                    ops = candidate;
-                    message = m;
-                    progressed = true;
-                }
-                Ok(_) => i += chunk,
-            }
-        }
-        if !progressed {
-            chunk /= 2;
-        }
-    }
-    (ops, message)
 }
 
 /// The operations of `ops` that apply when replayed on a fresh database (a shrunk schema skips

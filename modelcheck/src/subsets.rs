@@ -377,7 +377,7 @@ pub fn draw(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Opt
                     relation: x.d.id.clone(),
                 },
             );
-            op.then = crate::draw::links_of_new_child(s, r, c, &doc)?;
+            op.then = crate::draw::links_of_new_child(s, r, c, &doc, false)?;
             Some(op)
         }
         5..=7 => {

@@ -8,6 +8,7 @@ use futures::StreamExt;
 use squillion_modelcheck::coverage;
 use squillion_modelcheck::run::{plan_of, replay, run};
 use squillion_modelcheck::schemas::SCHEMAS;
+use squillion_modelcheck::shrink::failure_class;
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -71,7 +72,14 @@ async fn every_generated_schema_keeps_its_layout_under_random_operations() {
     );
     let markdown = table.markdown();
     eprintln!("{markdown}");
-    let empty = table.empty_rows();
+    let mut empty = table.empty_rows();
+    if default_slice(steps) {
+        // The CI slice's two embedding cycles (s1_013, s1_019) are entities whose every document
+        // must name another of its kind (a required reference to a parent of the same entity),
+        // so none can be inserted and their arrays of themselves get no push; the long run's
+        // batches drive the pushes (docs/testing.md).
+        empty.retain(|row| row != "embedding cycle");
+    }
     assert!(
         empty.is_empty(),
         "rows of the cross product the batch no longer covers (no schema, or no call on a driven row): {empty:?}\n{markdown}"
@@ -177,29 +185,6 @@ async fn every_regression_replays_clean() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The kind of a failure, without the names and values of one schema: the message's words
-/// outside backticks, parentheses and braces, without numbers (a shrunk schema must fail the same
-/// way, not in another way).
-fn signature(message: &str) -> String {
-    let mut depth = 0i32;
-    let mut tick = false;
-    let mut kept = String::new();
-    for ch in message.chars() {
-        match ch {
-            '`' => tick = !tick,
-            '(' | '{' | '[' => depth += 1,
-            ')' | '}' | ']' => depth -= 1,
-            c if !tick && depth <= 0 && !c.is_ascii_digit() => kept.push(c),
-            _ => {}
-        }
-    }
-    kept.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphabetic))
-        .take(8)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// One round of schema-level shrinking (`scripts/modelcheck-shrink.sh` runs rounds until none
 /// helps; docs/testing.md). build.rs compiled `k_base` (the failing schema with the reductions so
 /// far) and every one-step reduction of it; the first reduction that still fails the same way
@@ -233,7 +218,25 @@ async fn shrink_schema() {
             base.reductions
         ),
     };
-    let wanted = signature(&message);
+    // The failure's class is the first round's, kept in the shrink's state directory: every
+    // round keeps only what fails that way, however the messages' values change.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("modelcheck-shrink");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let class_file = dir.join("class");
+    let wanted = match std::fs::read_to_string(&class_file) {
+        Ok(c) if !c.trim().is_empty() => c.trim().to_owned(),
+        _ => {
+            let c = failure_class(&message);
+            std::fs::write(&class_file, &c).unwrap_or_else(|e| panic!("{e}"));
+            c
+        }
+    };
+    assert_eq!(
+        failure_class(&message),
+        wanted,
+        "schema `{}` fails another way than the failure being shrunk: {message}",
+        base.reductions
+    );
     eprintln!(
         "shrinking: {} ({} candidates): {wanted}",
         base.reductions,
@@ -242,14 +245,12 @@ async fn shrink_schema() {
     let mut chosen = None;
     for c in shrinking.iter().filter(|s| s.name != "k_base") {
         if let Err((_, m)) = replay(&client, c, &ops).await {
-            if signature(&m) == wanted {
+            if failure_class(&m) == wanted {
                 chosen = Some((*c, m));
                 break;
             }
         }
     }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("modelcheck-shrink");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let (entry, message, next) = match chosen {
         Some((c, m)) => {
             let head = spec.split(';').next().unwrap_or_default().trim().to_owned();
@@ -262,7 +263,8 @@ async fn shrink_schema() {
         }
         None => (*base, message, String::new()),
     };
-    let (ops, message) = squillion_modelcheck::run::shrink(&client, entry, ops, message).await;
+    let (ops, message) =
+        squillion_modelcheck::shrink::operations(&client, entry, ops, message).await;
     let ops = squillion_modelcheck::run::applied(&client, entry, &ops).await;
     let json = serde_json::to_string_pretty(&ops).unwrap_or_default() + "\n";
     std::fs::write(dir.join("ops.json"), &json).unwrap_or_else(|e| panic!("{e}"));
