@@ -6,6 +6,8 @@
 
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 127 bytes on average, 3127 bytes at worst.
+///
+/// Repository: `BlogPostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_url`, `set_text`.
 #[derive(
     Debug,
     Clone,
@@ -56,6 +58,8 @@ impl BlogPost {
 ///
 /// Layout of `BlogPost.comments`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
 /// Rules: rule 4.
+///
+/// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_blog_entry_id`, `count_by_blog_entry_id`, `set_name`, `set_created_on`, `set_comment`, `set_blog_entry_id`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,8 @@
 
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 127 bytes on average, 3127 bytes at worst.
+///
+/// Repository: `BlogPostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_url`, `set_text`.
 #[derive(
     Debug,
     Clone,
@@ -58,6 +60,8 @@ impl BlogPost {
 ///
 /// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, rule 6.
+///
+/// Repository: `BlogPostCommentsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_comments`, `comments_bucket`, `comments_buckets`, `set_blog_entry_id`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,8 @@
 ///
 /// Layout of `BlogPost.comments`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose bucket)
 /// Rules: rule 4.
+///
+/// Repository: `BlogPostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_url`, `set_text`, `set_comments`.
 #[derive(
     Debug,
     Clone,
@@ -58,6 +60,8 @@ impl BlogPost {
 }
 /// Collection `comments`. One document per Comment.
 /// Estimated size: about 115 bytes on average, 2115 bytes at worst.
+///
+/// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_created_on`, `set_comment`.
 #[derive(
     Debug,
     Clone,

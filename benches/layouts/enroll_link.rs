@@ -6,6 +6,8 @@
 
 /// Collection `students`. One document per Student.
 /// Estimated size: about 93 bytes on average, 2093 bytes at worst.
+///
+/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -51,6 +53,8 @@ impl Student {
 }
 /// Collection `courses`. One document per Course.
 /// Estimated size: about 311 bytes on average, 2911 bytes at worst.
+///
+/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_code`, `set_description`.
 #[derive(
     Debug,
     Clone,
@@ -108,6 +112,8 @@ impl Course {
 ///
 /// Layout of `Student.courses`: link_collection (forced). forced to link_collection by the schema (the engine would choose two_way)
 /// Rules: link collection.
+///
+/// Repository: `StudentCoursesLinkRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link`, `unlink`, `get_link`, `by_student`, `by_course`, `courses_of_student`, `students_of_course`, `set_student`, `set_course`.
 #[derive(
     Debug,
     Clone,

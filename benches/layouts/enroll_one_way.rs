@@ -9,6 +9,8 @@
 ///
 /// Layout of `Student.courses`: one_way (forced). forced to one_way by the schema (the engine would choose two_way)
 /// Rules: one-way embedding.
+///
+/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_courses`, `remove_courses`, `load_courses`, `load_courses_projected`, `set_name`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -62,6 +64,8 @@ impl Student {
 }
 /// Collection `courses`. One document per Course.
 /// Estimated size: about 311 bytes on average, 2911 bytes at worst.
+///
+/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_code`, `set_description`.
 #[derive(
     Debug,
     Clone,

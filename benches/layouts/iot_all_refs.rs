@@ -6,6 +6,8 @@
 
 /// Collection `sensors`. One document per Sensor.
 /// Estimated size: about 14 bytes on average, 14 bytes at worst.
+///
+/// Repository: `SensorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`.
 #[derive(
     Debug,
     Clone,
@@ -50,6 +52,8 @@ impl Sensor {
 ///
 /// Layout of `Sensor.readings`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
 /// Rules: rule 4.
+///
+/// Repository: `ReadingRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_sensor`, `count_by_sensor`, `set_time`, `set_value`, `inc_value`, `set_sensor`, `inc_sensor`.
 #[derive(
     Debug,
     Clone,

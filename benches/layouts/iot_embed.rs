@@ -9,6 +9,8 @@
 ///
 /// Layout of `Sensor.readings`: embed (forced). forced to embed by the schema (the engine would choose bucket)
 /// Rules: rule 1, computed pattern.
+///
+/// Repository: `SensorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_readings`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,9 @@
 ///
 /// Layout of `Author.books`: child_ref (forced). the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
 /// Rules: rule 6, rule 4.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_author`, `count_by_author`, `set_title`, `set_isbn`, `set_slug`, `set_available`, `set_pages`, `inc_pages`, `set_summary`, `set_language`, `set_author`.
+/// Its declared queries (below): `books_by_title`, `books_by_title_page`, `books_by_title_stream`, `count_books_by_title`, `books_by_author`, `books_by_author_page`, `books_by_author_stream`, `count_books_by_author`.
 #[derive(
     Debug,
     Clone,
@@ -220,6 +223,9 @@ impl BookRepo {
 }
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 103 bytes on average, 2103 bytes at worst.
+///
+/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_first_name`, `set_last_name`.
+/// Its declared queries (below): `authors_by_first_name`, `authors_by_first_name_page`, `authors_by_first_name_stream`, `count_authors_by_first_name`, `author_by_name`, `author_by_name_page`, `author_by_name_stream`, `count_author_by_name`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,9 @@
 
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1228 bytes on average, 8300 bytes at worst.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_isbn`, `set_slug`, `set_available`, `set_pages`, `inc_pages`, `set_summary`, `set_language`.
+/// Its declared queries (below): `books_by_title`, `books_by_title_page`, `books_by_title_stream`, `count_books_by_title`.
 #[derive(
     Debug,
     Clone,
@@ -141,6 +144,9 @@ impl BookRepo {
 ///
 /// Layout of `Author.books`: embed (forced). forced to embed by the schema (the engine would choose child_ref)
 /// Rules: rule 1.
+///
+/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_books`, `remove_books`, `pull_books`, `set_books`, `set_first_name`, `set_last_name`.
+/// Its declared queries (below): `author_by_name`, `author_by_name_page`, `author_by_name_stream`, `count_author_by_name`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,9 @@
 
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1338 bytes on average, 10410 bytes at worst.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_isbn`, `set_slug`, `set_available`, `set_pages`, `inc_pages`, `set_summary`, `set_language`, `set_author`.
+/// Its declared queries (below): `books_by_title`, `books_by_title_page`, `books_by_title_stream`, `count_books_by_title`, `books_by_author`, `books_by_author_page`, `books_by_author_stream`, `count_books_by_author`, `books_by_author_first_name`, `books_by_author_first_name_page`, `books_by_author_first_name_stream`, `count_books_by_author_first_name`.
 #[derive(
     Debug,
     Clone,
@@ -324,6 +327,9 @@ impl BookRepo {
 ///
 /// Layout of `Author.books`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 4, rule 5, extended reference.
+///
+/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_books`, `remove_books`, `load_books`, `load_books_projected`, `set_first_name`, `set_last_name`.
+/// Its declared queries (below): `author_by_name`, `author_by_name_page`, `author_by_name_stream`, `count_author_by_name`.
 #[derive(
     Debug,
     Clone,

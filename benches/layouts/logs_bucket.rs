@@ -6,6 +6,8 @@
 
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 94 bytes on average, 2094 bytes at worst.
+///
+/// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ipaddr`.
 #[derive(
     Debug,
     Clone,
@@ -56,6 +58,9 @@ impl Host {
 ///
 /// Layout of `Host.logs`: bucket (forced). forced to bucket by the schema (the engine would choose child_ref)
 /// Rules: bucket pattern.
+///
+/// Repository: `HostLogsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_logs`, `logs_bucket`, `logs_buckets`, `set_host`.
+/// Its declared queries (below): `recent_logs`, `count_recent_logs`.
 #[derive(
     Debug,
     Clone,

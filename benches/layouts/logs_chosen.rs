@@ -6,6 +6,8 @@
 
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 94 bytes on average, 2094 bytes at worst.
+///
+/// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ipaddr`.
 #[derive(
     Debug,
     Clone,
@@ -54,6 +56,9 @@ impl Host {
 ///
 /// Layout of `Host.logs`: child_ref. a Host has an unbounded number of LogEntries, too many even for an array of ids (rule 3), so each LogEntry stores its Host's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
+///
+/// Repository: `LogEntryRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_host`, `count_by_host`, `set_at`, `set_level`, `set_message`, `set_host`.
+/// Its declared queries (below): `recent_logs`, `count_recent_logs`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,8 @@
 ///
 /// Layout of `Host.logs`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref)
 /// Rules: rule 4.
+///
+/// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ipaddr`, `set_logs`.
 #[derive(
     Debug,
     Clone,
@@ -56,6 +58,8 @@ impl Host {
 }
 /// Collection `log_entries`. One document per LogEntry.
 /// Estimated size: about 184 bytes on average, 1484 bytes at worst.
+///
+/// Repository: `LogEntryRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_at`, `set_level`, `set_message`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,8 @@
 
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 227 bytes on average, 2587 bytes at worst.
+///
+/// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_address`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -58,6 +60,9 @@ impl Customer {
 ///
 /// Layout of `Customer.orders`: child_ref. the application finds Orders by their Customer (query `orders_of_customer`), so each Order stores its Customer's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 6, rule 4, rule 5, extended reference.
+///
+/// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_customer`, `count_by_customer`, `set_number`, `set_placed_on`, `set_total`, `inc_total`, `set_lines`, `set_customer`.
+/// Its declared queries (below): `order_by_number`, `order_by_number_page`, `order_by_number_stream`, `count_order_by_number`, `orders_of_customer`, `count_orders_of_customer`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,8 @@
 ///
 /// Layout of `Customer.orders`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 4, rule 5, extended reference.
+///
+/// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_orders`, `remove_orders`, `load_orders`, `load_orders_projected`, `set_name`, `set_address`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -61,6 +63,9 @@ impl Customer {
 }
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 705 bytes on average, 4265 bytes at worst.
+///
+/// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_number`, `set_placed_on`, `set_total`, `inc_total`, `set_lines`, `set_customer`.
+/// Its declared queries (below): `order_by_number`, `order_by_number_page`, `order_by_number_stream`, `count_order_by_number`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,8 @@
 
 /// Collection `products`. One document per Product.
 /// Estimated size: about 409 bytes on average, 3309 bytes at worst.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`, `set_name`, `set_description`.
 #[derive(
     Debug,
     Clone,
@@ -61,6 +63,9 @@ impl Product {
 ///
 /// Layout of `Product.variants`: child_ref (forced). forced to child_ref by the schema (the engine would choose embed)
 /// Rules: rule 4.
+///
+/// Repository: `VariantRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_product`, `count_by_product`, `set_color`, `set_size`, `set_price`, `inc_price`, `set_stock`, `inc_stock`, `set_product`.
+/// Its declared queries (below): `variants_in_stock`, `count_variants_in_stock`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,8 @@
 ///
 /// Layout of `Product.variants`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose embed)
 /// Rules: rule 4.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_variants`, `remove_variants`, `load_variants`, `load_variants_projected`, `set_sku`, `set_name`, `set_description`.
 #[derive(
     Debug,
     Clone,
@@ -64,6 +66,8 @@ impl Product {
 }
 /// Collection `variants`. One document per Variant.
 /// Estimated size: about 119 bytes on average, 2119 bytes at worst.
+///
+/// Repository: `VariantRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_color`, `set_size`, `set_price`, `inc_price`, `set_stock`, `inc_stock`.
 #[derive(
     Debug,
     Clone,

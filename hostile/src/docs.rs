@@ -39,6 +39,9 @@
 ///
 /// Layout of `Note.logs`: parent_refs. Logs are read on their own and a Note has up to 50 Logs: the Note holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
 /// Rules: rule 2, rule 4.
+///
+/// Repository: `NoteRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_logs`, `remove_logs`, `load_logs`, `load_logs_projected`, `set_body`, `set_when`.
+/// Its declared queries (below): `notes_by_body`, `notes_by_body_page`, `notes_by_body_stream`, `count_notes_by_body`.
 #[derive(
     Debug,
     Clone,
@@ -172,6 +175,8 @@ impl NoteRepo {
 }
 /// Collection `logs`. One document per Log.
 /// Estimated size: about 102 bytes on average, 2102 bytes at worst.
+///
+/// Repository: `LogRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_stamp`, `set_line`, `set_stamp_by`.
 #[derive(
     Debug,
     Clone,

@@ -6,6 +6,8 @@
 
 /// Collection `options`. One document per Option.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `OptionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_some`.
 #[derive(
     Debug,
     Clone,
@@ -49,6 +51,8 @@ impl Option {
 }
 /// Collection `somes`. One document per Some.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `SomeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_none`.
 #[derive(
     Debug,
     Clone,
@@ -92,6 +96,8 @@ impl Some {
 }
 /// Collection `nones`. One document per None.
 /// Estimated size: about 55 bytes on average, 1055 bytes at worst.
+///
+/// Repository: `NoneRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_ok`.
 #[derive(
     Debug,
     Clone,
@@ -135,6 +141,8 @@ impl None {
 }
 /// Collection `results`. One document per Result.
 /// Estimated size: about 56 bytes on average, 1056 bytes at worst.
+///
+/// Repository: `ResultRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_err`.
 #[derive(
     Debug,
     Clone,
@@ -178,6 +186,8 @@ impl Result {
 }
 /// Collection `oks`. One document per Ok.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `OkRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_value`.
 #[derive(
     Debug,
     Clone,
@@ -221,6 +231,8 @@ impl Ok {
 }
 /// Collection `errs`. One document per Err.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `ErrRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_value`.
 #[derive(
     Debug,
     Clone,
@@ -264,6 +276,8 @@ impl Err {
 }
 /// Collection `strings`. One document per String.
 /// Estimated size: about 56 bytes on average, 1056 bytes at worst.
+///
+/// Repository: `StringRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_vec`.
 #[derive(
     Debug,
     Clone,
@@ -307,6 +321,8 @@ impl String {
 }
 /// Collection `vecs`. One document per Vec.
 /// Estimated size: about 59 bytes on average, 1059 bytes at worst.
+///
+/// Repository: `VecRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_string`.
 #[derive(
     Debug,
     Clone,
@@ -350,6 +366,8 @@ impl Vec {
 }
 /// Collection `boxes`. One document per Box.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `BoxRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_boxed`.
 #[derive(
     Debug,
     Clone,
@@ -393,6 +411,8 @@ impl Box {
 }
 /// Collection `defaults`. One document per Default.
 /// Estimated size: about 60 bytes on average, 1060 bytes at worst.
+///
+/// Repository: `DefaultRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_default`.
 #[derive(
     Debug,
     Clone,
@@ -436,6 +456,8 @@ impl Default {
 }
 /// Collection `clones`. One document per Clone.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `CloneRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_clone`.
 #[derive(
     Debug,
     Clone,
@@ -479,6 +501,8 @@ impl Clone {
 }
 /// Collection `debugs`. One document per Debug.
 /// Estimated size: about 56 bytes on average, 1056 bytes at worst.
+///
+/// Repository: `DebugRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_fmt`.
 #[derive(
     Debug,
     Clone,
@@ -522,6 +546,8 @@ impl Debug {
 }
 /// Collection `documents`. One document per Document.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `DocumentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_bson`.
 #[derive(
     Debug,
     Clone,
@@ -565,6 +591,8 @@ impl Document {
 }
 /// Collection `pages`. One document per Page.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `PageRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_next`.
 #[derive(
     Debug,
     Clone,
@@ -608,6 +636,8 @@ impl Page {
 }
 /// Collection `page_requests`. One document per PageRequest.
 /// Estimated size: about 32 bytes on average, 32 bytes at worst.
+///
+/// Repository: `PageRequestRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_size`, `inc_size`.
 #[derive(
     Debug,
     Clone,
@@ -651,6 +681,8 @@ impl PageRequest {
 }
 /// Collection `bsons`. One document per Bson.
 /// Estimated size: about 56 bytes on average, 1056 bytes at worst.
+///
+/// Repository: `BsonRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_doc`.
 #[derive(
     Debug,
     Clone,
@@ -694,6 +726,8 @@ impl Bson {
 }
 /// Collection `object_ids`. One document per ObjectId.
 /// Estimated size: about 56 bytes on average, 1056 bytes at worst.
+///
+/// Repository: `ObjectIdRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_oid`.
 #[derive(
     Debug,
     Clone,
@@ -737,6 +771,8 @@ impl ObjectId {
 }
 /// Collection `date_times`. One document per DateTime.
 /// Estimated size: about 34 bytes on average, 34 bytes at worst.
+///
+/// Repository: `DateTimeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_at`.
 #[derive(
     Debug,
     Clone,
@@ -780,6 +816,8 @@ impl DateTime {
 }
 /// Collection `collections`. One document per Collection.
 /// Estimated size: about 61 bytes on average, 1061 bytes at worst.
+///
+/// Repository: `CollectionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_database`.
 #[derive(
     Debug,
     Clone,
@@ -823,6 +861,8 @@ impl Collection {
 }
 /// Collection `databases`. One document per Database.
 /// Estimated size: about 59 bytes on average, 1059 bytes at worst.
+///
+/// Repository: `DatabaseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_client`.
 #[derive(
     Debug,
     Clone,
@@ -866,6 +906,8 @@ impl Database {
 }
 /// Collection `index_models`. One document per IndexModel.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `IndexModelRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_keys`.
 #[derive(
     Debug,
     Clone,
@@ -909,6 +951,8 @@ impl IndexModel {
 }
 /// Collection `bounded_vecs`. One document per BoundedVec.
 /// Estimated size: about 66 bytes on average, 3130 bytes at worst.
+///
+/// Repository: `BoundedVecRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`.
 #[derive(
     Debug,
     Clone,
@@ -952,6 +996,8 @@ impl BoundedVec {
 }
 /// Collection `schema_versions`. One document per SchemaVersion.
 /// Estimated size: about 35 bytes on average, 35 bytes at worst.
+///
+/// Repository: `SchemaVersionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_current`, `inc_current`.
 #[derive(
     Debug,
     Clone,
@@ -995,6 +1041,8 @@ impl SchemaVersion {
 }
 /// Collection `serializes`. One document per Serialize.
 /// Estimated size: about 63 bytes on average, 1063 bytes at worst.
+///
+/// Repository: `SerializeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_serializer`.
 #[derive(
     Debug,
     Clone,
@@ -1038,6 +1086,8 @@ impl Serialize {
 }
 /// Collection `deserializes`. One document per Deserialize.
 /// Estimated size: about 65 bytes on average, 1065 bytes at worst.
+///
+/// Repository: `DeserializeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_deserializer`.
 #[derive(
     Debug,
     Clone,
@@ -1081,6 +1131,8 @@ impl Deserialize {
 }
 /// Collection `selfs`. One document per Self.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `SelfTypeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_this`.
 #[derive(
     Debug,
     Clone,
@@ -1124,6 +1176,8 @@ impl SelfType {
 }
 /// Collection `crate_s`. One document per crate_.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `CrateRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_path`.
 #[derive(
     Debug,
     Clone,
@@ -1169,6 +1223,9 @@ impl Crate {
 ///
 /// Collection `keywords`. One document per Keywords.
 /// Estimated size: about 873 bytes on average, 22873 bytes at worst.
+///
+/// Repository: `KeywordsRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_type`, `set_match`, `set_fn`, `inc_fn`, `set_self_`, `set_super_`, `set_crate_`, `set_async`, `set_await`, `set_dyn`, `set_move`, `set_ref`, `set_where`, `set_loop`, `inc_loop`, `set_yield`, `set_try`, `set_union`, `set_variant`, `set_core`, `set_collection`, `set_index_models`, `set_json_schema`, `set_validator_document`, `set_filter`, `set___private`, `set___`, `set__1`.
+/// Its declared queries (below): `r#type`, `type_page`, `type_stream`, `count_type`, `r#match`, `match_page`, `match_stream`, `count_match`, `self_`, `self_page`, `self_stream`, `count_self`, `by_crate`, `by_crate_page`, `by_crate_stream`, `count_by_crate`, `filter`, `filter_page`, `filter_stream`, `count_filter`.
 #[derive(
     Debug,
     Clone,
@@ -1652,6 +1709,8 @@ impl KeywordsRepo {
 ///
 /// Collection `books`. One document per Book.
 /// Estimated size: about 68 bytes on average, 1068 bytes at worst.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_year`, `inc_year`.
 #[derive(
     Debug,
     Clone,
@@ -1698,6 +1757,8 @@ impl Book {
 }
 /// Collection `book_refs`. One document per BookRef.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `BookRefRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_isbn`.
 #[derive(
     Debug,
     Clone,
@@ -1744,6 +1805,9 @@ impl BookRef {
 ///
 /// Layout of `Book.chapters`: child_ref. the application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Book.title travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 6, rule 4, rule 5, extended reference.
+///
+/// Repository: `ChapterRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_book`, `count_by_book`, `set_heading`, `set_book`.
+/// Its declared queries (below): `chapters_by_book`, `chapters_by_book_stream`, `count_chapters_by_book`.
 #[derive(
     Debug,
     Clone,
@@ -1863,6 +1927,8 @@ impl ChapterRepo {
 /// Estimated size: about 880 bytes on average, 420970 bytes at worst.
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `set_name`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,9 @@
 ///
 /// Layout of `Article.comments`: parent_refs. Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Article.title travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, rule 4, rule 5, extended reference.
+///
+/// Repository: `ArticleRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_comments`, `remove_comments`, `load_comments`, `load_comments_projected`, `set_title`, `set_body`, `set_score`, `inc_score`, `set_slug`.
+/// Its declared queries (below): `article_by_score`, `article_by_score_page`, `article_by_score_stream`, `count_article_by_score`, `article_by_slug`, `article_by_slug_page`, `article_by_slug_stream`, `count_article_by_slug`.
 #[derive(
     Debug,
     Clone,
@@ -228,6 +231,8 @@ impl ArticleRepo {
 /// Estimated size: about 127 bytes on average, 2135 bytes at worst.
 ///
 /// Pattern polymorphic: variants share the collection, told apart by `k`i|n<d>"`; fields of one variant get sparse indexes.
+///
+/// Repository: `ShapeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -299,6 +304,8 @@ pub enum ShapeVariant {
 }
 /// Collection `comment\u{2066}s`. One document per Comment.
 /// Estimated size: about 141 bytes on average, 2141 bytes at worst.
+///
+/// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_text`, `set_article`.
 #[derive(
     Debug,
     Clone,

@@ -8,6 +8,7 @@ mod copies;
 mod enums;
 mod inner;
 mod layout;
+mod methods;
 pub(crate) mod names;
 mod projections;
 mod queries;
@@ -359,13 +360,22 @@ impl<'a> Generator<'a> {
         body.extend(variant_field);
         let body = braced(body);
         // Built by moving the parts in: `quote!` copies every token of an interpolated stream.
-        let mut out = doc;
-        out.extend(quote! {
+        let item = quote! {
             #[derive(Debug, Clone, PartialEq, #serde::Serialize, #serde::Deserialize)]
             #document
             #[serde(crate = "::squillion::__private::serde")]
             pub struct #name #body
-        });
+        };
+        let mut out = doc;
+        if self.settings.derive_document && !self.types_only {
+            let lines = methods::doc_lines(self.plan, &c.name, item.clone());
+            if !lines.is_empty() {
+                out.extend(doc_attrs(
+                    std::iter::once(String::new()).chain(lines).collect(),
+                ));
+            }
+        }
+        out.extend(item);
         out.extend([impls, extra, queries]);
         out
     }

@@ -11,6 +11,8 @@
 ///
 /// Layout of `User.address`: embed. one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
 /// Rules: rule 1.
+///
+/// Repository: `UserRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_address`, `set_name`, `set_age`, `inc_age`.
 #[derive(
     Debug,
     Clone,
@@ -63,6 +65,8 @@ impl User {
 ///
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 127 bytes on average, 3127 bytes at worst.
+///
+/// Repository: `BlogPostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_url`, `set_text`.
 #[derive(
     Debug,
     Clone,
@@ -118,6 +122,9 @@ impl BlogPost {
 ///
 /// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_authors`, `unlink_authors`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
+/// Its declared queries (below): `book_by_title`, `book_by_title_page`, `book_by_title_stream`, `count_book_by_title`.
 #[derive(
     Debug,
     Clone,
@@ -254,6 +261,9 @@ impl BookRepo {
 ///
 /// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
+///
+/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_books`, `unlink_books`, `set_name`.
+/// Its declared queries (below): `author_by_name`, `author_by_name_page`, `author_by_name_stream`, `count_author_by_name`.
 #[derive(
     Debug,
     Clone,
@@ -381,6 +391,9 @@ impl AuthorRepo {
 ///
 /// Collection `categories`. One document per Category.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `CategoryRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
+/// Its declared queries (below): `category_by_name`, `category_by_name_page`, `category_by_name_stream`, `count_category_by_name`.
 #[derive(
     Debug,
     Clone,
@@ -508,6 +521,8 @@ impl CategoryRepo {
 ///
 /// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, rule 6.
+///
+/// Repository: `BlogPostCommentsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_comments`, `comments_bucket`, `comments_buckets`, `set_blog_entry_id`.
 #[derive(
     Debug,
     Clone,

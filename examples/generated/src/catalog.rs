@@ -12,6 +12,9 @@
 ///
 /// Layout of `Book.comments`: embed. up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)
 /// Rules: rule 1, computed pattern.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `push_comments`, `remove_comments`, `pull_comments`, `set_comments`, `set_author`, `set_date`, `set_text`.
+/// Its declared queries (below): `books_by_author`, `books_by_author_page`, `books_by_author_stream`, `count_books_by_author`, `books_by_tag`, `books_by_tag_page`, `books_by_tag_stream`, `count_books_by_tag`, `books_commented_by`, `books_commented_by_page`, `books_commented_by_stream`, `count_books_commented_by`, `books_with_popular_comments`, `books_with_popular_comments_page`, `books_with_popular_comments_stream`, `count_books_with_popular_comments`.
 #[derive(
     Debug,
     Clone,
@@ -385,6 +388,9 @@ impl BookRepo {
 ///
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 4133 bytes on average, 212048 bytes at worst.
+///
+/// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_line_items`, `remove_line_items`, `pull_line_items`, `set_line_items`, `set_address`, `set_payment`, `set_subtotal`, `inc_subtotal`, `set_status`, `set_channel`, `set_address_name`, `set_address_street`, `set_address_zip`, `inc_address_zip`, `set_payment_cc`, `inc_payment_cc`, `set_payment_exp`.
+/// Its declared queries (below): `orders_in_states`, `orders_in_states_page`, `orders_in_states_stream`, `count_orders_in_states`.
 #[derive(
     Debug,
     Clone,
@@ -541,6 +547,9 @@ impl OrderRepo {
 /// Estimated size: about 113 bytes on average, 1129 bytes at worst.
 ///
 /// Pattern polymorphic: variants share the collection, told apart by `type`; fields of one variant get sparse indexes.
+///
+/// Repository: `ShapeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_area`, `inc_area`.
+/// Its declared queries (below): `shapes_with_radius`, `shapes_with_radius_page`, `shapes_with_radius_stream`, `count_shapes_with_radius`.
 #[derive(
     Debug,
     Clone,
@@ -708,6 +717,9 @@ impl ShapeRepo {
 ///
 /// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_category_ids`, `remove_category_ids`, `load_category_ids`, `load_category_ids_projected`, `set_name`, `set_stock`, `inc_stock`, `dec_stock`, `set_rating`.
+/// Its declared queries (below): `products_in_category`, `products_in_category_page`, `products_in_category_stream`, `count_products_in_category`.
 #[derive(
     Debug,
     Clone,
@@ -848,6 +860,8 @@ impl ProductRepo {
 ///
 /// Collection `categories`. One document per Category.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `CategoryRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -899,6 +913,8 @@ impl Category {
 /// Estimated size: about 397 bytes on average, 208782 bytes at worst.
 ///
 /// Pattern tree: parent + ancestors array, both indexed: children, descendants and ancestors are single queries.
+///
+/// Repository: `NodeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `insert_under`, `children`, `descendants`, `ancestors`.
 #[derive(
     Debug,
     Clone,
@@ -964,6 +980,8 @@ impl Node {
 /// Estimated size: about 101 bytes on average, 1105 bytes at worst.
 ///
 /// Pattern queue: claim with find-and-modify on in_progress, sorted by priority descending, indexed: each job is handed out once.
+///
+/// Repository: `JobRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `enqueue`, `claim_next`, `complete`, `release`, `count_waiting`, `in_progress`, `set_priority`, `inc_priority`, `set_message`.
 #[derive(
     Debug,
     Clone,

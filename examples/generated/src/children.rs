@@ -9,6 +9,9 @@
 ///
 /// Layout of `Post.comments`: embed. up to 50 Comments per Post, only read through their Post, so they are embedded as an array: one read returns the Post with its Comments (rule 1; seed 004 one-to-few)
 /// Rules: rule 1.
+///
+/// Repository: `PostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_comments`, `remove_comments`, `pull_comments`, `set_comments`, `set_title`.
+/// Its declared queries (below): `popular_comments`, `count_popular_comments`.
 #[derive(
     Debug,
     Clone,
@@ -106,6 +109,8 @@ impl PostRepo {
 }
 /// Collection `books`. One document per Book.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`.
 #[derive(
     Debug,
     Clone,
@@ -152,6 +157,9 @@ impl Book {
 ///
 /// Layout of `Book.notes`: child_ref. a Book has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its Book's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
+///
+/// Repository: `NoteRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_book`, `count_by_book`, `set_text`, `set_stars`, `inc_stars`, `set_book`.
+/// Its declared queries (below): `starred_notes`, `count_starred_notes`.
 #[derive(
     Debug,
     Clone,
@@ -252,6 +260,8 @@ impl NoteRepo {
 }
 /// Collection `blogs`. One document per Blog.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `BlogRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -300,6 +310,9 @@ impl Blog {
 ///
 /// Layout of `Blog.entries`: bucket. Entries are only read through their Blog, 20 at a time, so they are grouped in buckets of 20: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
 /// Rules: bucket pattern, rule 3, rule 6.
+///
+/// Repository: `BlogEntriesBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_entries`, `entries_bucket`, `entries_buckets`, `set_blog`.
+/// Its declared queries (below): `entries_of_length`, `count_entries_of_length`.
 #[derive(
     Debug,
     Clone,

@@ -15,6 +15,8 @@
 ///
 /// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
 /// Rules: rule 2, two-way referencing, rule 6.
+///
+/// Repository: `PersonRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_addresses`, `remove_addresses`, `pull_addresses`, `set_addresses`, `link_tasks`, `set_name`, `set_ssn`.
 #[derive(
     Debug,
     Clone,
@@ -73,6 +75,9 @@ impl Person {
 ///
 /// Layout of `Product.parts`: parent_refs. Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Part.name, Product.catalog_number, Product.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, rule 4, rule 5, extended reference.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_parts`, `remove_parts`, `pull_parts`, `set_parts`, `set_name`, `set_catalog_number`, `set_manufacturer`.
+/// Its declared queries (below): `product_by_catalog_number`, `product_by_catalog_number_page`, `product_by_catalog_number_stream`, `count_product_by_catalog_number`.
 #[derive(
     Debug,
     Clone,
@@ -213,6 +218,9 @@ impl ProductRepo {
 ///
 /// Collection `parts`. One document per Part.
 /// Estimated size: about 233 bytes on average, 3233 bytes at worst.
+///
+/// Repository: `PartRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_partno`, `set_qty`, `inc_qty`, `set_cost`, `set_price`, `set_product`.
+/// Its declared queries (below): `part_by_partno`, `part_by_partno_page`, `part_by_partno_stream`, `count_part_by_partno`.
 #[derive(
     Debug,
     Clone,
@@ -357,6 +365,9 @@ impl PartRepo {
 ///
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 39498 bytes on average, 1080998 bytes at worst.
+///
+/// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_logmsgs`, `replace_logmsgs`, `remove_logmsgs`, `refill_logmsgs`, `set_name`, `set_ipaddr`.
+/// Its declared queries (below): `host_by_ipaddr`, `host_by_ipaddr_page`, `host_by_ipaddr_stream`, `count_host_by_ipaddr`.
 #[derive(
     Debug,
     Clone,
@@ -502,6 +513,8 @@ impl HostRepo {
 ///
 /// Layout of `Host.logmsgs`: child_ref. a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions). Copies of Host.ipaddr, Host.name travel with the references (rule 5: read far more often than updated). The Host also keeps its latest 1,000 LogMessages (subset pattern)
 /// Rules: rule 3, rule 4, rule 5, extended reference, subset pattern.
+///
+/// Repository: `LogMessageRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_host`, `count_by_host`, `set_time`, `set_message`, `set_host`.
 #[derive(
     Debug,
     Clone,
@@ -564,6 +577,8 @@ impl LogMessage {
 ///
 /// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
 /// Rules: rule 2, two-way referencing, rule 6.
+///
+/// Repository: `TaskRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_description`, `set_due_date`, `set_owner`.
 #[derive(
     Debug,
     Clone,

@@ -9,6 +9,8 @@
 ///
 /// Layout of `Shelf.tags`: parent_refs. Tags are read on their own and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
 /// Rules: rule 2, rule 4.
+///
+/// Repository: `ShelfRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_tags`, `remove_tags`, `load_tags`, `load_tags_projected`, `set_label`.
 #[derive(
     Debug,
     Clone,
@@ -55,6 +57,8 @@ impl Shelf {
 }
 /// Collection `tags`. One document per Tag.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `TagRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -98,6 +102,8 @@ impl Tag {
 }
 /// Collection `teams`. One document per Team.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+///
+/// Repository: `TeamRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -144,6 +150,8 @@ impl Team {
 ///
 /// Layout of `Team.players`: child_ref. a Team has an unbounded number of Players, too many even for an array of ids (rule 3), so each Player stores its Team's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4.
+///
+/// Repository: `PlayerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_team`, `count_by_team`, `set_nick`, `set_team`.
 #[derive(
     Debug,
     Clone,
@@ -196,6 +204,8 @@ impl Player {
 }
 /// Collection `members`. One document per Member.
 /// Estimated size: about 58 bytes on average, 1058 bytes at worst.
+///
+/// Repository: `MemberRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -242,6 +252,8 @@ impl Member {
 ///
 /// Layout of `Member.badge`: child_ref. Badge is read on its own, so it keeps its own collection and stores its Member's id (rule 2)
 /// Rules: rule 2, rule 4.
+///
+/// Repository: `BadgeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_member`, `count_by_member`, `set_title`, `set_member`.
 #[derive(
     Debug,
     Clone,

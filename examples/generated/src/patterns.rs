@@ -8,6 +8,8 @@
 ///
 /// Collection `sensors`. One document per Sensor.
 /// Estimated size: about 14 bytes on average, 14 bytes at worst.
+///
+/// Repository: `SensorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`.
 #[derive(
     Debug,
     Clone,
@@ -52,6 +54,8 @@ impl Sensor {
 ///
 /// Collection `best_times`. One document per Section.
 /// Estimated size: about 787 bytes on average, 22527 bytes at worst.
+///
+/// Repository: `SectionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_top_efforts`, `replace_top_efforts`, `remove_top_efforts`, `refill_top_efforts`.
 #[derive(
     Debug,
     Clone,
@@ -103,6 +107,8 @@ impl Section {
 ///
 /// Layout of `Section.efforts`: child_ref. a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)
 /// Rules: rule 3, rule 4, computed pattern.
+///
+/// Repository: `EffortRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_section`, `count_by_section`, `set_athlete`, `set_time`, `inc_time`, `set_section`.
 #[derive(
     Debug,
     Clone,
@@ -162,6 +168,8 @@ impl Effort {
 ///
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
+///
+/// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_invoices`, `remove_invoices`, `pull_invoices`, `set_invoices`.
 #[derive(
     Debug,
     Clone,
@@ -223,6 +231,8 @@ impl Customer {
 ///
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
+///
+/// Repository: `InvoiceRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_date`, `set_total`, `set_address`, `set_status`, `set_customer`.
 #[derive(
     Debug,
     Clone,
@@ -283,6 +293,8 @@ impl Invoice {
 ///
 /// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
 /// Rules: rule 1, outlier pattern, rule 3.
+///
+/// Repository: `MovieRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_cast`, `all_cast`, `get_with_cast`, `set_title`.
 #[derive(
     Debug,
     Clone,
@@ -346,6 +358,8 @@ impl Movie {
 /// Pattern document_versioning: every version in this collection with valid_from/valid_to; the current one is the latest valid_from before now.
 ///
 /// Pattern payload: payload fields are stored and returned, never indexed.
+///
+/// Repository: `VersionedDocumentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `new_version`, `current_at`, `versions`, `set_payload`, `set_payload_d`.
 #[derive(
     Debug,
     Clone,
@@ -418,6 +432,8 @@ impl VersionedDocument {
 /// Estimated size: about 17293 bytes on average, 18293 bytes at worst.
 ///
 /// Pattern histogram: preallocated counters as nested arrays (24 x 60, not 1,440).
+///
+/// Repository: `EventHistogramRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_minutes`, `remove_minutes`, `pull_minutes`, `set_minutes`.
 #[derive(
     Debug,
     Clone,
@@ -472,6 +488,8 @@ impl EventHistogram {
 /// Estimated size: about 788 bytes on average, 415758 bytes at worst.
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
+///
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`.
 #[derive(
     Debug,
     Clone,
@@ -528,6 +546,8 @@ impl Product {
 ///
 /// Collection `games`. One document per Game.
 /// Estimated size: about 286 bytes on average, 8236 bytes at worst.
+///
+/// Repository: `GameRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_results`.
 #[derive(
     Debug,
     Clone,
@@ -578,6 +598,9 @@ impl Game {
 /// Estimated size: about 51293 bytes on average, 52293 bytes at worst.
 ///
 /// Pattern payload: payload fields are stored and returned, never indexed.
+///
+/// Repository: `BusinessObjectRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_object_id`, `set_create_date`, `set_xml`.
+/// Its declared queries (below): `latest_business_object`, `count_latest_business_object`.
 #[derive(
     Debug,
     Clone,
@@ -687,6 +710,8 @@ impl BusinessObjectRepo {
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
+///
+/// Repository: `UserRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_follows`, `remove_follows`, `load_follows`, `load_follows_projected`, `set_date_created`.
 #[derive(
     Debug,
     Clone,
@@ -751,6 +776,9 @@ impl User {
 /// Rules: rule 3, rule 4.
 ///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
+///
+/// Repository: `PostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_posted_by`, `count_by_posted_by`, `set_date`, `set_text`, `set_posted_by`.
+/// Its declared queries (below): `timeline`, `timeline_stream`, `count_timeline`.
 #[derive(
     Debug,
     Clone,
@@ -882,6 +910,8 @@ impl PostRepo {
 ///
 /// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
+///
+/// Repository: `SensorReadingsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_readings`, `readings_bucket`, `readings_buckets`, `readings_between`, `set_sensor`, `inc_sensor`.
 #[derive(
     Debug,
     Clone,
@@ -965,6 +995,8 @@ impl SensorReadingsBucket {
 ///
 /// Collection `movies_cast_overflow`. Overflow documents of the outlier relationship Movie.cast.
 /// Estimated size: about 7954 bytes on average, 415954 bytes at worst.
+///
+/// Repository: `MoviesCastOverflowRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_owner`.
 #[derive(
     Debug,
     Clone,

@@ -1,0 +1,140 @@
+//! Issue 12 (method names were guessed): each collection struct's doc comment names the methods
+//! of its repository, and names them right. For the examples and a batch of squillion-schemagen's
+//! schemas, every struct with a repository lists exactly the public methods the derive's
+//! expansion of that struct writes, and exactly the query methods the file defines on the
+//! repository, each name once.
+
+use std::collections::BTreeSet;
+
+use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_grammar::SourceFile;
+
+/// The doc line starting with `start`, if the doc has one.
+fn line<'d>(docs: &'d [String], start: &str) -> Option<&'d str> {
+    docs.iter()
+        .map(|l| l.trim_start())
+        .find(|l| l.starts_with(start))
+}
+
+/// The names in backticks of `text`.
+fn names(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The public methods of the inherent impls of `ty` among `items`.
+fn methods_of(items: &[syn::Item], ty: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in items {
+        let syn::Item::Impl(i) = item else { continue };
+        let syn::Type::Path(p) = &*i.self_ty else {
+            continue;
+        };
+        if i.trait_.is_some()
+            || p.path.segments.last().map(|s| s.ident.to_string()) != Some(ty.to_owned())
+        {
+            continue;
+        }
+        for item in &i.items {
+            if let syn::ImplItem::Fn(f) = item {
+                if matches!(f.vis, syn::Visibility::Public(_)) {
+                    out.push(f.sig.ident.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check(name: &str, text: &str) -> usize {
+    let source = SourceFile::new(format!("{name}.sqn"), text.to_owned());
+    let Ok(generated) = compile(&source, &GenerateSettings::default()) else {
+        return 0;
+    };
+    let file: syn::File = syn::parse_str(&generated.rust).expect("the generated file parses");
+    let mut checked = 0;
+    for item in &file.items {
+        let syn::Item::Struct(s) = item else { continue };
+        let docs = doc_lines(&s.attrs);
+        let Some(repository) = line(&docs, "Repository: `") else {
+            continue;
+        };
+        let (first, methods) = repository
+            .split_once(", with ")
+            .unwrap_or_else(|| panic!("{name}: {}: {repository}", s.ident));
+        let repo = names(first)[0]
+            .strip_suffix("::new(&db)")
+            .unwrap_or_else(|| panic!("{name}: {}: {first}", s.ident))
+            .to_owned();
+        let derived = names(methods);
+        assert_eq!(repo, format!("{}Repo", s.ident), "{name}");
+        // What the derive writes: its expansion of the struct, as the compiler runs it.
+        let expanded = squillion_derive_impl::derive_document(quote::quote!(#s))
+            .unwrap_or_else(|e| panic!("{name}: {}: the derive refuses it: {e}", s.ident));
+        let expanded: syn::File = syn::parse2(expanded).expect("the expansion parses");
+        assert_eq!(
+            derived,
+            methods_of(&expanded.items, &repo),
+            "{name}: {}'s doc names the derive's methods",
+            s.ident
+        );
+        let queries = line(&docs, "Its declared queries (below): ")
+            .map(names)
+            .unwrap_or_default();
+        assert_eq!(
+            queries,
+            methods_of(&file.items, &repo),
+            "{name}: {}'s doc names the query methods the file defines",
+            s.ident
+        );
+        let all: BTreeSet<&String> = derived.iter().chain(&queries).collect();
+        assert_eq!(
+            all.len(),
+            derived.len() + queries.len(),
+            "{name}: a name twice"
+        );
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn every_repository_doc_names_exactly_its_methods() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&examples).expect("examples/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|x| x == "sqn") {
+            let text = std::fs::read_to_string(&path).expect("read");
+            checked += check(&path.display().to_string(), &text);
+        }
+    }
+    for (k, (_, schema)) in
+        squillion_schemagen::batch(12, 40, squillion_schemagen::Config::default())
+            .into_iter()
+            .enumerate()
+    {
+        checked += check(&format!("gen_{k}"), &squillion_schemagen::render(&schema));
+    }
+    assert!(checked > 60, "only {checked} repositories checked");
+}
