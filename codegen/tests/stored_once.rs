@@ -104,14 +104,18 @@ const EMBEDDINGS: [&str; 4] = [
 ];
 
 /// How another relationship refers to `C` by id: an id array in a parent, a reference from a
-/// child of `C`, a self relation listing ids, a many-to-many on either side, a link.
-const REFERENCES: [&str; 6] = [
+/// child of `C`, a self relation listing ids, a many-to-many on either side, a link; and the
+/// references that breaking an embedding cycle makes (after the other decisions): `C` related
+/// to itself one-to-one, and `C` and `D` embedding each other.
+const REFERENCES: [&str; 8] = [
     "relation D.cs: many(1000) <-> C.d: one { standalone D }",
     "relation C.ds: squillions <-> D.c: one { standalone D }",
     "relation C.replies: many(1000) <-> C.thread: one?",
     "relation D.cs: few(10) <-> C.ds: squillions { standalone D }",
     "relation D.cs: many(3000) <-> C.ds: many(3000) { standalone D  navigate both }",
     "relation D.cs: many(3000) <-> C.ds: many(3000) { standalone D  fields { role: string } }",
+    "relation C.twin: one <-> C.twin_of: one",
+    "relation C.d1: one <-> D.c1: one\nrelation D.c2: one <-> C.d2: one",
 ];
 
 #[test]

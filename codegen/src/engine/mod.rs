@@ -150,13 +150,28 @@ fn attempt(
     let mut bases: Vec<Basis> = Vec::new();
     let mut layouts = Vec::new();
     let mut declined = Vec::new();
-    let mut choices = referenced::decide_all(ctx, ineligible);
-    if let Some((i, alt)) = pin {
-        if let (Some(choice), Some(rel)) = (choices.get_mut(i), model.relations.get(i)) {
-            relation::pin(ctx, rel, choice, alt);
+    // Breaking an embedding cycle turns an embedding into a reference by `_id`, which may name
+    // an entity another layout embeds: it is then standalone too, and everything is decided
+    // again. Each round adds an entity to the referenced set, so this ends.
+    ctx.referenced.borrow_mut().clear();
+    let (choices, broken) = loop {
+        let mut choices = referenced::decide_all(ctx, ineligible);
+        if let Some((i, alt)) = pin {
+            if let (Some(choice), Some(rel)) = (choices.get_mut(i), model.relations.get(i)) {
+                relation::pin(ctx, rel, choice, alt);
+            }
         }
-    }
-    let broken = cycles::break_cycles(ctx, &mut choices);
+        let before: Vec<Layout> = choices.iter().map(|c| c.strategy).collect();
+        let broken = cycles::break_cycles(ctx, &mut choices);
+        let changed: Vec<usize> = (0..choices.len())
+            .filter(|&i| before.get(i) != choices.get(i).map(|c| &c.strategy))
+            .collect();
+        let found = referenced::embedded_but_named(ctx, &choices, &changed);
+        if found.is_empty() {
+            break (choices, broken);
+        }
+        ctx.referenced.borrow_mut().extend(found);
+    };
     let current: Vec<fit::Current> = choices
         .iter()
         .map(|c| fit::Current {

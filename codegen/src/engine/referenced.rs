@@ -121,10 +121,9 @@ fn index(
 }
 
 /// Every relationship decided with the `ineligible` alternatives ruled out, each entity that
-/// some layout refers to by `_id` standalone. Starts afresh: a trial of an alternative must not
-/// leave its references behind.
+/// some layout refers to by `_id` standalone (added to the referenced set, which the caller
+/// clears for each attempt: a trial of an alternative must not leave its references behind).
 pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<Choice> {
-    ctx.referenced.borrow_mut().clear();
     let mut fix = Fixpoint {
         ctx,
         ineligible,
@@ -171,4 +170,42 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
         }
     }
     fix.parts.into_iter().map(|p| p.choice).collect()
+}
+
+/// The entities that relationships `changed` (since the fixpoint) refer to by `_id` while an
+/// unforced layout embeds or buckets them and they are not standalone, each with the first of
+/// those relationships and its layout.
+pub(super) fn embedded_but_named(
+    ctx: &Ctx<'_>,
+    choices: &[Choice],
+    changed: &[usize],
+) -> BTreeMap<String, (String, Layout)> {
+    let rels = &ctx.model.relations;
+    let embedded: BTreeSet<&str> = rels
+        .iter()
+        .zip(choices)
+        .filter(|(_, c)| matches!(c.strategy, Layout::Embed | Layout::Bucket) && !c.forced)
+        .map(|(rel, c)| match c.parent {
+            Side::Left => rel.right.entity.as_str(),
+            Side::Right => rel.left.entity.as_str(),
+        })
+        .collect();
+    let mut found = BTreeMap::new();
+    for &i in changed {
+        let (Some(rel), Some(choice)) = (rels.get(i), choices.get(i)) else {
+            continue;
+        };
+        for p in placement::place(ctx, rel, choice).placement {
+            let by_id = matches!(
+                p.shape,
+                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
+            );
+            if by_id && embedded.contains(p.target.as_str()) && !ctx.is_standalone(&p.target) {
+                found
+                    .entry(p.target)
+                    .or_insert_with(|| (rel.id.clone(), choice.strategy));
+            }
+        }
+    }
+    found
 }
