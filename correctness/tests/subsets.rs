@@ -360,6 +360,33 @@ macro_rules! family {
                 )
                 .await;
             }
+            // An owner deleted (as a queue's `complete` or `delete` does, without touching its
+            // children): its former children can still be moved to another owner and removed,
+            // and the other owners' lists stay right.
+            let gone = owners[2];
+            assert!(repo.delete(&gone).await.unwrap());
+            let orphans: Vec<ObjectId> = children
+                .iter()
+                .filter(|(_, o)| *o == gone)
+                .map(|(id, _)| *id)
+                .collect();
+            assert!(!orphans.is_empty(), "the deleted owner had children");
+            for (k, id) in orphans.iter().enumerate() {
+                if k % 2 == 0 {
+                    let moved = repo.$replace(&make(*id, owners[0], &mut rng)).await;
+                    assert!(moved.as_ref().is_ok_and(|x| *x), "{moved:?}");
+                } else {
+                    let removed = repo.$remove(id).await;
+                    assert!(removed.as_ref().is_ok_and(|x| *x), "{removed:?}");
+                }
+                check(
+                    db,
+                    &plan,
+                    &owners[..2],
+                    &format!("{} orphan {k}", stringify!($m)),
+                )
+                .await;
+            }
             // A child given to an owner it does not name is refused, and nothing is written.
             let before = all(db, "items", doc! {}).await.len();
             let stray = make(ObjectId::new(), owners[0], &mut rng);

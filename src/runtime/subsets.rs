@@ -340,10 +340,10 @@ async fn change_body(
             }
         }
     }
+    // A parent that is not stored keeps nothing: the child's former parent may have been
+    // deleted (the new one, when it changes, was checked before the write).
     for owner in owners {
-        if !refill_body(parents, s, &owner, session.as_deref_mut()).await? {
-            return Err(not_found(parents, &owner));
-        }
+        refill_body(parents, s, &owner, session.as_deref_mut()).await?;
     }
     let db = database(parents);
     for (k, owner) in theirs {
