@@ -482,6 +482,18 @@ pub fn kept_parents() -> Vec<Schema> {
                   show Item.s on Note ratio 100:1\n  show Item.n on Note ratio 100:1\n}\n"
                 .to_owned(),
         },
+        Schema {
+            name: "kept_queue".to_owned(),
+            doc: "Issue 11 (long run s3_021): jobs of a queue whose parent keeps the latest of \
+                  them and summaries: enqueue and complete (a delete, with no done flag) keep \
+                  the parent in step."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Item @queue(priority: n) { at: date  n: int32  s: string }\n\
+                  relation Owner.items: squillions <-> Item.owner: one {\n  \
+                  latest 2 by at desc keep at, n\n  summary count, total(n), max(n)\n}\n"
+                .to_owned(),
+        },
     ]
 }
 

@@ -246,3 +246,73 @@ async fn setters_fanning_out_copies_refill_the_parents_too() {
     }
     t.cleanup().await;
 }
+
+/// A queue's jobs kept by their parent (the latest of them and summaries): `enqueue` and
+/// `complete` (a delete: the queue has no done flag) refill the parent as `insert` and `delete`
+/// do, and claiming or releasing a job leaves the parent in step too.
+#[tokio::test]
+async fn queue_writes_keep_the_parent_in_step() {
+    use squillion_correctness::kept_queue as m;
+    let t = TestDb::new("kept_queue").await;
+    let db = &t.db;
+    m::ensure_indexes(db).await.unwrap();
+    m::ensure_validators(db).await.unwrap();
+    let plan: Value = serde_json::from_str(m::PLAN_JSON).unwrap();
+    let owners = parents(db, &plan, "owners", 3).await;
+    let jobs = m::ItemRepo::new(db);
+    let mut rng = Lcg(41);
+    let (mut waiting, mut claimed, mut completed) = (0, Vec::new(), 0);
+    for step in 0..90 {
+        let what = match rng.below(5) {
+            0 | 1 => {
+                let job = m::Item {
+                    id: ObjectId::new(),
+                    in_progress: false,
+                    started: None,
+                    at: at(&mut rng),
+                    n: rng.below(30) as i32 - 10,
+                    s: format!("s{}", rng.below(20)),
+                    owner: owners[rng.below(3) as usize],
+                };
+                jobs.enqueue(&job).await.unwrap();
+                waiting += 1;
+                "enqueue"
+            }
+            2 => match jobs.claim_next().await.unwrap() {
+                Some(job) => {
+                    waiting -= 1;
+                    claimed.push(job.id);
+                    "claim_next"
+                }
+                None => continue,
+            },
+            3 if !claimed.is_empty() => {
+                let id = claimed.remove(rng.below(claimed.len() as u64) as usize);
+                assert!(jobs.complete(&id).await.unwrap());
+                assert!(!jobs.complete(&id).await.unwrap(), "completed twice");
+                completed += 1;
+                "complete"
+            }
+            4 if !claimed.is_empty() => {
+                let id = claimed.remove(rng.below(claimed.len() as u64) as usize);
+                assert!(jobs.release(&id).await.unwrap());
+                waiting += 1;
+                "release"
+            }
+            _ => continue,
+        };
+        check_in(
+            db,
+            &plan,
+            "owners",
+            "owner",
+            &format!("step {step} ({what})"),
+        )
+        .await;
+    }
+    assert!(
+        waiting > 0 && completed > 0,
+        "{waiting} waiting, {completed} completed"
+    );
+    t.cleanup().await;
+}

@@ -298,6 +298,36 @@ impl<T: Document> RepoCore<T> {
         Ok(r.matched_count == 1)
     }
 
+    /// Inserts `doc`, already encoded and prepared by a pattern (a queue's job): kept like
+    /// [`Self::insert`] (the parents keeping lists or summaries of it are refilled).
+    pub async fn insert_encoded(&self, doc: BsonDocument) -> Result<()> {
+        if let Some(keepers) = self.keeping() {
+            let transactions = self.transactions_supported().await?;
+            return super::kept::insert(&self.raw, transactions, &keepers, T::KEEPS, vec![doc])
+                .await;
+        }
+        self.raw
+            .insert_one(doc)
+            .await
+            .during("insert", self.name())?;
+        Ok(())
+    }
+
+    /// Deletes the one document matching `filter` (its `_id` and a guard, as a queue's claimed
+    /// job), refilling the parents keeping lists or summaries of it; false if none matched.
+    pub async fn delete_matching(&self, filter: BsonDocument) -> Result<bool> {
+        if let Some(keepers) = self.keeping() {
+            let transactions = self.transactions_supported().await?;
+            return super::kept::delete_matching(&self.raw, transactions, &keepers, filter).await;
+        }
+        let r = self
+            .raw
+            .delete_one(filter)
+            .await
+            .during("delete", self.name())?;
+        Ok(r.deleted_count == 1)
+    }
+
     /// Deletes the document whose `_id` is `id`; false if there was none.
     pub async fn delete(&self, id: &T::Id) -> Result<bool> {
         let r = self

@@ -253,7 +253,17 @@ pub async fn delete(
     keepers: &[Keeper],
     id: Bson,
 ) -> Result<bool> {
-    let filter = doc! { "_id": id };
+    delete_matching(children, transactions, keepers, doc! { "_id": id }).await
+}
+
+/// Deletes the child matching `filter` (its `_id` and any guard), then refills its parents;
+/// false if none matched.
+pub async fn delete_matching(
+    children: &Collection<BsonDocument>,
+    transactions: bool,
+    keepers: &[Keeper],
+    filter: BsonDocument,
+) -> Result<bool> {
     in_transaction!(children, transactions, |session| change_body(
         children,
         keepers,

@@ -77,6 +77,13 @@ pub async fn claim_next(
     .during("findAndModify", coll.name())
 }
 
+/// The filter matching job `id` while it is claimed.
+pub fn claimed(spec: &QueueSpec, id: Bson) -> BsonDocument {
+    let mut filter = spec.running();
+    filter.insert("_id", id);
+    filter
+}
+
 /// Completes the claimed job `id`: sets `done` (or deletes the job when the queue keeps no done
 /// flag). Returns false if no claimed job has that id.
 pub async fn complete(
@@ -84,8 +91,7 @@ pub async fn complete(
     spec: &QueueSpec,
     id: Bson,
 ) -> Result<bool> {
-    let mut filter = spec.running();
-    filter.insert("_id", id);
+    let filter = claimed(spec, id);
     match spec.done {
         Some(done) => {
             let r = coll

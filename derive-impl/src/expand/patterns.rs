@@ -47,12 +47,18 @@ fn queue(item: &Item<'_>) -> TokenStream {
          {{$set: {{{in_progress}: true, {started}: now}}}}, {{sort: {{{priority}: -1, _id: 1}}, returnDocument: \"after\"}})` \
          (seed 001). The server evaluates the filter, so each job is handed out once and only once."
     );
+    // Without a done flag a completed job is deleted, as `delete` does: its parents refilled.
+    let complete = if q.done.is_some() {
+        quote!(#rt::queue::complete(self.core.raw(), &spec, #rt::to_bson(id)?).await)
+    } else {
+        quote!(self.core.delete_matching(#rt::queue::claimed(&spec, #rt::to_bson(id)?)).await)
+    };
     quote! {
-        /// Adds a job to the queue (`insertOne`), waiting to be claimed.
+        /// Adds a job to the queue (`insertOne`), waiting to be claimed; parents keeping lists
+        /// or summaries of jobs are refilled.
         pub async fn enqueue(&self, job: &#ident) -> ::squillion::Result<()> {
             let spec = #spec;
-            #rt::Context::during(self.core.raw().insert_one(spec.prepare(self.core.encode_filled(job).await?)).await, "insert", self.core.name())?;
-            ::core::result::Result::Ok(())
+            self.core.insert_encoded(spec.prepare(self.core.encode_filled(job).await?)).await
         }
 
         #[doc = #claim_doc]
@@ -68,7 +74,7 @@ fn queue(item: &Item<'_>) -> TokenStream {
         /// none); false if no claimed job has this id.
         pub async fn complete(&self, id: &#id_ty) -> ::squillion::Result<bool> {
             let spec = #spec;
-            #rt::queue::complete(self.core.raw(), &spec, #rt::to_bson(id)?).await
+            #complete
         }
 
         /// Puts a claimed job back in the queue.
