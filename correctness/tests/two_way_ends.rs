@@ -44,8 +44,8 @@ impl<F: Future<Output = squillion::Result<()>>> Answer for F {
 
 /// Both sides agree: each owner lists exactly the items naming it.
 async fn sides_agree(db: &Database, step: &str) {
-    let items = all(db, "items").await;
-    for owner in all(db, "owners").await {
+    let items = all(db, "items").await.unwrap();
+    for owner in all(db, "owners").await.unwrap() {
         let id = owner.get("_id").unwrap();
         let mut listed: Vec<Bson> = owner.get_array("items").unwrap().clone();
         let mut naming: Vec<Bson> = items

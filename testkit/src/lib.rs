@@ -125,14 +125,12 @@ impl SentDocuments {
     }
 }
 
-/// Every document of collection `name`, in the server's order.
-pub async fn documents(db: &Database, name: &str) -> Vec<bson::Document> {
+/// Every document of collection `name`, in the server's order, or the server's error.
+pub async fn documents(db: &Database, name: &str) -> mongodb::error::Result<Vec<bson::Document>> {
     use futures::TryStreamExt;
     db.collection::<bson::Document>(name)
         .find(bson::doc! {})
-        .await
-        .unwrap()
+        .await?
         .try_collect()
         .await
-        .unwrap()
 }

@@ -106,8 +106,8 @@ pub async fn check(db: &Database, plan: &Value, step: &str) {
 /// `key`.
 pub async fn check_in(db: &Database, plan: &Value, parents: &str, key: &str, step: &str) {
     let (lists, summaries) = kept_in(plan, parents);
-    let items = all(db, "items").await;
-    for owner in all(db, parents).await {
+    let items = all(db, "items").await.unwrap();
+    for owner in all(db, parents).await.unwrap() {
         let id = owner.get("_id").unwrap();
         let mut children: Vec<&Document> = items
             .iter()
