@@ -115,15 +115,10 @@ pub async fn count<T: Send + Sync>(
     count.await.during("count", collection.name())
 }
 
-/// How many of one parent's children, held as the elements of `array` in the documents `parent`
-/// selects, pass `filter`: [`children`]'s pipeline up to its `$match`, then `{$count: "n"}`.
-pub async fn count_children<D: Send + Sync>(
-    collection: &Collection<D>,
-    parent: Document,
-    array: &str,
-    filter: Document,
-    collation: Option<Collation>,
-) -> Result<u64> {
+/// The pipeline stages that turn the documents `parent` selects into the elements of their
+/// `array` that pass `filter`: `[{$match: parent}, {$unwind: "$array"}, {$replaceRoot:
+/// {newRoot: "$array"}}, {$match: filter}]` (no last `$match` for an empty filter).
+fn elements(parent: Document, array: &str, filter: Document) -> Vec<Document> {
     let elements = format!("${array}");
     let mut pipeline = vec![
         doc! { "$match": parent },
@@ -133,6 +128,19 @@ pub async fn count_children<D: Send + Sync>(
     if !filter.is_empty() {
         pipeline.push(doc! { "$match": filter });
     }
+    pipeline
+}
+
+/// How many of one parent's children, held as the elements of `array` in the documents `parent`
+/// selects, pass `filter`: [`children`]'s pipeline up to its `$match`, then `{$count: "n"}`.
+pub async fn count_children<D: Send + Sync>(
+    collection: &Collection<D>,
+    parent: Document,
+    array: &str,
+    filter: Document,
+    collation: Option<Collation>,
+) -> Result<u64> {
+    let mut pipeline = elements(parent, array, filter);
     pipeline.push(doc! { "$count": "n" });
     let mut aggregate = collection.aggregate(pipeline);
     if let Some(c) = collation {
@@ -173,15 +181,7 @@ where
     T: DeserializeOwned,
     D: Send + Sync,
 {
-    let elements = format!("${array}");
-    let mut pipeline = vec![
-        doc! { "$match": parent },
-        doc! { "$unwind": elements.clone() },
-        doc! { "$replaceRoot": { "newRoot": elements } },
-    ];
-    if !filter.is_empty() {
-        pipeline.push(doc! { "$match": filter });
-    }
+    let mut pipeline = elements(parent, array, filter);
     if let Some(s) = sort {
         pipeline.push(doc! { "$sort": s });
     }

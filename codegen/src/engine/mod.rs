@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 use squillion_grammar::SourceFile;
 
 use crate::model::{Layout, Model};
-use crate::plan::{Decision, EndCardinalities, Plan, RuleId, Shape};
+use crate::plan::{Decision, EndCardinalities, Plan, RuleId};
 
 pub(crate) use context::duration_words;
 pub use warnings::codes;
@@ -277,10 +277,7 @@ fn attempt(
             embedded.insert(d.child.clone());
         }
         for p in &d.placement {
-            if matches!(
-                p.shape,
-                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
-            ) {
+            if p.shape.refers_by_id() {
                 referenced.insert(p.target.clone());
             }
         }

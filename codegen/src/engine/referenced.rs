@@ -10,8 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::model::{Layout, Side};
-use crate::plan::Shape;
+use crate::model::{Layout, Relation, Side};
 
 use super::context::Ctx;
 use super::placement;
@@ -53,20 +52,11 @@ impl Fixpoint<'_, '_> {
         for entity in asked {
             self.readers.entry(entity).or_default().insert(i);
         }
-        let embeds = (matches!(choice.strategy, Layout::Embed | Layout::Bucket) && !choice.forced)
-            .then(|| match choice.parent {
-                Side::Left => rel.right.entity.clone(),
-                Side::Right => rel.left.entity.clone(),
-            });
+        let embeds = embedded_child(rel, &choice).map(str::to_owned);
         let targets = placed
             .placement
             .into_iter()
-            .filter(|p| {
-                matches!(
-                    p.shape,
-                    Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
-                )
-            })
+            .filter(|p| p.shape.refers_by_id())
             .map(|p| p.target)
             .collect();
         Part {
@@ -91,6 +81,16 @@ impl Fixpoint<'_, '_> {
             })
             .collect()
     }
+}
+
+/// The entity `rel`'s choice embeds or buckets without being forced to.
+fn embedded_child<'r>(rel: &'r Relation, choice: &Choice) -> Option<&'r str> {
+    let embeds = matches!(choice.strategy, Layout::Embed | Layout::Bucket) && !choice.forced;
+    let child = match choice.parent {
+        Side::Left => rel.right.entity.as_str(),
+        Side::Right => rel.left.entity.as_str(),
+    };
+    embeds.then_some(child)
 }
 
 /// Adds (`add`) or removes relationship `i`'s part from the fixpoint's indexes; returns the
@@ -184,11 +184,7 @@ pub(super) fn embedded_but_named(
     let embedded: BTreeSet<&str> = rels
         .iter()
         .zip(choices)
-        .filter(|(_, c)| matches!(c.strategy, Layout::Embed | Layout::Bucket) && !c.forced)
-        .map(|(rel, c)| match c.parent {
-            Side::Left => rel.right.entity.as_str(),
-            Side::Right => rel.left.entity.as_str(),
-        })
+        .filter_map(|(rel, c)| embedded_child(rel, c))
         .collect();
     let mut found = BTreeMap::new();
     for &i in changed {
@@ -196,11 +192,10 @@ pub(super) fn embedded_but_named(
             continue;
         };
         for p in placement::place(ctx, rel, choice).placement {
-            let by_id = matches!(
-                p.shape,
-                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
-            );
-            if by_id && embedded.contains(p.target.as_str()) && !ctx.is_standalone(&p.target) {
+            if p.shape.refers_by_id()
+                && embedded.contains(p.target.as_str())
+                && !ctx.is_standalone(&p.target)
+            {
                 found
                     .entry(p.target)
                     .or_insert_with(|| (rel.id.clone(), choice.strategy));

@@ -168,6 +168,15 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// Whether a field of this shape refers to its target by `_id` (alone or with copied
+    /// fields), rather than holding it embedded.
+    pub fn refers_by_id(self) -> bool {
+        matches!(
+            self,
+            Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
+        )
+    }
+
     /// What a field of this shape holds, in words: `an array of embedded Address`.
     pub fn describe(self, target: &str) -> String {
         match self {

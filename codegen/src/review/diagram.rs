@@ -21,7 +21,7 @@ use layout::std_shapes::shapes::{Arrow, Element, LineEndKind, RecordDef, ShapeKi
 use layout::topo::layout::VisualGraph;
 
 use crate::model::Layout;
-use crate::plan::{Collection, CollectionRole, Plan, PlanField, Shape};
+use crate::plan::{Collection, CollectionRole, Plan, PlanField};
 
 use super::canvas::{self, escape, num, SvgCanvas};
 use super::view::type_label;
@@ -122,11 +122,7 @@ pub fn edges(plan: &Plan) -> Vec<Edge> {
         let cardinality = format!("{} : {}", d.cardinality.from, d.cardinality.to);
         let parent_coll = entity_collection(plan, &d.parent).map(|c| c.name.as_str());
         for p in &d.placement {
-            let is_ref = matches!(
-                p.shape,
-                Shape::Id | Shape::ArrayOfIds | Shape::ExtendedRef | Shape::ArrayOfExtendedRefs
-            );
-            if !is_ref {
+            if !p.shape.refers_by_id() {
                 continue;
             }
             let Some(target) = entity_collection(plan, &p.target) else {
