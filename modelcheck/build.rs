@@ -31,6 +31,14 @@ fn main() {
     println!("cargo:rerun-if-changed=regressions");
     let seed = env_number("SQUILLION_MODELCHECK_SEED", 1);
     let count = env_number("SQUILLION_MODELCHECK_SCHEMAS", 50);
+    // `SQUILLION_MODELCHECK_ONLY=48,86`: only these schemas of the batch (to reproduce a long
+    // run's failure without compiling the other 99); each keeps its name and its run's seed.
+    println!("cargo:rerun-if-env-changed=SQUILLION_MODELCHECK_ONLY");
+    let only: Vec<usize> = std::env::var("SQUILLION_MODELCHECK_ONLY")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|w| w.trim().parse().ok())
+        .collect();
 
     println!("cargo:rerun-if-env-changed=SQUILLION_MODELCHECK_SHRINK");
     let shrink = std::env::var("SQUILLION_MODELCHECK_SHRINK").unwrap_or_default();
@@ -41,6 +49,7 @@ fn main() {
             squillion_schemagen::batch(seed, usize::try_from(count).unwrap_or(50), config())
                 .into_iter()
                 .enumerate()
+                .filter(|(i, _)| only.is_empty() || only.contains(i))
         {
             schemas.push((
                 format!("s{seed}_{i:03}"),
@@ -95,6 +104,10 @@ fn main() {
     let _ = writeln!(
         index,
         "/// The seed the batch was drawn from.\npub const SEED: u64 = {seed};\n"
+    );
+    let _ = writeln!(
+        index,
+        "/// The schemas of the batch run alone (`SQUILLION_MODELCHECK_ONLY`; empty: all).\npub const ONLY: &[usize] = &{only:?};\n"
     );
     let _ = writeln!(
         index,

@@ -494,6 +494,29 @@ pub fn kept_parents() -> Vec<Schema> {
                   latest 2 by at desc keep at, n\n  summary count, total(n), max(n)\n}\n"
                 .to_owned(),
         },
+        Schema {
+            name: "kept_tree".to_owned(),
+            doc: "Issue 11: nodes of a tree whose parent keeps the latest of them and summaries: \
+                  `insert_under` keeps the parent in step as `insert` does."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Item @tree { at: date  n: int32  s: string }\n\
+                  relation Owner.items: squillions <-> Item.owner: one {\n  \
+                  latest 2 by at desc keep at, n\n  summary count, total(n), max(n)\n}\n"
+                .to_owned(),
+        },
+        Schema {
+            name: "kept_versions".to_owned(),
+            doc: "Issue 11: versions of a document whose parent keeps the latest of them and \
+                  summaries: `new_version` (an insert, and the close of the version it follows) \
+                  keeps the parent in step."
+                .to_owned(),
+            sqn: "entity Owner { title: string }\n\
+                  entity Item @versioned(future) { at: date  n: int32  s: string }\n\
+                  relation Owner.items: squillions <-> Item.owner: one {\n  \
+                  latest 2 by at desc keep at, n\n  summary count, total(n), max(n)\n}\n"
+                .to_owned(),
+        },
     ]
 }
 

@@ -316,3 +316,86 @@ async fn queue_writes_keep_the_parent_in_step() {
     );
     t.cleanup().await;
 }
+
+/// Nodes of a tree kept by their parent (the latest of them and summaries): `insert_under`
+/// (a root or under another node, maybe of another parent) refills the parent as `insert` does.
+#[tokio::test]
+async fn tree_inserts_keep_the_parent_in_step() {
+    use squillion_correctness::kept_tree as m;
+    let t = TestDb::new("kept_tree").await;
+    let db = &t.db;
+    m::ensure_indexes(db).await.unwrap();
+    m::ensure_validators(db).await.unwrap();
+    let plan: Value = serde_json::from_str(m::PLAN_JSON).unwrap();
+    let owners = parents(db, &plan, "owners", 3).await;
+    let nodes = m::ItemRepo::new(db);
+    let mut rng = Lcg(43);
+    let mut stored: Vec<ObjectId> = Vec::new();
+    for step in 0..40 {
+        let node = m::Item {
+            id: ObjectId::new(),
+            parent: None,
+            ancestors: Vec::new(),
+            at: at(&mut rng),
+            n: rng.below(30) as i32 - 10,
+            s: format!("s{}", rng.below(20)),
+            owner: owners[rng.below(3) as usize],
+        };
+        let under = match rng.below(3) {
+            0 => None,
+            _ => stored.get(rng.below(stored.len().max(1) as u64) as usize),
+        };
+        nodes.insert_under(under, &node).await.unwrap();
+        stored.push(node.id);
+        check_in(
+            db,
+            &plan,
+            "owners",
+            "owner",
+            &format!("step {step} (insert_under)"),
+        )
+        .await;
+    }
+    t.cleanup().await;
+}
+
+/// Versions of documents kept by their parent (the latest of them and summaries, over every
+/// stored version): `new_version` inserts a version and closes the one it follows, and both
+/// writes refill the parents, the new version's and (when it moved) the old one's.
+#[tokio::test]
+async fn new_versions_keep_the_parent_in_step() {
+    use squillion_correctness::kept_versions as m;
+    let t = TestDb::new("kept_versions").await;
+    let db = &t.db;
+    m::ensure_indexes(db).await.unwrap();
+    m::ensure_validators(db).await.unwrap();
+    let plan: Value = serde_json::from_str(m::PLAN_JSON).unwrap();
+    let owners = parents(db, &plan, "owners", 3).await;
+    let versions = m::ItemRepo::new(db);
+    let mut rng = Lcg(47);
+    let documents: Vec<ObjectId> = (0..4).map(|_| ObjectId::new()).collect();
+    for step in 0..40 {
+        let from = at(&mut rng);
+        let version = m::Item {
+            id: ObjectId::new(),
+            document_id: documents[rng.below(4) as usize],
+            version: 0,
+            valid_from: from,
+            valid_to: DateTime::from_millis(from.timestamp_millis() + 86_400_000),
+            at: from,
+            n: rng.below(30) as i32 - 10,
+            s: format!("s{}", rng.below(20)),
+            owner: owners[rng.below(3) as usize],
+        };
+        versions.new_version(&version).await.unwrap();
+        check_in(
+            db,
+            &plan,
+            "owners",
+            "owner",
+            &format!("step {step} (new_version)"),
+        )
+        .await;
+    }
+    t.cleanup().await;
+}

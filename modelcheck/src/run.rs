@@ -376,7 +376,10 @@ async fn step(
                     .unwrap_or(Bson::Null);
                 match call(driver, db, &op.collection, "delete", vec![id.clone()]).await? {
                     Ok(_) => {
+                        // The delete refills the parents keeping lists or summaries of the
+                        // child (its insert added it to them): so does the reference.
                         r.remove(&op.collection, &id);
+                        crate::subsets::refill_all(s.plan, r);
                     }
                     Err(e) => return Err(format!("taking back {} failed: {e}", show(&id))),
                 }

@@ -48,10 +48,8 @@ pub async fn insert_under<T: Document>(
             node.insert(spec.ancestors, Vec::<Bson>::new());
         }
     }
-    core.raw()
-        .insert_one(node.clone())
-        .await
-        .during("insert", core.name())?;
+    // The kept path when a parent keeps a list or summaries of the nodes.
+    core.insert_encoded(node.clone()).await?;
     Ok(node)
 }
 

@@ -5,6 +5,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
 
 use super::core::RepoCore;
+use super::kept::{refill_owners, Keeper};
 use crate::error::Context;
 use crate::{Document, Result};
 
@@ -32,7 +33,7 @@ fn as_i64(b: Option<&Bson>) -> Option<i64> {
 
 async fn new_version_body(
     coll: &Collection<BsonDocument>,
-    spec: &VersionSpec,
+    (spec, keepers): (&VersionSpec, &[Keeper]),
     mut doc: BsonDocument,
     mut session: Option<&mut ClientSession>,
 ) -> Result<BsonDocument> {
@@ -54,7 +55,7 @@ async fn new_version_body(
         _ => i32::try_from(next).map_or(Bson::Int64(next), Bson::Int32),
     };
     doc.insert(spec.version, numbered);
-    if let (Some(latest), Some(from)) = (latest, doc.get(spec.valid_from).cloned()) {
+    if let (Some(latest), Some(from)) = (&latest, doc.get(spec.valid_from).cloned()) {
         if let Some(latest_id) = latest.get("_id") {
             crate::__squillion_in_session!(
                 coll.update_one(
@@ -71,6 +72,13 @@ async fn new_version_body(
     }
     crate::__squillion_in_session!(coll.insert_one(doc.clone()), session)
         .during("insert", coll.name())?;
+    if !keepers.is_empty() {
+        let db = coll.client().database(&coll.namespace().db);
+        if let Some(closed) = &latest {
+            refill_owners(&db, keepers, closed, session.as_deref_mut()).await?;
+        }
+        refill_owners(&db, keepers, &doc, session).await?;
+    }
     Ok(doc)
 }
 
@@ -80,17 +88,19 @@ pub async fn new_version<T: Document>(
     spec: &VersionSpec,
     doc: BsonDocument,
 ) -> Result<BsonDocument> {
+    // The parents keeping lists or summaries of the versions: both writes refill them.
+    let keepers = T::keepers();
     if core.transactions_supported().await? {
         let client = core.raw().client();
         crate::__squillion_transaction!(client, |session| new_version_body(
             core.raw(),
-            spec,
+            (spec, &keepers),
             doc.clone(),
             Some(&mut session)
         )
         .await)
     } else {
-        new_version_body(core.raw(), spec, doc, None).await
+        new_version_body(core.raw(), (spec, &keepers), doc, None).await
     }
 }
 
