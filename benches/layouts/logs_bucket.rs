@@ -120,6 +120,7 @@ impl HostLogsBucketRepo {
     /// The host's latest messages, newest first (every level but the one given).
     ///
     /// Query `recent_logs` on `host_logs`.
+    /// Returns the first 50 matches in the query's order (`at` descending).
     /// Reads `Host.logs` of the one `Host` whose id is `host`: the elements of `logs` that match, in its buckets in `host_logs` (an aggregation on `host`).
     pub async fn recent_logs(
         &self,

@@ -72,7 +72,10 @@ impl Host {
     validator = LogEntry::validator_document,
     implied_indexes = false,
     index(keys("host" = 1, "_id" = 1), name = "host_1__id_1"),
-    index(keys("host" = 1, "at" = -1, "level" = 1), name = "host_1_at_-1_level_1")
+    index(
+        keys("host" = 1, "at" = -1, "_id" = 1, "level" = 1),
+        name = "host_1_at_-1__id_1_level_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct LogEntry {
@@ -96,10 +99,10 @@ impl LogEntry {
     ///
     /// - `host_1__id_1`: child_ref (Host.logs): a Host's LogEntries through `host`
     ///
-    /// - `host_1_at_-1_level_1`: query `recent_logs`, 20/s (equality, then sort, then range)
+    /// - `host_1_at_-1__id_1_level_1`: query `recent_logs`, 20/s (equality, then sort and `_id` to break ties, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"host":1,"_id":1},"name":"host_1__id_1"},{"key":{"host":1,"at":-1,"level":1},"name":"host_1_at_-1_level_1"}]"#,
+            r#"[{"key":{"host":1,"_id":1},"name":"host_1__id_1"},{"key":{"host":1,"at":-1,"_id":1,"level":1},"name":"host_1_at_-1__id_1_level_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `log_entries`.
@@ -118,7 +121,8 @@ impl LogEntry {
 impl LogEntryRepo {
     /// The host's latest messages, newest first (every level but the one given).
     ///
-    /// Query `recent_logs` on `log_entries`, served by the index `host_1_at_-1_level_1`.
+    /// Query `recent_logs` on `log_entries`, served by the index `host_1_at_-1__id_1_level_1`.
+    /// Returns the first 50 matches in the query's order (`at` descending, then `_id` ascending).
     /// Reads `Host.logs` of the one `Host` whose id is `host`: the documents of `log_entries` that match and whose `host` references it.
     pub async fn recent_logs(
         &self,
@@ -133,7 +137,7 @@ impl LogEntryRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "at" : - 1
+                        "at" : - 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::Some(50),

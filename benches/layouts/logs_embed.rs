@@ -61,6 +61,7 @@ impl HostRepo {
     /// The host's latest messages, newest first (every level but the one given).
     ///
     /// Query `recent_logs` on `hosts`.
+    /// Returns the first 50 matches in the query's order (`at` descending).
     /// Reads `Host.logs` of the one `Host` whose id is `host`: the elements of its document's `logs` that match (an aggregation on its `_id`).
     pub async fn recent_logs(
         &self,

@@ -91,8 +91,8 @@ impl Customer {
     index(keys("customer.id" = 1, "_id" = 1), name = "customer.id_1__id_1"),
     index(keys("number" = 1, "_id" = 1), name = "number_1__id_1"),
     index(
-        keys("customer.id" = 1, "placed_on" = -1, "total" = 1),
-        name = "customer.id_1_placed_on_-1_total_1"
+        keys("customer.id" = 1, "placed_on" = -1, "_id" = 1, "total" = 1),
+        name = "customer.id_1_placed_on_-1__id_1_total_1"
     )
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -123,10 +123,10 @@ impl Order {
     ///
     /// - `number_1__id_1`: query `order_by_number`, 400/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `customer.id_1_placed_on_-1_total_1`: query `orders_of_customer`, 40/s (equality, then sort, then range)
+    /// - `customer.id_1_placed_on_-1__id_1_total_1`: query `orders_of_customer`, 40/s (equality, then sort and `_id` to break ties, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"number":1},"name":"number_1","unique":true},{"key":{"customer.id":1,"_id":1},"name":"customer.id_1__id_1"},{"key":{"number":1,"_id":1},"name":"number_1__id_1"},{"key":{"customer.id":1,"placed_on":-1,"total":1},"name":"customer.id_1_placed_on_-1_total_1"}]"#,
+            r#"[{"key":{"number":1},"name":"number_1","unique":true},{"key":{"customer.id":1,"_id":1},"name":"customer.id_1__id_1"},{"key":{"number":1,"_id":1},"name":"number_1__id_1"},{"key":{"customer.id":1,"placed_on":-1,"_id":1,"total":1},"name":"customer.id_1_placed_on_-1__id_1_total_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `orders`.
@@ -215,7 +215,8 @@ impl OrderRepo {
     }
     /// A customer's latest orders.
     ///
-    /// Query `orders_of_customer` on `orders`, served by the index `customer.id_1_placed_on_-1_total_1`.
+    /// Query `orders_of_customer` on `orders`, served by the index `customer.id_1_placed_on_-1__id_1_total_1`.
+    /// Returns the first 20 matches in the query's order (`placed_on` descending, then `_id` ascending).
     /// Reads `Customer.orders` of the one `Customer` whose id is `customer`: the documents of `orders` that match and whose `customer.id` references it.
     pub async fn orders_of_customer(
         &self,
@@ -230,7 +231,7 @@ impl OrderRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "placed_on" : - 1
+                        "placed_on" : - 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::Some(20),

@@ -98,11 +98,12 @@ fn same_items_in_order<P: PartialEq + std::fmt::Debug>(
 macro_rules! check {
     (
         $repo:expr, $sent:expr, $items:expr, $q:ident, $page:ident, $stream:ident, $arg:expr,
-        keep: $keep:expr, order: $order:expr, project: $project:expr,
+        keep: $keep:expr, order: $order:expr, sorted: $sorted:expr, project: $project:expr,
         returns: $returns:expr, page_reads: $page_reads:expr $(,)?
     ) => {{
         let query = stringify!($q);
         let expected = reference($items, $keep, $order);
+        let want: Vec<_> = expected.iter().map(|i| ($project)(i)).collect();
         let got = $repo.$q(&$arg).await.expect(query);
         assert_sent(query, $sent, got.len(), &$returns);
         same_items_in_order(query, &got, &expected, $project, |p| p.id, $order);
@@ -110,6 +111,11 @@ macro_rules! check {
         let streamed: Vec<_> = $repo.$stream(&$arg).try_collect().await.expect(query);
         assert_sent(query, $sent, streamed.len(), &$returns);
         same_items_in_order(query, &streamed, &expected, $project, |p| p.id, $order);
+        if $sorted {
+            // Ties broken by `_id`: exactly the reference's order.
+            assert_eq!(got, want, "{query}: ties not broken by `_id`");
+            assert_eq!(streamed, want, "{query} (stream): ties not broken by `_id`");
+        }
 
         for per_page in [1u32, 4, 7] {
             let mut read = Vec::new();
@@ -128,7 +134,6 @@ macro_rules! check {
                 }
             }
             // Pages: exactly the declared order, ties broken by `_id`.
-            let want: Vec<_> = expected.iter().map(|i| ($project)(i)).collect();
             assert_eq!(read, want, "{query}: pages of {per_page}");
         }
     }};
@@ -145,7 +150,9 @@ async fn projected_queries_return_and_receive_only_their_fields_in_the_declared_
             .await
             .expect("clear");
         let items = items(seed);
-        for i in &items {
+        // Stored against their `_id` order, so the server's order of ties (by the index's
+        // record ids) is not already the `_id` order the declared order ends with.
+        for i in items.iter().rev() {
             repo.insert(i).await.expect("insert");
         }
         sent.take();
@@ -154,34 +161,39 @@ async fn projected_queries_return_and_receive_only_their_fields_in_the_declared_
         check!(repo, &sent, &items, by_price, by_price_page, by_price_stream, min,
             keep: |i: &Item| i.price >= min,
             order: by_price,
+            sorted: true,
             project: |i: &Item| ByPrice { id: i.id, title: i.title.clone(), price: i.price },
             returns: ["title", "price"], page_reads: ["title", "price"]);
         let by_price_desc = |a: &Item, b: &Item| b.price.cmp(&a.price);
         check!(repo, &sent, &items, by_price_desc, by_price_desc_page, by_price_desc_stream, min,
             keep: |i: &Item| i.price >= min,
             order: by_price_desc,
+            sorted: true,
             project: |i: &Item| ByPriceDesc { id: i.id, title: i.title.clone() },
             returns: ["title"], page_reads: ["title", "price"]);
         let price_rank = |a: &Item, b: &Item| b.price.cmp(&a.price).then(a.rank.cmp(&b.rank));
         check!(repo, &sent, &items, by_price_rank, by_price_rank_page, by_price_rank_stream, min,
             keep: |i: &Item| i.price >= min,
             order: price_rank,
+            sorted: true,
             project: |i: &Item| ByPriceRank { id: i.id, rank: i.rank, tags: i.tags.clone() },
             returns: ["rank", "tags"], page_reads: ["rank", "tags", "price"]);
         let rank_title = |a: &Item, b: &Item| a.rank.cmp(&b.rank).then(b.title.cmp(&a.title));
         check!(repo, &sent, &items, by_rank_title, by_rank_title_page, by_rank_title_stream, min,
             keep: |i: &Item| i.rank <= min,
             order: rank_title,
+            sorted: true,
             project: |i: &Item| ByRankTitle { id: i.id, title: i.title.clone(), summary: i.summary.clone() },
             returns: ["title", "summary"], page_reads: ["title", "summary", "rank"]);
         let any = |_: &Item, _: &Item| Ordering::Equal;
         check!(repo, &sent, &items, unsorted, unsorted_page, unsorted_stream, min,
             keep: |i: &Item| i.price >= min,
             order: any,
+            sorted: false,
             project: |i: &Item| Unsorted { id: i.id, price: i.price },
             returns: ["price"], page_reads: ["price"]);
 
-        // `limit 1`: the first in the declared order (ties: any of them).
+        // `limit 1`: the first in the declared order, ties broken by `_id`.
         let cheapest = repo.cheapest(&min).await.expect("cheapest");
         assert_sent(
             "cheapest",
@@ -193,8 +205,11 @@ async fn projected_queries_return_and_receive_only_their_fields_in_the_declared_
         match (cheapest, first.first()) {
             (None, None) => {}
             (Some(Cheapest { id, title }), Some(low)) => {
-                let got = items.iter().find(|i| i.id == id).expect("a stored item");
-                assert_eq!((got.price, &got.title), (low.price, &title));
+                assert_eq!(
+                    (id, &title),
+                    (low.id, &low.title),
+                    "cheapest: ties not broken by `_id`"
+                );
             }
             (got, want) => panic!("cheapest: {got:?}, expected {want:?}"),
         }
@@ -213,10 +228,11 @@ async fn projected_queries_return_and_receive_only_their_fields_in_the_declared_
     t.cleanup().await;
 }
 
-/// A paged query's index holds its declared sort keys (in their directions) then `_id`, so the
-/// pages' keyset order is read from the index, not sorted in memory.
+/// A paged or sorted query's index holds its declared sort keys (in their directions) then `_id`,
+/// so the pages' keyset order, and the order that breaks a sorted query's ties, is read from the
+/// index, not sorted in memory; a sorted query's Plan sort keys end with `_id`.
 #[test]
-fn paged_queries_are_served_by_indexes_with_id_after_the_sort_keys() {
+fn paged_and_sorted_queries_are_served_by_indexes_with_id_after_the_sort_keys() {
     let plan: serde_json::Value = serde_json::from_str(PLAN_JSON).expect("the Plan's JSON");
     let indexes = plan["collections"][0]["indexes"]
         .as_array()
@@ -224,8 +240,17 @@ fn paged_queries_are_served_by_indexes_with_id_after_the_sort_keys() {
     let key = |k: &serde_json::Value| (k["path"].to_string(), k["direction"].as_i64());
     let mut paged = 0;
     for q in plan["queries"].as_array().expect("queries") {
-        if !q["limit"].is_null() {
+        let sort = q["sort"].as_array().expect("sort");
+        if !q["limit"].is_null() && sort.is_empty() {
             continue;
+        }
+        if let Some(last) = sort.last() {
+            assert_eq!(
+                key(last),
+                ("\"_id\"".to_owned(), Some(1)),
+                "{}: ties",
+                q["name"]
+            );
         }
         paged += 1;
         let name = &q["name"];
@@ -245,11 +270,13 @@ fn paged_queries_are_served_by_indexes_with_id_after_the_sort_keys() {
             .iter()
             .map(key)
             .collect();
-        served.push(("\"_id\"".to_owned(), Some(1)));
+        if served.is_empty() {
+            served.push(("\"_id\"".to_owned(), Some(1)));
+        }
         assert!(
             keys.windows(served.len()).any(|w| w == served.as_slice()),
             "{name}: index {keys:?} does not hold its sort keys then `_id`"
         );
     }
-    assert_eq!(paged, 6);
+    assert_eq!(paged, 7);
 }

@@ -1822,7 +1822,10 @@ impl BookRef {
     implied_indexes = false,
     copy_of(from = Book, source = "title", by = "book.id", copy = "book.title"),
     index(keys("book.id" = 1, "_id" = 1), name = "book.id_1__id_1"),
-    index(keys("book.id" = 1, "heading" = 1), name = "book.id_1_heading_1")
+    index(
+        keys("book.id" = 1, "heading" = 1, "_id" = 1),
+        name = "book.id_1_heading_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Chapter {
@@ -1842,10 +1845,10 @@ impl Chapter {
     ///
     /// - `book.id_1__id_1`: child_ref (Book.chapters): a Book's Chapters through `book.id`
     ///
-    /// - `book.id_1_heading_1`: query `chapters_by_book` (equality, then sort, then range)
+    /// - `book.id_1_heading_1__id_1`: query `chapters_by_book` (equality, then sort and `_id` to break ties, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"book.id":1,"_id":1},"name":"book.id_1__id_1"},{"key":{"book.id":1,"heading":1},"name":"book.id_1_heading_1"}]"#,
+            r#"[{"key":{"book.id":1,"_id":1},"name":"book.id_1__id_1"},{"key":{"book.id":1,"heading":1,"_id":1},"name":"book.id_1_heading_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `chapters`.
@@ -1862,7 +1865,8 @@ impl Chapter {
     }
 }
 impl ChapterRepo {
-    /// Query `chapters_by_book` on `chapters`, served by the index `book.id_1_heading_1`.
+    /// Query `chapters_by_book` on `chapters`, served by the index `book.id_1_heading_1__id_1`.
+    /// Returns the first 20 matches in the query's order (`heading` ascending, then `_id` ascending).
     pub async fn chapters_by_book(
         &self,
         book: &::squillion::bson::oid::ObjectId,
@@ -1875,7 +1879,7 @@ impl ChapterRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "heading" : 1
+                        "heading" : 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::Some(20),
@@ -1884,7 +1888,7 @@ impl ChapterRepo {
             )
             .await
     }
-    /// Query `chapters_by_book` as a stream: the documents in the query's order (`heading` ascending), read from one server cursor as they are consumed (for results too large to collect).
+    /// Query `chapters_by_book` as a stream: the documents in the query's order (`heading` ascending, then `_id` ascending), read from one server cursor as they are consumed (for results too large to collect).
     pub fn chapters_by_book_stream(
         &self,
         book: &::squillion::bson::oid::ObjectId,
@@ -1899,7 +1903,7 @@ impl ChapterRepo {
             filter,
             ::std::option::Option::Some(
                 ::squillion::bson::doc! {
-                    "heading" : 1
+                    "heading" : 1, "_id" : 1
                 },
             ),
             ::std::option::Option::Some(20),

@@ -40,6 +40,8 @@ pub struct EntityDecl {
     pub comments: Vec<String>,
     /// `@tree`.
     pub tree: bool,
+    /// `@versioned(future)`.
+    pub versioned_future: bool,
     /// `@polymorphic(discriminator: "...")`.
     pub discriminator: Option<String>,
     /// `@schema_version(n)`.

@@ -420,6 +420,30 @@ pub fn schema_version(s: &Sampled) -> Option<(u32, u64)> {
     (max >= 1.0 && max <= f64::from(u32::MAX)).then_some((max as u32, f.present))
 }
 
+/// The fields of document versioning with validity (`@versioned(future)`, seed 002): `document_id`,
+/// an integer `version`, and the dates `valid_from` and `valid_to`, in (almost) every document;
+/// the fewest documents any of them is in.
+pub const VERSION_FIELDS: [&str; 4] = ["document_id", "version", "valid_from", "valid_to"];
+
+/// Whether `s` holds versions of documents (`@versioned(future)`): the pattern's four fields in
+/// (almost) every document, of the pattern's kinds; the fewest documents any of them is in.
+pub fn versioned_future(s: &Sampled) -> Option<u64> {
+    let mut present = s.sampled;
+    for name in VERSION_FIELDS {
+        let f = s.shape.fields.get(name)?;
+        let kind_fits = match name {
+            "version" => matches!(main(f), Some(Kind::Int32 | Kind::Int64)),
+            "valid_from" | "valid_to" => matches!(main(f), Some(Kind::Date)),
+            _ => true,
+        };
+        if !always(f.present, s.sampled) || !kind_fits {
+            return None;
+        }
+        present = present.min(f.present);
+    }
+    Some(present)
+}
+
 /// Parents whose subset mirrors their children: for up to 20 sampled parents with elements, the
 /// array's values of the ordering field equal those of their first children in that order.
 /// Returns (checked, mirrored, truncated): truncated parents have more children than elements.

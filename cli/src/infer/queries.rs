@@ -87,7 +87,7 @@ pub fn queries(layout: &Layout, samples: &[Sampled], access: &[Access], now: Dat
             };
             if limit.is_some() {
                 comments.push(format!(
-                    "the index holds no `_id` after its sort keys: the query reads one list of at most `limit` documents, not pages; state its limit ({LIMIT} is a placeholder)"
+                    "the index holds no `_id` after its sort keys: the query reads one list of at most `limit` documents, not pages; state its limit ({LIMIT} is a placeholder). squillion breaks a sorted query's ties by `_id`, so the Plan's index ends with it (`squillion indexes` shows the change)"
                 ));
             }
             let name = names.unique(&query_name(entity, &conditions, &sort));

@@ -94,6 +94,9 @@ fn entity(out: &mut String, e: &EntityDecl) {
     if e.tree {
         head.push_str(" @tree");
     }
+    if e.versioned_future {
+        head.push_str(" @versioned(future)");
+    }
     if let Some(d) = &e.discriminator {
         let _ = write!(head, " @polymorphic(discriminator: {})", string(d));
     }
@@ -398,6 +401,7 @@ mod tests {
                     collection: Some("users".into()),
                     comments: vec!["users: 3 documents".into()],
                     tree: false,
+                    versioned_future: false,
                     discriminator: None,
                     schema_version: Some(2),
                     fields: vec![key, odd, tags, ttl, attrs, f("publisher", "Publisher")],
@@ -409,6 +413,7 @@ mod tests {
                     collection: Some("shapes".into()),
                     comments: vec![],
                     tree: true,
+                    versioned_future: true,
                     discriminator: Some("type".into()),
                     schema_version: None,
                     fields: vec![f("area", "double")],

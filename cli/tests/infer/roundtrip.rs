@@ -270,6 +270,32 @@ where
         "{name}: the misses changed (update EXPECTED_MISSES and docs/testing.md)\n{:#?}\n{}",
         r.misses, outcome.text
     );
+    // The entity patterns the data shows come back: each entity stored with `@tree` or
+    // `@versioned(future)` in the example is drafted with it (its pattern's fields and index are
+    // then the pattern's, not fields and a query of the draft's own).
+    let (model, _) = plan(name);
+    for e in &model.entities {
+        let marks = [
+            (e.patterns.tree, "@tree"),
+            (
+                e.patterns.versioned == Some(squillion_codegen::model::Versioning::ValidRange),
+                "@versioned(future)",
+            ),
+        ];
+        for (declared, mark) in marks {
+            let head = outcome.text.lines().find(|l| {
+                l.starts_with("entity ") && l.contains(&format!("@collection({:?})", e.collection))
+            });
+            if declared {
+                assert!(
+                    head.is_some_and(|h| h.contains(mark)),
+                    "{name}: `{}` is stored with {mark}; the draft says {head:?}\n{}",
+                    e.name,
+                    outcome.text
+                );
+            }
+        }
+    }
     // The plan and the audit run on the draft.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("draft.sqn");

@@ -160,6 +160,16 @@ pub(crate) fn plan(
                 None => unstored.push(k.path.segments.join(".")),
             }
         }
+        // A sorted query breaks ties by `_id` (its index ends the sort keys with it): its first N
+        // are always the same N, and a stream reads them in the order its pages do. Not for
+        // children read as elements of an array (they have no `_id`) nor for geo queries (the
+        // sphere orders them).
+        let geo = conditions
+            .iter()
+            .any(|c| matches!(c.op, QueryOp::Near | QueryOp::Within));
+        if !sort.is_empty() && elements.is_none() && !geo && !sort.iter().any(|k| k.path == "_id") {
+            sort.push(IndexKey::ordered("_id".to_owned(), 1));
+        }
         // A returned field the layout does not store here is an error (W123), reported by the
         // warnings; the query is planned without it.
         // Children read as elements of an array are returned whole (no projection).

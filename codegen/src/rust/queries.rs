@@ -262,6 +262,14 @@ fn method(
             "Points at most `{max}` meters away (`$near`), {order}."
         ));
     }
+    if nearest.is_none() && !q.sort.is_empty() {
+        let which = match q.limit {
+            Some(1) => "the first match".to_owned(),
+            Some(n) => format!("the first {n} matches"),
+            None => "the matches".to_owned(),
+        };
+        lines.push(format!("Returns {which} {}.", order_words(q, false)));
+    }
     if let Some(ch) = &q.children {
         lines.push(children_words(q, ch));
     }
@@ -448,8 +456,9 @@ fn count_words(q: &QueryPlan) -> String {
     words
 }
 
-/// "in the query's order (`price` descending, then `_id`)", from the Plan's sort keys; `_id` is
-/// the tie-breaker of pages (`by_id`), not of streams.
+/// "in the query's order (`price` descending, then `_id`)", from the Plan's sort keys (a sorted
+/// query's end with `_id`, which breaks ties); `by_id`: pages, which read an unsorted query by
+/// `_id` too.
 fn order_words(q: &QueryPlan, by_id: bool) -> String {
     let mut keys: Vec<String> = q
         .sort

@@ -60,6 +60,7 @@ impl PostRepo {
     /// A post's well-voted comments, best first.
     ///
     /// Query `popular_comments` on `posts`.
+    /// Returns the first 5 matches in the query's order (`votes` descending).
     /// Reads `Post.comments` of the one `Post` whose id is `post`: the elements of its document's `comments` that match (an aggregation on its `_id`).
     pub async fn popular_comments(
         &self,
@@ -218,6 +219,7 @@ impl NoteRepo {
     /// A book's notes with at least some stars, most stars first.
     ///
     /// Query `starred_notes` on `notes`, served by the index `book_1_stars_-1__id_1`.
+    /// Returns the matches in the query's order (`stars` descending, then `_id` ascending).
     /// Reads `Book.notes` of the one `Book` whose id is `book`: the documents of `notes` that match and whose `book` references it.
     pub async fn starred_notes(
         &self,
@@ -232,7 +234,7 @@ impl NoteRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "stars" : - 1
+                        "stars" : - 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::None,
@@ -372,6 +374,7 @@ impl BlogEntriesBucketRepo {
     /// A blog's entries of a word count, in a range.
     ///
     /// Query `entries_of_length` on `blog_entries`.
+    /// Returns the matches in the query's order (`words` ascending).
     /// Reads `Blog.entries` of the one `Blog` whose id is `blog`: the elements of `entries` that match, in its buckets in `blog_entries` (an aggregation on `blog`).
     pub async fn entries_of_length(
         &self,

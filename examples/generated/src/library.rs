@@ -295,6 +295,7 @@ impl BookRepo {
     ///
     /// Query `book_listing` on `books`, served by the index `author.id_1_title_1__id_1`.
     /// Reads only `title`, `author` and `_id` (a projection: the rest of each document stays on the server).
+    /// Returns the matches in the query's order (`title` ascending, then `_id` ascending).
     pub async fn book_listing(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -307,7 +308,7 @@ impl BookRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "title" : 1
+                        "title" : 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::None,
@@ -320,7 +321,7 @@ impl BookRepo {
             )
             .await
     }
-    /// Query `book_listing`, one page at a time: at most `per_page` documents in the query's order (`title` ascending, then `_id`), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    /// Query `book_listing`, one page at a time: at most `per_page` documents in the query's order (`title` ascending, then `_id` ascending), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
     pub async fn book_listing_page(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -335,7 +336,7 @@ impl BookRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "title" : 1
+                        "title" : 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::None,
@@ -349,7 +350,7 @@ impl BookRepo {
             )
             .await
     }
-    /// Query `book_listing` as a stream: the documents in the query's order (`title` ascending), read from one server cursor as they are consumed (for results too large to collect).
+    /// Query `book_listing` as a stream: the documents in the query's order (`title` ascending, then `_id` ascending), read from one server cursor as they are consumed (for results too large to collect).
     pub fn book_listing_stream(
         &self,
         author: &::squillion::bson::oid::ObjectId,
@@ -364,7 +365,7 @@ impl BookRepo {
             filter,
             ::std::option::Option::Some(
                 ::squillion::bson::doc! {
-                    "title" : 1
+                    "title" : 1, "_id" : 1
                 },
             ),
             ::std::option::Option::None,

@@ -613,7 +613,10 @@ impl Game {
     collection = "business_objects",
     validator = BusinessObject::validator_document,
     implied_indexes = false,
-    index(keys("object_id" = 1, "create_date" = -1), name = "object_id_1_create_date_-1")
+    index(
+        keys("object_id" = 1, "create_date" = -1, "_id" = 1),
+        name = "object_id_1_create_date_-1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct BusinessObject {
@@ -633,10 +636,10 @@ impl BusinessObject {
     pub const COLLECTION: &'static str = "business_objects";
     /// The indexes of `business_objects` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `object_id_1_create_date_-1`: query `latest_business_object`, 20/s (equality, then sort, then range)
+    /// - `object_id_1_create_date_-1__id_1`: query `latest_business_object`, 20/s (equality, then sort and `_id` to break ties, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"object_id":1,"create_date":-1},"name":"object_id_1_create_date_-1"}]"#,
+            r#"[{"key":{"object_id":1,"create_date":-1,"_id":1},"name":"object_id_1_create_date_-1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `business_objects`.
@@ -656,7 +659,8 @@ impl BusinessObjectRepo {
     /// seed 002: "Normally always want just the latest" - the newest object with a given id. The rate
     /// is a guess.
     ///
-    /// Query `latest_business_object` on `business_objects`, served by the index `object_id_1_create_date_-1`.
+    /// Query `latest_business_object` on `business_objects`, served by the index `object_id_1_create_date_-1__id_1`.
+    /// Returns the first match in the query's order (`create_date` descending, then `_id` ascending).
     pub async fn latest_business_object(
         &self,
         object_id: &str,
@@ -670,7 +674,7 @@ impl BusinessObjectRepo {
                     filter,
                     ::std::option::Option::Some(
                         ::squillion::bson::doc! {
-                            "create_date" : - 1
+                            "create_date" : - 1, "_id" : 1
                         },
                     ),
                     ::std::option::Option::Some(1),
@@ -793,7 +797,10 @@ impl User {
     implied_indexes = false,
     schema_version = 1,
     index(keys("postedBy" = 1, "_id" = 1), name = "postedBy_1__id_1"),
-    index(keys("postedBy" = 1, "date" = -1), name = "postedBy_1_date_-1")
+    index(
+        keys("postedBy" = 1, "date" = -1, "_id" = 1),
+        name = "postedBy_1_date_-1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Post {
@@ -819,10 +826,10 @@ impl Post {
     ///
     /// - `postedBy_1__id_1`: child_ref (User.posts): a User's Posts through `postedBy`
     ///
-    /// - `postedBy_1_date_-1`: query `timeline`, 1000/s (equality, then sort, then range)
+    /// - `postedBy_1_date_-1__id_1`: query `timeline`, 1000/s (equality, then sort and `_id` to break ties, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"postedBy":1,"_id":1},"name":"postedBy_1__id_1"},{"key":{"postedBy":1,"date":-1},"name":"postedBy_1_date_-1"}]"#,
+            r#"[{"key":{"postedBy":1,"_id":1},"name":"postedBy_1__id_1"},{"key":{"postedBy":1,"date":-1,"_id":1},"name":"postedBy_1_date_-1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `posts`.
@@ -842,7 +849,8 @@ impl PostRepo {
     /// seed 002: "Users view posts from those they follow": the posts of everyone in `follows`, newest
     /// first. The page size and the rate are guesses.
     ///
-    /// Query `timeline` on `posts`, served by the index `postedBy_1_date_-1`.
+    /// Query `timeline` on `posts`, served by the index `postedBy_1_date_-1__id_1`.
+    /// Returns the first 50 matches in the query's order (`date` descending, then `_id` ascending).
     pub async fn timeline(
         &self,
         posted_by_in: &[::std::string::String],
@@ -855,7 +863,7 @@ impl PostRepo {
                 filter,
                 ::std::option::Option::Some(
                     ::squillion::bson::doc! {
-                        "date" : - 1
+                        "date" : - 1, "_id" : 1
                     },
                 ),
                 ::std::option::Option::Some(50),
@@ -864,7 +872,7 @@ impl PostRepo {
             )
             .await
     }
-    /// Query `timeline` as a stream: the documents in the query's order (`date` descending), read from one server cursor as they are consumed (for results too large to collect).
+    /// Query `timeline` as a stream: the documents in the query's order (`date` descending, then `_id` ascending), read from one server cursor as they are consumed (for results too large to collect).
     pub fn timeline_stream(
         &self,
         posted_by_in: &[::std::string::String],
@@ -879,7 +887,7 @@ impl PostRepo {
             filter,
             ::std::option::Option::Some(
                 ::squillion::bson::doc! {
-                    "date" : - 1
+                    "date" : - 1, "_id" : 1
                 },
             ),
             ::std::option::Option::Some(50),

@@ -278,6 +278,7 @@ impl<'a> Assembly<'a> {
                 collection,
                 comments: Vec::new(),
                 tree: false,
+                versioned_future: false,
                 discriminator: None,
                 schema_version: None,
                 fields: Vec::new(),
@@ -414,6 +415,18 @@ impl<'a> Assembly<'a> {
                 words::n(t.agreeing),
                 words::n(t.with_parent),
                 s.name
+            ));
+        }
+        if let Some(present) = super::patterns::versioned_future(s) {
+            // The pattern declares the four fields and the index of `current_at`.
+            for f in super::patterns::VERSION_FIELDS {
+                self.consume(coll, place, f);
+            }
+            let ent = &mut self.entities[e];
+            ent.decl.versioned_future = true;
+            ent.decl.comments.push(format!(
+                "measured: versions of documents: `document_id`, `version`, `valid_from` and `valid_to` {}",
+                words::presence(present, s.sampled, &s.name)
             ));
         }
         if let Some((v, present)) = super::patterns::schema_version(s) {

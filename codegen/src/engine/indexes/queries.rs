@@ -172,10 +172,12 @@ pub(super) fn query(
     let mut keys: Vec<(String, i32)> = Vec::new();
     let spheres: Vec<String> = geo.iter().map(|(p, _)| p.clone()).collect();
     // A paged query (no `limit`: it has a `_page` method) reads its pages in its sort order and
-    // then `_id`: `_id` after the sort keys lets the index serve that order, with no sort in
+    // then `_id`; a sorted query with a limit breaks ties by `_id` too, so its first N are always
+    // the same N. `_id` after the sort keys lets the index serve that order, with no sort in
     // memory. Without a sort, `_id` goes last, after the range keys the index bounds on.
     let paged = q.limit.is_none() && spheres.is_empty();
-    let id = || paged.then(|| ("_id".to_owned(), 1));
+    let by_id = spheres.is_empty() && (paged || !sort.is_empty());
+    let id = || by_id.then(|| ("_id".to_owned(), 1));
     let (id_after_sort, id_last) = if sort.is_empty() {
         (None, id())
     } else {
@@ -204,6 +206,8 @@ pub(super) fn query(
         "equality, then range, then `_id` for keyset pages"
     } else if paged {
         "equality, then sort and `_id` for keyset pages, then range"
+    } else if by_id {
+        "equality, then sort and `_id` to break ties, then range"
     } else if spheres.is_empty() {
         "equality, then sort, then range"
     } else {
