@@ -85,11 +85,17 @@ async fn every_generated_schema_keeps_its_layout_under_random_operations() {
         // batches drive the pushes (docs/testing.md).
         empty.retain(|row| row != "embedding cycle");
     }
-    // A few schemas run alone to reproduce a failure cover what they cover.
-    assert!(
-        empty.is_empty() || !squillion_modelcheck::schemas::ONLY.is_empty(),
-        "rows of the cross product the batch no longer covers (no schema, or no call on a driven row): {empty:?}\n{markdown}"
-    );
+    if default_slice(steps) {
+        assert!(
+            empty.is_empty(),
+            "rows of the cross product the batch no longer covers (no schema, or no call on a driven row): {empty:?}\n{markdown}"
+        );
+    } else if !empty.is_empty() {
+        // A long run's batch of 100 may draw no schema (or no call) for a rare row; the long
+        // run's coverage is its batches' together (docs/testing.md), and a few schemas run alone
+        // to reproduce a failure cover what they cover.
+        eprintln!("rows this batch does not cover (no schema, or no call): {empty:?}");
+    }
     if default_slice(steps) {
         documented(&markdown, total, generated.len());
     }
