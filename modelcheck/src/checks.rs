@@ -438,11 +438,13 @@ fn subset(
     else {
         return;
     };
-    let Some(back) = d
-        .placement
-        .iter()
-        .find(|p| p.collection == child.name && !p.path.contains('.'))
-    else {
+    // The children's reference to their parent (not the parent's own array of ids, which a
+    // relation of an entity to itself also places in the children's collection).
+    let Some(back) = d.placement.iter().find(|p| {
+        p.collection == child.name
+            && !p.path.contains('.')
+            && matches!(p.shape, Shape::Id | Shape::ExtendedRef)
+    }) else {
         return;
     };
     let Some(parent) = plan.collection(&sub.collection) else {

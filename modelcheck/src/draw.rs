@@ -394,12 +394,14 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                     .unwrap_or_default();
                 if let Some(child) = child {
                     if let Some(mut doc) = new_document(child, s, r, rng) {
-                        // The child belongs to this parent.
-                        if let Some(back) = d
-                            .placement
-                            .iter()
-                            .find(|p| p.collection == child.name && !p.path.contains('.'))
-                        {
+                        // The child belongs to this parent: its reference back, if it has one
+                        // (not the parent's own array of ids, which a relation of an entity to
+                        // itself also places in the child's collection).
+                        if let Some(back) = d.placement.iter().find(|p| {
+                            p.collection == child.name
+                                && !p.path.contains('.')
+                                && matches!(p.shape, Shape::Id | Shape::ExtendedRef)
+                        }) {
                             let f = child.field(&back.path);
                             let v = match f {
                                 Some(f) if f.bson_type == "object" => {

@@ -270,7 +270,10 @@ async fn step(
             }
             continue;
         };
-        if matches!(expect, Expect::Ok) {
+        // A write that answers a value (a queue's `complete` deleting its job, `insert_under`,
+        // `new_version`) changes children as much as one that answers `()`: the reference's
+        // kept lists and summaries follow both.
+        if matches!(expect, Expect::Ok | Expect::Value(_)) {
             crate::subsets::refill_all(s.plan, &mut next);
         }
         // The repository is sent the document with its copies forged: it must store the
@@ -308,6 +311,7 @@ async fn step(
                     d.insert(started.clone(), at);
                 }
             }
+            crate::subsets::refill_all(s.plan, &mut next);
             *r = next;
             first = false;
             continue;
