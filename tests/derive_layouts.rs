@@ -520,9 +520,18 @@ async fn parent_refs_bounded_add_and_projected_chunked_load() {
         vec!["part 2", "part 0", "part 1"],
         "in the owner's order"
     );
+    // The projection is what `PartName` reads (its `Deserialize` names `_id`, `name`, `price`);
+    // a type that cannot name its fields (a document) gets the declared `fields(name)`.
     let projected: Vec<PartName> = products.load_parts_projected(&product).await.unwrap();
     assert_eq!(projected[0].name, "part 2");
-    assert_eq!(projected[0].price, None, "the projection leaves price out");
+    assert_eq!(
+        projected[0].price,
+        Some(parts[2].price),
+        "PartName reads price"
+    );
+    let declared: Vec<bson::Document> = products.load_parts_projected(&product).await.unwrap();
+    let keys: Vec<&str> = declared[0].keys().map(String::as_str).collect();
+    assert_eq!(keys, ["_id", "name"], "the declared fields, for a document");
     assert!(products.remove_parts(&p.id, &parts[0].id).await.unwrap());
 
     // 2,500 references: loaded with three $in queries of at most 1,000 ids.

@@ -10,7 +10,7 @@
 /// Layout of `Student.courses`: two_way. both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
 ///
-/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_courses`, `unlink_courses`, `set_name`, `set_email`.
+/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_courses`, `load_courses_projected`, `link_courses`, `unlink_courses`, `set_name`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -65,7 +65,7 @@ impl Student {
 /// Layout of `Student.courses`: two_way. both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
 ///
-/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_students`, `unlink_students`, `set_title`, `set_code`, `set_description`.
+/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_students`, `load_students_projected`, `link_students`, `unlink_students`, `set_title`, `set_code`, `set_description`.
 #[derive(
     Debug,
     Clone,

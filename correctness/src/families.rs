@@ -34,6 +34,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(child_pages());
     out.extend(bucket_pages());
     out.extend(counts());
+    out.extend(loads());
     out
 }
 
@@ -733,6 +734,24 @@ pub fn counts() -> Vec<Schema> {
               query shops_kind on Item { where shop in ? and kind == ? }\n\
               query shop_items on Shop.items { where price >= ? sort price desc limit 3 }\n\
               query shop_noted on Shop.items { where price < ? and note == ? }\n"
+            .to_owned(),
+    }]
+}
+
+/// Issue 12: loads through arrays of ids (`load_<f>`, `load_<f>_projected::<P>`) of `parent_refs`
+/// and of both sides of a many-to-many `two_way`, whose documents carry a 20 KB field a listing
+/// must not pull. Types: `Shop`, `Item`, `Tag`.
+pub fn loads() -> Vec<Schema> {
+    vec![Schema {
+        name: "loads".to_owned(),
+        doc: "Issue 12: `$in` loads through arrays of ids, whole and projected.".to_owned(),
+        sqn: "entity Shop { name: string }\n\
+              entity Item { title: string  price: int32  summary: string @size(20KB) }\n\
+              entity Tag { label: string  note: string @size(20KB) }\n\
+              relation Shop.items: many(50) <-> Item.shop: one {\n  \
+              standalone Item\n  force parent_refs\n}\n\
+              relation Item.tags: many(10) <-> Tag.items: many(50) {\n  \
+              navigate both\n  force two_way\n}\n"
             .to_owned(),
     }]
 }

@@ -37,7 +37,12 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
             ("load", "projected"),
         ],
         "child_ref" => &[("find_by", ""), ("count_by", "")],
-        "two_way" => &[("link", ""), ("unlink", "")],
+        "two_way" => &[
+            ("link", ""),
+            ("unlink", ""),
+            ("load", ""),
+            ("load", "projected"),
+        ],
         "subset" => &[
             ("push", ""),
             ("replace", ""),

@@ -19,6 +19,7 @@ pub mod paging;
 pub mod query;
 pub mod queue;
 mod session;
+pub mod shape;
 pub mod subsets;
 pub mod summaries;
 pub mod tree;

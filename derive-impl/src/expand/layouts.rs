@@ -104,9 +104,6 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 ..
             } => outlier(item, f, flag, overflow, *chunk),
         });
-        for fan in &f.attrs.fan_out {
-            let _ = fan;
-        }
     }
     out.extend(super::patterns::fan_out_methods(item));
     out
@@ -248,7 +245,6 @@ fn embed_one(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
 
 fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> TokenStream {
     let rt = rt();
-    let ident = item.ident;
     let id_ty = item.id_field().ty;
     let Some(elem) = f.elem() else {
         return TokenStream::new();
@@ -258,24 +254,14 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
     };
     let path = &f.bson;
     let each = format!("{path}[]");
-    let field_ident = f.ident;
     let add = method("add", f, "");
     let remove = method("remove", f, "");
-    let load = method("load", f, "");
-    let load_projected = method("load", f, "projected");
     let add_doc = format!(
         "Adds a reference to `{path}` (`$addToSet`), unless the array already holds its bound and \
          not this reference: the filter `{{_id, $or: [{{\"{path}.<max-1>\": {{$exists: false}}}}, {{{path}: ref}}]}}` \
          is checked by the update. True if the array changed."
     );
-    let load_doc = format!(
-        "The referenced documents, in the order of `{path}`: one `find({{_id: {{$in: ids}}}})` per 1000 ids \
-         (an application-level join, rule of thumb 4)."
-    );
-    let projected_doc = format!(
-        "Like the full load, with the projection of the declared fields ({}) (rule of thumb 4), read as `P`.",
-        if fields.is_empty() { "all fields".to_owned() } else { fields.join(", ") }
-    );
+    let loads = loads(item, f, to, fields);
     quote! {
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
@@ -287,6 +273,40 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
             #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(reference)?).await
         }
 
+        #loads
+    }
+}
+
+/// The docs of `load_<f>_projected`.
+fn projected_doc(declared: &[String]) -> String {
+    let otherwise = if declared.is_empty() {
+        "whole documents".to_owned()
+    } else {
+        format!("the declared fields ({})", declared.join(", "))
+    };
+    format!(
+        "Like the full load, read as `P`, with a projection of the fields `P` reads (its \
+         `Deserialize` names them, `rename`s applied): the rest of each document stays on the \
+         server (rule of thumb 4). A `P` that does not name its fields (a map, a flattened \
+         struct) gets {otherwise}."
+    )
+}
+
+/// `load_<f>` and `load_<f>_projected` of an array of ids of `T` in `item`'s documents: the
+/// referenced documents in the array's order, by `$in`.
+fn loads(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> TokenStream {
+    let rt = rt();
+    let ident = item.ident;
+    let path = &f.bson;
+    let field_ident = f.ident;
+    let load = method("load", f, "");
+    let load_projected = method("load", f, "projected");
+    let load_doc = format!(
+        "The referenced documents, in the order of `{path}`: one `find({{_id: {{$in: ids}}}})` per 1000 ids \
+         (an application-level join, rule of thumb 4); ids that find nothing are skipped."
+    );
+    let projected_doc = projected_doc(fields);
+    quote! {
         #[doc = #load_doc]
         pub async fn #load(&self, owner: &#ident) -> ::squillion::Result<#rt::Vec<#to>> {
             let ids = owner.#field_ident.iter().map(|r| #rt::to_bson(r)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
@@ -299,7 +319,7 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
         pub async fn #load_projected<P: #rt::serde::de::DeserializeOwned>(&self, owner: &#ident) -> ::squillion::Result<#rt::Vec<P>> {
             let ids = owner.#field_ident.iter().map(|r| #rt::to_bson(r)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
             let coll = self.core.database().collection::<#rt::bson::Document>(<#to as ::squillion::Document>::COLLECTION);
-            let docs = #rt::arrays::load_by_ids(&coll, &ids, #rt::arrays::projection(&[#(#fields),*])).await?;
+            let docs = #rt::arrays::load_by_ids(&coll, &ids, #rt::shape::projection_of::<P>(&[#(#fields),*])).await?;
             docs.into_iter().map(|d| #rt::bson::from_document(d).map_err(::squillion::Error::from)).collect()
         }
     }
@@ -423,7 +443,10 @@ fn two_way(
         if inverse_max.is_some() { "`$addToSet`, bounded" } else { "`$set`, after `$pull` from its previous owner" }
     );
     let unlink_doc = format!("Unlinks both sides in one transaction (`$pull` on `{path}`, and `$pull`/`$unset` of `{inverse}`).");
+    let loads = loads(item, f, to, &[]);
     let link_fn = quote! {
+        #loads
+
         #[doc = #link_doc]
         pub async fn #link(&self, id: &#id_ty, other: &#elem) -> ::squillion::Result<()> {
             self.core.require_transactions().await?;

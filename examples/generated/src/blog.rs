@@ -123,7 +123,7 @@ impl BlogPost {
 /// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
-/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_authors`, `unlink_authors`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_authors`, `load_authors_projected`, `link_authors`, `unlink_authors`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
 /// Its declared queries (below): `book_by_title`, `book_by_title_page`, `book_by_title_stream`, `count_book_by_title`.
 #[derive(
     Debug,
@@ -262,7 +262,7 @@ impl BookRepo {
 /// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
 /// Rules: two-way referencing, rule 4.
 ///
-/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link_books`, `unlink_books`, `set_name`.
+/// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_books`, `load_books_projected`, `link_books`, `unlink_books`, `set_name`.
 /// Its declared queries (below): `author_by_name`, `author_by_name_page`, `author_by_name_stream`, `count_author_by_name`.
 #[derive(
     Debug,

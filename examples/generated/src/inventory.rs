@@ -16,7 +16,7 @@
 /// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
 /// Rules: rule 2, two-way referencing, rule 6.
 ///
-/// Repository: `PersonRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_addresses`, `remove_addresses`, `pull_addresses`, `set_addresses`, `link_tasks`, `set_name`, `set_ssn`.
+/// Repository: `PersonRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_addresses`, `remove_addresses`, `pull_addresses`, `set_addresses`, `load_tasks`, `load_tasks_projected`, `link_tasks`, `set_name`, `set_ssn`.
 #[derive(
     Debug,
     Clone,
