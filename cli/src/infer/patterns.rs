@@ -420,9 +420,8 @@ pub fn schema_version(s: &Sampled) -> Option<(u32, u64)> {
     (max >= 1.0 && max <= f64::from(u32::MAX)).then_some((max as u32, f.present))
 }
 
-/// The fields of document versioning with validity (`@versioned(future)`, seed 002): `document_id`,
-/// an integer `version`, and the dates `valid_from` and `valid_to`, in (almost) every document;
-/// the fewest documents any of them is in.
+/// The fields of document versioning with validity (`@versioned(future)`, seed 002): the id all
+/// versions share, the version number, and the dates the version starts and stops applying.
 pub const VERSION_FIELDS: [&str; 4] = ["document_id", "version", "valid_from", "valid_to"];
 
 /// Whether `s` holds versions of documents (`@versioned(future)`): the pattern's four fields in
