@@ -547,7 +547,7 @@ impl Operator {
     }
 }
 
-/// `path op ? [ignore_case]`
+/// `path op ? [ignore_case]` or `path has (k == ?, v op ?)`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Condition {
     /// The field path.
@@ -557,6 +557,21 @@ pub struct Condition {
     /// Compared case-insensitively.
     pub ignore_case: bool,
     /// The whole condition.
+    pub span: Span,
+    /// Set for `path has (k == ?, v <op> ?)`: the condition is on one attribute of an
+    /// `@attributes` map (an element `{k, v}` of its stored array), `op` compares the value `v`,
+    /// and this is how the key `k` is compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<AttributeKey>,
+}
+
+/// The key half of `has (k == ?, v <op> ?)`: the comparison written for `k` (resolution accepts
+/// only `==`: an attribute is named by its key).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AttributeKey {
+    /// The comparison as written.
+    pub op: Operator,
+    /// `k == ?`.
     pub span: Span,
 }
 

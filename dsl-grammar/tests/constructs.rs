@@ -410,3 +410,62 @@ fn query_on_a_parents_children_names_the_relation_end() {
     let plain = query("query q on Post { where title == ? }");
     assert!(plain.children.is_none());
 }
+
+#[test]
+fn has_names_one_attribute_by_key_and_value_with_any_comparison() {
+    for (op, expected) in [
+        ("==", Operator::Eq),
+        ("!=", Operator::Ne),
+        ("<", Operator::Lt),
+        ("<=", Operator::Le),
+        (">", Operator::Gt),
+        (">=", Operator::Ge),
+        ("starts_with", Operator::StartsWith),
+        ("between", Operator::Between),
+        ("in", Operator::In),
+    ] {
+        for key_op in ["==", "!="] {
+            let src =
+                format!("query q on P {{ where attrs has (k {key_op} ?, v {op} ?) and price > ? }}");
+            let q = query(&src);
+            assert_eq!(q.conditions.len(), 2, "{src}");
+            let c = &q.conditions[0];
+            assert_eq!(c.op, expected, "{src}");
+            assert_eq!(c.path.dotted(), "attrs");
+            let key = c.attribute.expect("an attribute condition");
+            assert_eq!(key.op.as_str(), key_op);
+            assert_eq!(&src[key.span.start..key.span.end], format!("k {key_op} ?"));
+            assert_eq!(
+                &src[c.span.start..c.span.end],
+                format!("attrs has (k {key_op} ?, v {op} ?)")
+            );
+            assert!(q.conditions[1].attribute.is_none());
+        }
+    }
+    // Two attributes of one map, a dotted path, a trailing comma.
+    let q = query("query q on P { where a.b has (k == ?, v == ?,) and a.b has (k == ?, v < ?) }");
+    assert!(q.conditions.iter().all(|c| c.attribute.is_some()));
+    // `has`, `k` and `v` stay usable as names.
+    let q = query("query has on P { where has == ? and k > ? and v has (k == ?, v == ?) sort has }");
+    assert_eq!(q.name.name, "has");
+    assert_eq!(q.conditions[0].path.dotted(), "has");
+    assert!(q.conditions[0].attribute.is_none());
+    assert_eq!(q.conditions[1].path.dotted(), "k");
+    assert_eq!(q.conditions[2].path.dotted(), "v");
+    assert!(q.conditions[2].attribute.is_some());
+    let e = entity("entity P { has: string k: int32 v: map<string> @attributes }");
+    assert_eq!(e.fields.len(), 3);
+}
+
+#[test]
+fn has_takes_the_key_then_the_value_and_parameters_only() {
+    for src in [
+        "query q on P { where attrs has (v == ?, k == ?) }",
+        "query q on P { where attrs has (k == ?) }",
+        "query q on P { where attrs has (k == \"colour\", v == ?) }",
+        "query q on P { where attrs has k == ?, v == ? }",
+        "query q on P { where attrs has (k == ?, v == ?) ignore_case }",
+    ] {
+        assert!(squillion_grammar::parse(src).is_err(), "{src} parsed");
+    }
+}

@@ -220,6 +220,10 @@ fn leaves<'s>(pair: Pair<'s, Rule>, visit: &mut impl FnMut(Pair<'s, Rule>)) {
 
 /// Whether one space separates two tokens of a line.
 fn spaced(prev: &Token<'_>, next: &Token<'_>) -> bool {
+    // `attrs has (k == ?, v == ?)`: `has` is a word, not a call.
+    if prev.rule == Some(Rule::kw_has) {
+        return true;
+    }
     if next.rule == Some(Rule::optional) {
         return false;
     }

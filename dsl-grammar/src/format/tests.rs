@@ -75,3 +75,14 @@ fn queries_on_a_parents_children() {
         "query q on Post.comments {\n  where votes > ?\n  sort votes desc\n}\n"
     );
 }
+
+#[test]
+fn attribute_conditions_get_canonical_spacing() {
+    let source = "query q on P{where attrs  has( k==? ,v between ? ,)and x==?}";
+    let once = fmt(source);
+    assert_eq!(
+        once,
+        "query q on P {\n  where attrs has (k == ?, v between ?) and x == ?\n}\n"
+    );
+    assert_eq!(fmt(&once), once);
+}

@@ -110,8 +110,42 @@ pub(super) fn condition(pair: Pair<'_, Rule>) -> Build<Condition> {
     let span = pair.as_span().into();
     let mut c = Children::of(pair);
     let p = path(c.next(Rule::path)?);
-    let op_pair = c.next(Rule::operator)?;
-    let op = match op_pair.as_str().trim() {
+    if let Some(m) = c.take(Rule::attribute_match) {
+        // `path has (k == ?, v <op> ?)`.
+        let mut m = Children::of(m);
+        m.skip_keywords();
+        let key = m.next(Rule::attribute_key)?;
+        let key_span = key.as_span().into();
+        let mut key = Children::of(key);
+        key.skip_keywords();
+        let key_op = operator(key.next(Rule::operator)?)?;
+        let mut value = Children::of(m.next(Rule::attribute_value)?);
+        value.skip_keywords();
+        let op = operator(value.next(Rule::operator)?)?;
+        return Ok(Condition {
+            path: p,
+            op,
+            ignore_case: false,
+            span,
+            attribute: Some(AttributeKey {
+                op: key_op,
+                span: key_span,
+            }),
+        });
+    }
+    let op = operator(c.next(Rule::operator)?)?;
+    let ignore_case = c.take(Rule::ignore_case).is_some();
+    Ok(Condition {
+        path: p,
+        op,
+        ignore_case,
+        span,
+        attribute: None,
+    })
+}
+
+fn operator(op_pair: Pair<'_, Rule>) -> Build<Operator> {
+    Ok(match op_pair.as_str().trim() {
         "==" => Operator::Eq,
         "!=" => Operator::Ne,
         "<" => Operator::Lt,
@@ -129,12 +163,5 @@ pub(super) fn condition(pair: Pair<'_, Rule>) -> Build<Condition> {
                 &format!("operator {other}"),
             ))
         }
-    };
-    let ignore_case = c.take(Rule::ignore_case).is_some();
-    Ok(Condition {
-        path: p,
-        op,
-        ignore_case,
-        span,
     })
 }

@@ -321,6 +321,9 @@ pub(super) fn describe_rule(rule: Rule) -> Option<&'static str> {
             "a comparison"
         }
         Rule::ignore_case | Rule::kw_ignore_case => "`ignore_case`",
+        Rule::attribute_match | Rule::kw_has => "`has (k == ?, v == ?)`",
+        Rule::attribute_key | Rule::kw_k => "`k == ?`",
+        Rule::attribute_value | Rule::kw_v => "`v` and a comparison, like `v == ?`",
         Rule::kw_and => "`and`",
         Rule::sort_clause | Rule::kw_sort => "`sort`",
         Rule::sort_key => "a sort key like `created desc`",
