@@ -425,8 +425,9 @@ fn has_names_one_attribute_by_key_and_value_with_any_comparison() {
         ("in", Operator::In),
     ] {
         for key_op in ["==", "!="] {
-            let src =
-                format!("query q on P {{ where attrs has (k {key_op} ?, v {op} ?) and price > ? }}");
+            let src = format!(
+                "query q on P {{ where attrs has (k {key_op} ?, v {op} ?) and price > ? }}"
+            );
             let q = query(&src);
             assert_eq!(q.conditions.len(), 2, "{src}");
             let c = &q.conditions[0];
@@ -446,7 +447,8 @@ fn has_names_one_attribute_by_key_and_value_with_any_comparison() {
     let q = query("query q on P { where a.b has (k == ?, v == ?,) and a.b has (k == ?, v < ?) }");
     assert!(q.conditions.iter().all(|c| c.attribute.is_some()));
     // `has`, `k` and `v` stay usable as names.
-    let q = query("query has on P { where has == ? and k > ? and v has (k == ?, v == ?) sort has }");
+    let q =
+        query("query has on P { where has == ? and k > ? and v has (k == ?, v == ?) sort has }");
     assert_eq!(q.name.name, "has");
     assert_eq!(q.conditions[0].path.dotted(), "has");
     assert!(q.conditions[0].attribute.is_none());
