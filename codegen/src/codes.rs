@@ -157,6 +157,10 @@ pub const NOT_A_CHILDREN_END: &str = "E0509";
 pub const CHILDREN_QUERY_THROUGH_RELATION: &str = "E0510";
 /// A field named twice in a query's `returns`.
 pub const DUPLICATE_RETURNED_FIELD: &str = "E0511";
+/// `has (k == ?, v == ?)` on something that is not a `map<T> @attributes` field of the entity.
+pub const NOT_AN_ATTRIBUTES_MAP: &str = "E0512";
+/// `has (k <op> ?, ...)` with a key compared by something other than `==`.
+pub const ATTRIBUTE_KEY_COMPARISON: &str = "E0513";
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -308,6 +312,14 @@ pub const ALL: &[(&str, &str)] = &[
         "query on children through another relation",
     ),
     (DUPLICATE_RETURNED_FIELD, "field returned twice by a query"),
+    (
+        NOT_AN_ATTRIBUTES_MAP,
+        "`has` on a field that is not an `@attributes` map",
+    ),
+    (
+        ATTRIBUTE_KEY_COMPARISON,
+        "attribute key compared with something other than `==`",
+    ),
     (UNKNOWN_SETTING, "unknown setting"),
     (DUPLICATE_SETTING, "setting given twice"),
     (INVALID_SETTING_VALUE, "wrong kind of setting value"),

@@ -141,9 +141,14 @@ pub(crate) fn plan(
                 Some((path, field)) => conditions.push(QueryCondition {
                     path,
                     written: cond.path.segments.join("."),
-                    bson_type: field.bson_type.clone(),
+                    // An attribute's value is compared: the type of `v` in `[{k, v}]`.
+                    bson_type: match field.children.iter().find(|f| f.name == "v") {
+                        Some(v) if cond.attribute => v.bson_type.clone(),
+                        _ => field.bson_type.clone(),
+                    },
                     op: op(cond.op),
                     ignore_case: cond.ignore_case,
+                    attribute: cond.attribute,
                 }),
                 None => match &cond.path.through {
                     Some(t) => join = Some(format!("{}.{}", t.entity, t.field)),

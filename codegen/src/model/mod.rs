@@ -279,6 +279,11 @@ pub struct Condition {
     pub ignore_case: bool,
     /// The condition in the file.
     pub span: Span,
+    /// `path has (k == ?, v <op> ?)`: `path` is an `@attributes` map, the condition holds when
+    /// one of its attributes has the given key and a value that compares so (`op`); `bson_type`
+    /// is then the type of the map's values.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attribute: bool,
 }
 
 /// One sort key of a query.

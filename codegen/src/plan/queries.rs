@@ -81,6 +81,11 @@ pub struct QueryCondition {
     pub op: QueryOp,
     /// Compared case-insensitively (collation strength 2).
     pub ignore_case: bool,
+    /// `has (k == ?, v <op> ?)`: `path` is an `@attributes` map stored as `[{k, v}]`; the
+    /// condition is `{path: {$elemMatch: {k: <key>, v: <op> <value>}}}`, `op` compares `v` and
+    /// `bson_type` is the type of `v`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attribute: bool,
 }
 
 /// A query comparison.

@@ -12,11 +12,12 @@
 //! - `entities`: entities, value types, variants and entity attributes (patterns);
 //! - `relations`: relation ends and cardinalities; `facts`: what a relation's body states;
 //!   `children`: the facts about how its children are read;
-//! - `queries`: queries and their field paths;
+//! - `queries`: queries and their field paths; `attribute_queries`: `has` on an `@attributes` map;
 //! - `rust_names`: declarations that would be one type in the generated Rust;
 //! - `settings`: the `settings` block;
 //! - `vocabulary`: the words all of these know, for tools that offer them.
 
+mod attribute_queries;
 mod attrs;
 mod children;
 mod entities;

@@ -115,6 +115,9 @@ impl<'m> Paths<'m> {
         r: &mut Resolver<'_>,
         cond: &ast::Condition,
     ) -> Option<Condition> {
+        if let Some(key) = &cond.attribute {
+            return self.attribute_condition(r, cond, key);
+        }
         let (path, end) = self.resolve(r, &cond.path)?;
         let scalar = match &end {
             End::Id(t) => Some(Some(*t)),
@@ -204,6 +207,7 @@ impl<'m> Paths<'m> {
             op: cond.op,
             ignore_case: cond.ignore_case,
             span: cond.span,
+            attribute: false,
         })
     }
 
@@ -343,6 +347,18 @@ impl<'m> Paths<'m> {
                     at = seg;
                 }
                 FieldType::Map { .. } => {
+                    let help = if field.facts.attributes {
+                        format!(
+                            "`{}` is an `@attributes` map: find documents by one of its attributes \
+                             with `{} has (k == ?, v == ?)` (the key `\"{}\"` is the method's \
+                             argument)",
+                            field.name, field.name, seg.name
+                        )
+                    } else {
+                        "to search a map's keys, mark it `@attributes` (stored as `[{k, v}]`) and \
+                         query it with `has (k == ?, v == ?)`, or use an array of a value type"
+                            .to_owned()
+                    };
                     r.report(
                         Diagnostic::error(
                             codes::PATH_INTO_SCALAR,
@@ -353,10 +369,7 @@ impl<'m> Paths<'m> {
                             ),
                         )
                         .with_label("a key of a map")
-                        .with_help(
-                            "to search a map's keys, mark it `@attributes` (stored as `[{k, v}]`), \
-                             or use an array of a value type",
-                        ),
+                        .with_help(help),
                     );
                     return None;
                 }

@@ -109,9 +109,25 @@ fn method(
     });
     let mut ignore_case = false;
     let mut nearest: Option<Ident> = None;
+    // `has` conditions, by the stored path of their map: one `$elemMatch` each.
+    let mut attributes: Vec<(String, Vec<TokenStream>)> = Vec::new();
     for c in &q.conditions {
         ignore_case |= c.ignore_case;
-        let base = c.written.replace('.', "_");
+        // An attribute's key comes first; its value's parameters are named `<map>_value...`.
+        let key = c.attribute.then(|| {
+            let mut n = format!("{}_key", c.written.replace('.', "_"));
+            while used.contains(&n) {
+                n.push('_');
+            }
+            used.push(n.clone());
+            let p = field_ident(&n);
+            params.push(quote!(#p: &str));
+            p
+        });
+        let base = match c.attribute {
+            true => format!("{}_value", c.written.replace('.', "_")),
+            false => c.written.replace('.', "_"),
+        };
         let mut param = |suffix: &str| {
             let mut n = if suffix.is_empty() {
                 base.clone()
@@ -124,8 +140,9 @@ fn method(
             used.push(n.clone());
             field_ident(&n)
         };
-        let path = &c.path;
-        let enumeration = enums.get(&c.path);
+        // An attribute's value is `v` in the element `$elemMatch` finds.
+        let path = if c.attribute { "v" } else { c.path.as_str() };
+        let enumeration = enums.get(&c.path).filter(|_| !c.attribute);
         let ty = match enumeration {
             Some(e) if c.op == QueryOp::In => quote!(#e),
             Some(e) => quote!(&#e),
@@ -193,7 +210,24 @@ fn method(
                 quote!(#path: { #operator: #v })
             }
         };
+        if let Some(key) = key {
+            let matched = quote!({ "$elemMatch": { "k": #key, #clause } });
+            match attributes.iter_mut().find(|(p, _)| *p == c.path) {
+                Some((_, all)) => all.push(matched),
+                None => attributes.push((c.path.clone(), vec![matched])),
+            }
+            continue;
+        }
         count_clauses.push(count_clause.unwrap_or_else(|| clause.clone()));
+        clauses.push(clause);
+    }
+    // Two attributes of one map: two elements, both present (`$all` of two `$elemMatch`).
+    for (path, matched) in &attributes {
+        let clause = match &matched[..] {
+            [one] => quote!(#path: #one),
+            all => quote!(#path: { "$all": [#(#all),*] }),
+        };
+        count_clauses.push(clause.clone());
         clauses.push(clause);
     }
     let sort = if q.sort.is_empty() {
@@ -240,6 +274,9 @@ fn method(
             None => String::new(),
         }
     ));
+    for (path, matched) in &attributes {
+        lines.push(attribute_words(path, matched.len()));
+    }
     if projected.is_some() {
         let fields: Vec<String> = q.returns.iter().map(|f| format!("`{f}`")).collect();
         lines.push(format!(
@@ -499,6 +536,21 @@ fn value(c: &QueryCondition, p: &Ident) -> TokenStream {
             quote!(*#p)
         }
         _ => quote!(#p.clone()),
+    }
+}
+
+/// How `has` conditions on the `@attributes` map stored at `path` are sent.
+fn attribute_words(path: &str, count: usize) -> String {
+    if count == 1 {
+        format!(
+            "Finds the documents with an attribute in `{path}` (stored as `[{{k, v}}]`) whose key \
+             and value match, with `$elemMatch`: the key and the value are compared in one element."
+        )
+    } else {
+        format!(
+            "Finds the documents with {count} attributes in `{path}` (stored as `[{{k, v}}]`), \
+             each key and value matched in one element (`$all` of {count} `$elemMatch`)."
+        )
     }
 }
 

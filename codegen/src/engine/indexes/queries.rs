@@ -104,6 +104,10 @@ pub(super) fn query(
     };
     let mut range = Vec::new();
     let mut geo: Vec<(String, i32)> = Vec::new();
+    // `has (k == ?, v <op> ?)`: the stored path of the first `@attributes` map a condition reads.
+    let mut attributes: Option<String> = None;
+    // The first attribute's value is compared by a range (`v < ?`): the keys after it bound less.
+    let mut attribute_range = false;
     let mut ignore_case = false;
     let mut sparse = false;
     let rate = q
@@ -149,6 +153,13 @@ pub(super) fn query(
         };
         sparse |= field.variant.is_some();
         ignore_case |= cond.ignore_case;
+        if cond.attribute {
+            if attributes.is_none() {
+                attribute_range = !matches!(cond.op, Operator::Eq | Operator::In);
+                attributes = Some(path);
+            }
+            continue;
+        }
         match cond.op {
             Operator::Eq | Operator::In => eq.push((path, 1)),
             Operator::Near | Operator::Within => geo.push((path, 1)),
@@ -184,17 +195,35 @@ pub(super) fn query(
         (id(), None)
     };
     let id_is_last = id_last.is_some() && !range.is_empty();
+    // An attribute's key and value come first, in the order of the attribute pattern's own index
+    // (`{attrs.k: 1, attrs.v: 1}`), which is then a prefix of this one and folds into it: no
+    // second index for the attributes. The `$elemMatch` bounds both keys. MongoDB indexes at
+    // most one array per compound index ("cannot index parallel arrays"), so the other keys
+    // through an array (another map's, a second array's) are left out: the server filters them.
+    let attribute_keys = attributes
+        .iter()
+        .flat_map(|p| [(format!("{p}.k"), 1), (format!("{p}.v"), 1)])
+        .collect::<Vec<_>>();
+    let own_array = |p: &str| match &attributes {
+        Some(a) => p
+            .strip_prefix(a.as_str())
+            .is_some_and(|r| r.starts_with('.')),
+        None => false,
+    };
     // Equality, then the 2dsphere key of `near`/`within` (MongoDB's compound geospatial index),
     // then sort, then range.
-    for k in eq
+    for k in attribute_keys
         .into_iter()
+        .chain(eq)
         .chain(geo)
         .chain(sort)
         .chain(id_after_sort)
         .chain(range)
         .chain(id_last)
     {
-        if !keys.iter().any(|(p, _)| *p == k.0) {
+        let parallel =
+            attributes.is_some() && !own_array(&k.0) && super::through_array(&c.fields, &k.0);
+        if !parallel && !keys.iter().any(|(p, _)| *p == k.0) {
             keys.push(k);
         }
     }
@@ -213,7 +242,25 @@ pub(super) fn query(
     } else {
         "equality, then the 2dsphere key, then sort, then range"
     };
-    let mut i = index(&k, format!("query `{}`{rate} ({order})", q.name));
+    let reason = match &attributes {
+        Some(a) if keys.len() == 2 => format!(
+            "query `{}`{rate} (the attribute pattern's index: `{a}` by key, then value)",
+            q.name
+        ),
+        Some(a) => format!(
+            "query `{}`{rate} (the attribute pattern's key and value of `{a}` first, as its own \
+             index has them, then {order}{})",
+            q.name,
+            if attribute_range {
+                "; the value is compared by a range, so the keys after it narrow the scan less \
+                 and a sort is done in memory"
+            } else {
+                ""
+            }
+        ),
+        None => format!("query `{}`{rate} ({order})", q.name),
+    };
+    let mut i = index(&k, reason);
     for key in &mut i.keys {
         key.sphere = spheres.contains(&key.path);
     }
