@@ -571,6 +571,24 @@ fn cases() -> Vec<Case> {
             "query `q` returns `t` twice",
         ),
         case(
+            "E0512",
+            "entity P { m: map<string> }\nquery q on P { where m has (k == ?, v == ?) }",
+            (2, 22),
+            "`has` finds an attribute of an `@attributes` map, but `m` is not one",
+        ),
+        case(
+            "E0513",
+            "entity P { m: map<string> @attributes }\nquery q on P { where m has (k != ?, v == ?) }",
+            (2, 29),
+            "`has` names one attribute by its key, but the key is compared with `!=`",
+        ),
+        case(
+            "E0502",
+            "entity P { m: map<bool> @attributes }\nquery q on P { where m has (k == ?, v < ?) }",
+            (2, 22),
+            "`<` compares ordered values, but the values of `m` are a `bool`",
+        ),
+        case(
             "E0501",
             "entity A { title: string }\nquery q on A { where title == ? returns titel }",
             (2, 41),
