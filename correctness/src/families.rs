@@ -35,6 +35,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(bucket_pages());
     out.extend(counts());
     out.extend(loads());
+    out.extend(attributes());
     out
 }
 
@@ -752,6 +753,34 @@ pub fn loads() -> Vec<Schema> {
               standalone Item\n  force parent_refs\n}\n\
               relation Item.tags: many(10) <-> Tag.items: many(50) {\n  \
               navigate both\n  force two_way\n}\n"
+            .to_owned(),
+    }]
+}
+
+/// Issue 12: queries on the attribute pattern (`where m has (k == ?, v <op> ?)`), on maps of
+/// four value types, with every kind of comparison of the value, another condition, sorts,
+/// limits, a projection and two attributes of one map.
+pub fn attributes() -> Vec<Schema> {
+    vec![Schema {
+        name: "attributes".to_owned(),
+        doc: "Issue 12: `has` queries on `@attributes` maps, sent as `$elemMatch`.".to_owned(),
+        sqn: "entity Product {\n  \
+              sku: string\n  \
+              brand: string\n  \
+              colours: map<string> @attributes\n  \
+              sizes: map<int32> @attributes\n  \
+              weights: map<double> @attributes\n  \
+              flags: map<bool> @attributes\n\
+              }\n\
+              query by_colour on Product { where colours has (k == ?, v == ?) sort sku }\n\
+              query colour_not on Product { where colours has (k == ?, v != ?) }\n\
+              query size_below on Product { where sizes has (k == ?, v < ?) sort sku desc limit 5 }\n\
+              query size_between on Product { where sizes has (k == ?, v between ?) and brand == ? sort sku }\n\
+              query weight_at_least on Product { where weights has (k == ?, v >= ?) }\n\
+              query colour_in on Product { where colours has (k == ?, v in ?) sort brand, sku }\n\
+              query colour_prefix on Product { where colours has (k == ?, v starts_with ?) sort sku limit 1 }\n\
+              query flag_set on Product { where flags has (k == ?, v == ?) sort sku returns sku, flags }\n\
+              query two_colours on Product { where colours has (k == ?, v == ?) and colours has (k == ?, v == ?) sort sku }\n"
             .to_owned(),
     }]
 }
