@@ -133,7 +133,12 @@ proptest! {
                 let got = params(&code, "q");
                 let mut expected = vec![("attrs_key".to_owned(), "str".to_owned())];
                 for s in suffixes {
-                    let t = if *s == "value_prefix" { "str" } else { rust };
+                    let t = match (*s, rust) {
+                        ("value_prefix", _) => "str",
+                        // `in` takes a slice of owned values.
+                        ("value_in", "str") => "String",
+                        _ => rust,
+                    };
                     expected.push((format!("attrs_{s}"), t.to_owned()));
                 }
                 prop_assert_eq!(got, expected, "{}", code);

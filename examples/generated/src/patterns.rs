@@ -490,6 +490,7 @@ impl EventHistogram {
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
 ///
 /// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`.
+/// Its declared queries (below): `products_by_attribute`, `products_by_attribute_page`, `products_by_attribute_stream`, `count_products_by_attribute`.
 #[derive(
     Debug,
     Clone,
@@ -502,7 +503,10 @@ impl EventHistogram {
     collection = "product",
     validator = Product::validator_document,
     implied_indexes = false,
-    index(keys("attrs.k" = 1, "attrs.v" = 1), name = "attrs.k_1_attrs.v_1")
+    index(
+        keys("attrs.k" = 1, "attrs.v" = 1, "sku" = 1, "_id" = 1),
+        name = "attrs.k_1_attrs.v_1_sku_1__id_1"
+    )
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Product {
@@ -521,10 +525,10 @@ impl Product {
     pub const COLLECTION: &'static str = "product";
     /// The indexes of `product` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `attrs.k_1_attrs.v_1`: attribute pattern: any attribute by name and value
+    /// - `attrs.k_1_attrs.v_1_sku_1__id_1`: query `products_by_attribute` (the attribute pattern's key and value of `attrs` first, as its own index has them, then equality, then sort and `_id` for keyset pages, then range); attribute pattern: any attribute by name and value
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"attrs.k":1,"attrs.v":1},"name":"attrs.k_1_attrs.v_1"}]"#,
+            r#"[{"key":{"attrs.k":1,"attrs.v":1,"sku":1,"_id":1},"name":"attrs.k_1_attrs.v_1_sku_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `product`.
@@ -538,6 +542,105 @@ impl Product {
         ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
         }
+    }
+}
+impl ProductRepo {
+    /// seed 002, attribute pattern: `db.product.find({attrs: {$elemMatch: {k: "colour", v:
+    /// "black"}}})` - the products with one attribute, by name and value, listed by SKU. The pattern's
+    /// index `{attrs.k: 1, attrs.v: 1}` serves it: the query's index starts with those two keys (then
+    /// `sku` and `_id` for the order and its pages), so it is the pattern's index, extended, not a
+    /// second one.
+    ///
+    /// Query `products_by_attribute` on `product`, served by the index `attrs.k_1_attrs.v_1_sku_1__id_1`.
+    /// Finds the documents with an attribute in `attrs` (stored as `[{k, v}]`) whose key and value match, with `$elemMatch`: the key and the value are compared in one element.
+    /// Returns the matches in the query's order (`sku` ascending, then `_id` ascending).
+    pub async fn products_by_attribute(
+        &self,
+        attrs_key: &str,
+        attrs_value: &str,
+    ) -> ::squillion::Result<::std::vec::Vec<Product>> {
+        let filter = ::squillion::bson::doc! {
+            "attrs" : { "$elemMatch" : { "k" : attrs_key, "v" : attrs_value } }
+        };
+        ::squillion::__private::query::run(
+                self.collection(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "sku" : 1, "_id" : 1
+                    },
+                ),
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// Query `products_by_attribute`, one page at a time: at most `per_page` documents in the query's order (`sku` ascending, then `_id` ascending), starting after `after` (`None`: the first page). Keyset paging (each page starts after the last document of the one before, never skipping), so every page costs the same and no document is repeated or dropped when others come or go; the page's `next` is the cursor of the page after it, `None` on the last.
+    pub async fn products_by_attribute_page(
+        &self,
+        attrs_key: &str,
+        attrs_value: &str,
+        after: ::std::option::Option<&::squillion::PageCursor>,
+        per_page: u32,
+    ) -> ::squillion::Result<::squillion::CursorPage<Product>> {
+        let filter = ::squillion::bson::doc! {
+            "attrs" : { "$elemMatch" : { "k" : attrs_key, "v" : attrs_value } }
+        };
+        ::squillion::__private::paging::page(
+                self.collection(),
+                filter,
+                ::std::option::Option::Some(
+                    ::squillion::bson::doc! {
+                        "sku" : 1, "_id" : 1
+                    },
+                ),
+                ::std::option::Option::None,
+                after,
+                per_page,
+                ::std::option::Option::None,
+            )
+            .await
+    }
+    /// Query `products_by_attribute` as a stream: the documents in the query's order (`sku` ascending, then `_id` ascending), read from one server cursor as they are consumed (for results too large to collect).
+    pub fn products_by_attribute_stream(
+        &self,
+        attrs_key: &str,
+        attrs_value: &str,
+    ) -> impl ::squillion::__private::futures::Stream<
+        Item = ::squillion::Result<Product>,
+    > + ::std::marker::Send + 'static {
+        let filter = ::squillion::bson::doc! {
+            "attrs" : { "$elemMatch" : { "k" : attrs_key, "v" : attrs_value } }
+        };
+        ::squillion::__private::paging::stream(
+            self.collection().clone(),
+            filter,
+            ::std::option::Option::Some(
+                ::squillion::bson::doc! {
+                    "sku" : 1, "_id" : 1
+                },
+            ),
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+            ::std::option::Option::None,
+        )
+    }
+    /// How many documents of `product` query `products_by_attribute` matches (`countDocuments` with its filter).
+    pub async fn count_products_by_attribute(
+        &self,
+        attrs_key: &str,
+        attrs_value: &str,
+    ) -> ::squillion::Result<u64> {
+        let filter = ::squillion::bson::doc! {
+            "attrs" : { "$elemMatch" : { "k" : attrs_key, "v" : attrs_value } }
+        };
+        ::squillion::__private::query::count(
+                self.collection(),
+                filter,
+                ::std::option::Option::None,
+            )
+            .await
     }
 }
 /// seed 002, "Comparing Schemas - Redesign to be smaller": `results: {john: {score: 25},
