@@ -56,6 +56,7 @@ pub const CLAUSES: &[&str] = &[
     "near",
     "within",
     "ignore_case",
+    "has",
 ];
 /// Keywords of types.
 pub const TYPE_KEYWORDS: &[&str] = &["map", "counters", "one_of"];

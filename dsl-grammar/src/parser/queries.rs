@@ -117,10 +117,10 @@ pub(super) fn condition(pair: Pair<'_, Rule>) -> Build<Condition> {
         let key = m.next(Rule::attribute_key)?;
         let key_span = key.as_span().into();
         let mut key = Children::of(key);
-        key.skip_keywords();
+        key.next(Rule::attribute_k)?;
         let key_op = operator(key.next(Rule::operator)?)?;
         let mut value = Children::of(m.next(Rule::attribute_value)?);
-        value.skip_keywords();
+        value.next(Rule::attribute_v)?;
         let op = operator(value.next(Rule::operator)?)?;
         return Ok(Condition {
             path: p,

@@ -323,8 +323,8 @@ pub(super) fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::ignore_case | Rule::kw_ignore_case => "`ignore_case`",
         // pest names the condition's alternative (`has`) where a condition's `?` is missing.
         Rule::attribute_match | Rule::kw_has => "a condition like `title == ?`",
-        Rule::attribute_key | Rule::kw_k => "`k == ?`",
-        Rule::attribute_value | Rule::kw_v => "`v` and a comparison, like `v == ?`",
+        Rule::attribute_key | Rule::attribute_k => "`k == ?`",
+        Rule::attribute_value | Rule::attribute_v => "`v` and a comparison, like `v == ?`",
         Rule::kw_and => "`and`",
         Rule::sort_clause | Rule::kw_sort => "`sort`",
         Rule::sort_key => "a sort key like `created desc`",
