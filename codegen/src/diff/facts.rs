@@ -147,7 +147,10 @@ fn query_facts(q: &QueryPlan) -> QueryFacts {
         conditions: q
             .conditions
             .iter()
-            .map(|c| format!("{} {}", c.path, op(c.op)))
+            .map(|c| match c.attribute {
+                true => format!("{} has (k ==, v {})", c.path, op(c.op)),
+                false => format!("{} {}", c.path, op(c.op)),
+            })
             .collect(),
         sort: q
             .sort

@@ -234,7 +234,7 @@ pub struct Cardinality {
 pub struct QueryFacts {
     /// The collection it runs on.
     pub collection: String,
-    /// Its conditions: `path op`, stored paths.
+    /// Its conditions: `path op`, stored paths (`attrs has (k ==, v <)` on an attribute map).
     pub conditions: Vec<String>,
     /// Its sort keys: `path 1|-1`.
     pub sort: Vec<String>,
