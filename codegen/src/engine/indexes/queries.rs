@@ -253,7 +253,7 @@ pub(super) fn query(
             q.name,
             if attribute_range {
                 "; the value is compared by a range, so the keys after it narrow the scan less \
-                 and a sort is done in memory"
+                 and an order on them is sorted in memory"
             } else {
                 ""
             }
