@@ -1,7 +1,7 @@
 //! The `$jsonSchema` validator of a planned collection, derived from its fields only.
 //!
 //! `bsonType`, `required` (non-optional fields), `properties`, `maxItems` from bounds (each nested
-//! array level), `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters,
+//! array level), `maxProperties` from a map's bound, `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters,
 //! `minimum`/`maximum` for ranges (`@range`), `additionalProperties` left open so that older and
 //! newer schema versions can coexist (schema versioning, seed 002).
 
@@ -92,7 +92,13 @@ fn field_schema(f: &PlanField) -> Value {
         json!({ "bsonType": f.bson_type })
     };
     if f.map {
-        value = json!({ "bsonType": "object", "additionalProperties": value });
+        value = match f.max_entries {
+            // A bounded map (`map<T; N>`): the server refuses a document with more entries.
+            Some(n) => {
+                json!({ "bsonType": "object", "maxProperties": n, "additionalProperties": value })
+            }
+            None => json!({ "bsonType": "object", "additionalProperties": value }),
+        };
     }
     // Inner array levels first (counters 24 x 60: the inner arrays hold 60).
     for dim in f.inner_dims.iter().rev() {

@@ -258,12 +258,14 @@ pub enum TypeExprKind {
         /// Upper bound on the number of elements.
         bound: Option<Quantity>,
     },
-    /// `map<T>`: keys are data (strings), values are `T`.
+    /// `map<T>` or `map<T; bound>`: keys are data (strings), values are `T`.
     Map {
         /// Value type.
         value: Box<TypeExpr>,
         /// Values may be null.
         value_optional: bool,
+        /// Upper bound on the number of entries.
+        bound: Option<Quantity>,
     },
     /// `counters(24 x 60)` or `counters(minute_of_day)`: preallocated counters.
     Counters(CountersShape),

@@ -116,7 +116,7 @@ fn named_types_arrays_bounds_maps_and_optional_elements() {
         matches!(kinds[3], TypeExprKind::Array { elem_optional: true, bound: Some(q), .. } if q.whole() == Some(5))
     );
     assert!(
-        matches!(kinds[4], TypeExprKind::Map { value, value_optional: false } if matches!(&value.kind, TypeExprKind::Named(i) if i.name == "Score"))
+        matches!(kinds[4], TypeExprKind::Map { value, value_optional: false, bound: None } if matches!(&value.kind, TypeExprKind::Named(i) if i.name == "Score"))
     );
     match kinds[5] {
         TypeExprKind::Array {
@@ -138,6 +138,56 @@ fn named_types_arrays_bounds_maps_and_optional_elements() {
             ..
         }
     ));
+}
+
+#[test]
+fn bounded_maps_with_and_without_optional_values() {
+    // Every combination of value type, `?` and bound, with and without spaces around `;`.
+    for (value, optional) in [("int32", false), ("Score", false), ("string", true)] {
+        for bound in [None, Some(1u64), Some(50), Some(1_000)] {
+            let q = if optional { "?" } else { "" };
+            let written = match bound {
+                Some(n) => format!("map<{value}{q}; {n}>"),
+                None => format!("map<{value}{q}>"),
+            };
+            for text in [
+                written.clone(),
+                written.replace("; ", ";").replace('<', " < "),
+            ] {
+                let e = entity(&format!("entity T {{ m: {text} }}"));
+                match &e.fields[0].ty.kind {
+                    TypeExprKind::Map {
+                        value: v,
+                        value_optional,
+                        bound: b,
+                    } => {
+                        assert!(
+                            matches!(&v.kind, TypeExprKind::Named(i) if i.name == value),
+                            "{text}"
+                        );
+                        assert_eq!(*value_optional, optional, "{text}");
+                        assert_eq!(b.as_ref().and_then(|q| q.whole()), bound, "{text}");
+                    }
+                    other => panic!("{text}: {other:?}"),
+                }
+            }
+        }
+    }
+    // A map of bounded arrays, bounded itself: each bound stays with its own type.
+    let e = entity("entity T { m: map<[int32; 7]; 3> }");
+    match &e.fields[0].ty.kind {
+        TypeExprKind::Map {
+            value,
+            bound: Some(b),
+            ..
+        } => {
+            assert_eq!(b.whole(), Some(3));
+            assert!(
+                matches!(&value.kind, TypeExprKind::Array { bound: Some(inner), .. } if inner.whole() == Some(7))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

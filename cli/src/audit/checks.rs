@@ -315,6 +315,7 @@ mod tests {
             typical_items: None,
             inner_dims: vec![],
             map: false,
+            max_entries: None,
             optional: false,
             type_name: None,
             enum_values: Vec::new(),

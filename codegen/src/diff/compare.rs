@@ -100,6 +100,7 @@ fn field_state(collection: &str, f: &PlanField) -> FieldState {
         map: f.map,
         optional: f.optional,
         max_items: f.max_items,
+        max_entries: f.max_entries,
         enum_values: f.enum_values.clone(),
         source: f.source.clone(),
         average_bytes: f.size.average,

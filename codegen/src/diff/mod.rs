@@ -463,6 +463,9 @@ pub struct FieldState {
     pub optional: bool,
     /// Largest number of elements, for arrays.
     pub max_items: Option<u64>,
+    /// Largest number of entries, for bounded maps (`map<T; N>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<u64>,
     /// The values of an enumeration.
     pub enum_values: Vec<String>,
     /// `Entity` referenced or `Entity.field` copied.

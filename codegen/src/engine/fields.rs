@@ -17,6 +17,7 @@ pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &s
         typical_items: None,
         inner_dims: Vec::new(),
         map: false,
+        max_entries: None,
         optional: false,
         type_name: None,
         enum_values: Vec::new(),
@@ -95,10 +96,13 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
         let path = out.path.clone();
         let mut k = new_field(&path, "k", FieldKind::Scalar, "string");
         k.code_name = "k".to_owned();
-        let value_type = match &field.ty {
-            FieldType::Map { value } => (**value).clone(),
-            other => other.clone(),
+        // A bounded map (`map<T; N> @attributes`) is a bounded array of its entries.
+        let (value_type, bound) = match &field.ty {
+            FieldType::Map { value, bound } => ((**value).clone(), *bound),
+            other => (other.clone(), None),
         };
+        out.max_items = bound;
+        out.typical_items = bound.map(|n| super::size::map_entries(Some(n)).0);
         let mut v = shape_of(model, &value_type, &path, "v", depth + 1);
         v.code_name = "v".to_owned();
         out.children = vec![k, v];
@@ -111,6 +115,7 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
     out.max_items = shaped.max_items;
     out.inner_dims = shaped.inner_dims;
     out.map = shaped.map;
+    out.max_entries = shaped.max_entries;
     out.type_name = shaped.type_name;
     out.children = shaped.children;
     if out.bson_type == "string" {
@@ -165,10 +170,11 @@ fn shape_of(model: &Model, ty: &FieldType, prefix: &str, name: &str, depth: usiz
             }
             out.max_items = *bound;
         }
-        FieldType::Map { value } => {
+        FieldType::Map { value, bound } => {
             let inner = shape_of(model, value, prefix, name, depth);
             out = inner;
             out.map = true;
+            out.max_entries = *bound;
         }
         FieldType::Counters { dims } => {
             out.kind = FieldKind::Pattern;

@@ -14,9 +14,19 @@ const STRING_WORST: u64 = 1024;
 const BINARY_AVERAGE: u64 = 1024;
 /// Worst-case binary length when none is declared.
 const BINARY_WORST: u64 = 64 * 1024;
-/// Entries of a map on average, and at worst.
+/// Entries of an unbounded map on average, and at worst. A bounded map (`map<T; N>`) has N at
+/// worst and the smaller of N and `MAP_AVERAGE` on average (the language has no typical count
+/// for a field's entries).
 const MAP_AVERAGE: u64 = 10;
 const MAP_WORST: u64 = 200;
+
+/// The entries of a map on average and at worst: its bound's, or the defaults above.
+pub(crate) fn map_entries(bound: Option<u64>) -> (u64, u64) {
+    match bound {
+        Some(n) => (n.min(MAP_AVERAGE), n),
+        None => (MAP_AVERAGE, MAP_WORST),
+    }
+}
 /// Elements of an unbounded array on average.
 const UNBOUNDED_AVERAGE: u64 = 10;
 
@@ -147,12 +157,13 @@ fn field(f: &mut PlanField) -> SizeEstimate {
         (avg, worst)
     } else if f.map {
         let key = 1 + 8;
+        let (n_avg, n_worst) = map_entries(f.max_entries);
         (
-            MAP_AVERAGE
+            n_avg
                 .saturating_mul(value_avg.saturating_add(key))
                 .saturating_add(5),
             value_worst.map(|w| {
-                MAP_WORST
+                n_worst
                     .saturating_mul(w.saturating_add(key + 16))
                     .saturating_add(5)
             }),
@@ -227,8 +238,10 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
                 5 + n.saturating_mul(value(model, elem, declared, depth) + 3)
             }
-            FieldType::Map { value: v } => {
-                5 + MAP_AVERAGE.saturating_mul(value(model, v, declared, depth) + 10)
+            FieldType::Map { value: v, bound } => {
+                5 + map_entries(*bound)
+                    .0
+                    .saturating_mul(value(model, v, declared, depth) + 10)
             }
             FieldType::Counters { dims } => {
                 5 + dims

@@ -159,6 +159,9 @@ pub enum FieldType {
     Map {
         /// Value type.
         value: Box<FieldType>,
+        /// Declared maximum number of entries (`map<T; N>`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bound: Option<u64>,
     },
     /// Preallocated int64 counters, `dims` long in each dimension (`[1440]` or `[24, 60]`).
     Counters {
@@ -192,7 +195,10 @@ impl FieldType {
                     None => format!("[{}{q}]", elem.sqn()),
                 }
             }
-            FieldType::Map { value } => format!("map<{}>", value.sqn()),
+            FieldType::Map { value, bound } => match bound {
+                Some(b) => format!("map<{}; {b}>", value.sqn()),
+                None => format!("map<{}>", value.sqn()),
+            },
             FieldType::Counters { dims } => {
                 let d: Vec<String> = dims.iter().map(u32::to_string).collect();
                 format!("counters({})", d.join(" x "))

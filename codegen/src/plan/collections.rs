@@ -146,14 +146,20 @@ pub struct PlanField {
     pub array_depth: u8,
     /// Arrays: largest number of elements (outermost level).
     pub max_items: Option<u64>,
-    /// Arrays: the usual number of elements, where the schema declares it (`typical`). Average
-    /// sizes use it; worst cases use `max_items`.
+    /// Arrays: the usual number of elements, where the schema declares it (`typical`), or the
+    /// usual entries of a bounded `@attributes` map (as for any bounded map, the smaller of its
+    /// bound and 10). Average sizes use it; worst cases use `max_items`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub typical_items: Option<u64>,
     /// Inner dimensions of nested arrays (counters 24 x 60: `[60]`).
     pub inner_dims: Vec<u64>,
     /// A map whose keys are data.
     pub map: bool,
+    /// Maps: largest number of entries (`map<T; N>`), the validator's `maxProperties` and the
+    /// bound the repository's entry setter keeps. An `@attributes` map is an array: its bound is
+    /// `max_items`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<u64>,
     /// May be absent.
     pub optional: bool,
     /// Name of the embedded type (value type, embedded entity, or generated reference type).

@@ -380,6 +380,14 @@ fn field(c: &FieldChange) -> Item {
                     maybe(&o.max_items, bound)
                 ));
             }
+            if o.max_entries != n.max_entries {
+                let bound = |m: &u64| thousands(*m);
+                details.push(format!(
+                    "At most {} entries (was {}).",
+                    maybe(&n.max_entries, bound),
+                    maybe(&o.max_entries, bound)
+                ));
+            }
             if o.enum_values != n.enum_values {
                 details.push(format!(
                     "Values {} (was {}).",

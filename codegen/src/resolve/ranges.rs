@@ -51,7 +51,7 @@ pub(super) fn numeric_element(ty: &FieldType) -> Option<BsonType> {
     match ty {
         FieldType::Scalar { bson } if bson.is_numeric() => Some(*bson),
         FieldType::Array { elem, .. } => numeric_element(elem),
-        FieldType::Map { value } => numeric_element(value),
+        FieldType::Map { value, .. } => numeric_element(value),
         _ => None,
     }
 }

@@ -161,7 +161,7 @@ fn value_name(ty: &FieldType) -> Option<&str> {
     loop {
         match ty {
             FieldType::Array { elem, .. } => ty = elem,
-            FieldType::Map { value } => ty = value,
+            FieldType::Map { value, .. } => ty = value,
             FieldType::Value { name } => return Some(name),
             FieldType::Scalar { .. } | FieldType::Counters { .. } => return None,
         }

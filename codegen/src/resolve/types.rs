@@ -55,9 +55,17 @@ pub(super) fn field_type(r: &mut Resolver<'_>, ty: &TypeExpr) -> Option<FieldTyp
                 bound,
             })
         }
-        TypeExprKind::Map { value, .. } => Some(FieldType::Map {
-            value: Box::new(field_type(r, value)?),
-        }),
+        TypeExprKind::Map { value, bound, .. } => {
+            let value = field_type(r, value);
+            let bound = match bound {
+                Some(q) => Some(units::count(r, q, "the map bound")?),
+                None => None,
+            };
+            Some(FieldType::Map {
+                value: Box::new(value?),
+                bound,
+            })
+        }
         TypeExprKind::Counters(shape) => counters(r, shape),
         TypeExprKind::OneOf { values } => {
             super::enums::check(r, ty.span, values)?;

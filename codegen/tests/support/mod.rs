@@ -32,6 +32,7 @@ fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
         typical_items: None,
         inner_dims: Vec::new(),
         map: false,
+        max_entries: None,
         optional: false,
         type_name: None,
         enum_values: Vec::new(),

@@ -17,6 +17,17 @@ fn one_statement_per_line_and_canonical_spacing() {
 }
 
 #[test]
+fn bounded_maps_print_like_bounded_arrays() {
+    let source = "entity S{a:map < int32 ;20 >,b : map<string ? ;  3>, c:map<[ double;4 ];2>}";
+    let once = fmt(source);
+    assert_eq!(
+        once,
+        "entity S {\n  a: map<int32; 20>\n  b: map<string?; 3>\n  c: map<[double; 4]; 2>\n}\n"
+    );
+    assert_eq!(fmt(&once), once);
+}
+
+#[test]
 fn relations_and_queries() {
     let source = "relation Author.books:many( 300 )<->Book.author:one{standalone Book show Author.name on Book ratio 1000:1 page 50 by at desc}\nquery q on Book{where title==? and year between ? sort title asc,year limit 1 rate 100/s returns title ,year}";
     assert_eq!(

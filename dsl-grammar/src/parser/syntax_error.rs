@@ -277,7 +277,7 @@ pub(super) fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::field => "a field `name: type`",
         Rule::optional => "`?`",
         Rule::array_type => "`[type]`",
-        Rule::map_type => "`map<type>`",
+        Rule::map_type => "`map<type>` or `map<type; N>`",
         Rule::counters_type => "`counters(...)`",
         Rule::counters_shape => "a counter shape like `24 x 60`",
         Rule::counter_dim => "a number",

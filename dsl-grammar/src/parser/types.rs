@@ -164,9 +164,11 @@ pub(super) fn type_expr(pair: Pair<'_, Rule>) -> Build<TypeExpr> {
                 .ok_or_else(|| internal(span, "map without value type"))?;
             let value = Box::new(type_expr(v)?);
             let value_optional = c.take(Rule::optional).is_some();
+            let bound = c.take(Rule::quantity).map(quantity).transpose()?;
             TypeExprKind::Map {
                 value,
                 value_optional,
+                bound,
             }
         }
         Rule::counters_type => {

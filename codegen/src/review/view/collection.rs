@@ -231,7 +231,10 @@ pub fn type_label(f: &PlanField) -> String {
         base = format!("one_of({})", quoted.join(", "));
     }
     if f.map {
-        base = format!("map<{base}>");
+        base = match f.max_entries {
+            Some(n) => format!("map<{base}> \u{2264} {} entries", thousands(n)),
+            None => format!("map<{base}>"),
+        };
     }
     for dim in f.inner_dims.iter().rev() {
         base = format!("[{base}; {}]", thousands(*dim));
@@ -350,6 +353,9 @@ pub fn validator_rows(fields: &[PlanField]) -> Vec<ValidatorRow> {
             ty = format!("array of {ty}");
         }
         let mut max = f.max_items.map(thousands).unwrap_or_default();
+        if let (Some(n), 0) = (f.max_entries, f.array_depth) {
+            max = format!("{} entries", thousands(n));
+        }
         for d in &f.inner_dims {
             max.push_str(&format!(" \u{00d7} {}", thousands(*d)));
         }
