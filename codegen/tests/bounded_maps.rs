@@ -2,7 +2,7 @@
 //! diagnostics, kept by the Model (`sqn()` writes it back), and used by the size model (N entries
 //! at worst, the smaller of N and 10 on average) and the validator (`maxProperties: N`; an
 //! `@attributes` map is an array of `{k, v}`, bounded with `maxItems`). The server refusing a
-//! map over its bound is `tests/derive_maps.rs`.
+//! map over its bound, and the guarded entry setter, are `correctness/tests/maps.rs`.
 
 use serde_json::Value;
 use squillion_codegen::model::FieldType;

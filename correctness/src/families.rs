@@ -36,6 +36,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(counts());
     out.extend(loads());
     out.extend(attributes());
+    out.extend(maps());
     out
 }
 
@@ -783,4 +784,37 @@ pub fn attributes() -> Vec<Schema> {
               query two_colours on Product { where colours has (k == ?, v == ?) and colours has (k == ?, v == ?) sort sku }\n"
             .to_owned(),
     }]
+/// Issue 12: bounded maps (`map<T; N>`) of a number, a string and a value type, at bounds 1, 3
+/// and 8, required and optional, and an unbounded map; each entity also holds an `@attributes`
+/// map of the same bound (an array of `{k, v}`). Types: `Bag { name, m, attrs }`, `V { s, n }`.
+pub fn maps() -> Vec<Schema> {
+    let mut out = Vec::new();
+    let shapes: [(&str, &str, Option<u64>, bool); 7] = [
+        ("int_1", "int32", Some(1), false),
+        ("int_3", "int32", Some(3), false),
+        ("int_8", "int32", Some(8), false),
+        ("string_3_optional", "string", Some(3), true),
+        ("value_3", "V", Some(3), false),
+        ("value_8_optional", "V", Some(8), true),
+        ("int_unbounded", "int32", None, false),
+    ];
+    for (name, value, bound, optional) in shapes {
+        let bound_text = bound.map(|n| format!("; {n}")).unwrap_or_default();
+        let q = if optional { "?" } else { "" };
+        out.push(Schema {
+            name: format!("map_{name}"),
+            doc: format!(
+                "Issue 12: `m: map<{value}{bound_text}>{q}` and `attrs: map<string{bound_text}> @attributes`."
+            ),
+            sqn: format!(
+                "value V {{ s: string  n: int32 }}\n\
+                 entity Bag @collection(\"bags\") {{\n  \
+                 name: string\n  \
+                 m: map<{value}{bound_text}>{q}\n  \
+                 attrs: map<string{bound_text}> @attributes\n\
+                 }}\n"
+            ),
+        });
+    }
+    out
 }

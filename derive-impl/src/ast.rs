@@ -419,6 +419,13 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 cx.error_at(span, "the id never changes, so it cannot be a counter");
             }
         }
+        if let Some((span, _)) = f.attrs.map {
+            if types::map(f.ty).is_none() {
+                cx.error_at(span, format!("`map` describes a map whose keys are data, but `{}` is not a BTreeMap, HashMap or IndexMap", f.ident));
+            } else if i == item.id {
+                cx.error_at(span, "the id cannot be a map");
+            }
+        }
         if !f.attrs.fan_out.is_empty() && i == item.id {
             cx.error_at(
                 f.attrs.fan_out[0].span,

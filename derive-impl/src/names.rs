@@ -84,6 +84,7 @@ pub const PLAIN_FIELD_ATTRS: &[&str] = &[
     "max_length",
     "pattern",
     "one_of",
+    "map",
 ];
 
 /// The Rust types `inc_<f>` adds to with `$inc`: the numbers BSON stores (int32, int64, double).
@@ -103,13 +104,20 @@ pub struct FieldShape {
     pub numeric: bool,
     /// Declared a counter (`#[squillion(counter)]`).
     pub counter: bool,
+    /// A map whose keys are data (`BTreeMap`, `HashMap`, `IndexMap`): it gets its per-entry
+    /// `set_<f>_entry` and `remove_<f>_entry` beside `set_<f>`.
+    pub map: bool,
 }
 
 /// The update methods of one field, as `(prefix, suffix)` like [`layout_methods`]: `set_<f>` for
-/// a plain field, `inc_<f>` for a plain number, and the guarded `dec_<f>` for a counter.
+/// a plain field, `inc_<f>` for a plain number, the guarded `dec_<f>` for a counter, and
+/// `set_<f>_entry` and `remove_<f>_entry` for a map.
 pub fn field_methods(shape: FieldShape) -> &'static [(&'static str, &'static str)] {
     if shape.maintained || shape.bounded || !shape.plain {
         return &[];
+    }
+    if shape.map {
+        return &[("set", ""), ("set", "entry"), ("remove", "entry")];
     }
     match (shape.numeric, shape.counter) {
         (true, true) => &[("set", ""), ("inc", ""), ("dec", "")],

@@ -56,6 +56,33 @@ pub fn array(ty: &Type) -> Option<ArrayType<'_>> {
     }
 }
 
+/// A map field type: `BTreeMap<K, V>`, `HashMap<K, V>` or `IndexMap<K, V>` (by last segment
+/// name), optionally inside an `Option`. Stored as a document whose keys are data.
+pub struct MapType<'a> {
+    /// The value type.
+    pub value: &'a Type,
+}
+
+/// The map `ty` is (or is an `Option` of), if it is one.
+pub fn map(ty: &Type) -> Option<MapType<'_>> {
+    let ty = option_inner(ty).unwrap_or(ty);
+    let seg = last_segment(ty)?;
+    if !matches!(
+        seg.ident.to_string().as_str(),
+        "BTreeMap" | "HashMap" | "IndexMap"
+    ) {
+        return None;
+    }
+    let value = generic_args(seg)
+        .into_iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1)?;
+    Some(MapType { value })
+}
+
 /// The `T` of `Option<T>`.
 pub fn option_inner(ty: &Type) -> Option<&Type> {
     let seg = last_segment(ty)?;

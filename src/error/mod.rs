@@ -20,6 +20,28 @@ pub enum Error {
         /// The declared bound.
         max: usize,
     },
+    /// A map declared with a bound (`map<T; N>`) holds `max` entries: the update that would
+    /// have added a new key matched nothing, and nothing was written. Setting a key it already
+    /// holds still works.
+    #[error("`{field}` is full: it holds at most {max} entries; set a key it already holds, or remove one first")]
+    MapFull {
+        /// `collection.path` of the map.
+        field: String,
+        /// The declared bound.
+        max: usize,
+    },
+    /// A map key that cannot be stored as one key: MongoDB reads `.` in an update's path as a
+    /// step into a subdocument and `$` at its start as an operator, so such a key would address
+    /// another path. Nothing was written.
+    #[error("`{key}` cannot be a key of `{field}`: {reason}; choose a key without it")]
+    InvalidMapKey {
+        /// `collection.path` of the map.
+        field: String,
+        /// The key, as given.
+        key: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// An element of an embedded array would repeat a value the array's elements keep unique
     /// (`@unique` on a field of an embedded entity): nothing was written. MongoDB's unique index
     /// refuses a value held by another document; the push refuses one held by this document.

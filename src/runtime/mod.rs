@@ -14,6 +14,7 @@ pub mod indexes;
 pub mod json;
 pub mod kept;
 pub mod links;
+pub mod maps;
 pub mod outlier;
 pub mod paging;
 pub mod query;

@@ -262,6 +262,7 @@ fn repository_methods(
                 && !matches!(f.kind, FieldKind::Computed | FieldKind::Denormalized),
             numeric: numeric(f),
             counter: names.iter().any(|n| n == "counter"),
+            map: f.map,
         };
         for (prefix, suffix) in derived::field_methods(shape) {
             let origin = MethodOrigin::Field(f.code_name.clone());

@@ -121,6 +121,8 @@ pub(super) fn method_names(f: &PlanField) -> Vec<String> {
             plain: true,
             numeric,
             counter: i.field.flags.counter,
+            // The derive writes entry methods for top-level maps only.
+            map: false,
         };
         for (prefix, _) in derived::field_methods(shape) {
             out.push(derived::field_method(prefix, &suffix, ""));

@@ -28,7 +28,7 @@ pub(super) struct CollectionAttrs {
 }
 
 impl CollectionAttrs {
-    fn field(&mut self, path: &str, attr: TokenStream) {
+    pub(super) fn field(&mut self, path: &str, attr: TokenStream) {
         self.fields.entry(path.to_owned()).or_default().push(attr);
     }
 }
@@ -215,21 +215,8 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
             out.field(&f.name, quote!(embed(max = #m, unique(#(#unique),*))));
         }
     }
-    // Counters: the derive writes their guarded `dec_<f>` beside `set_<f>` and `inc_<f>`, which
-    // never goes below the range's smallest value (0 without a range).
-    for f in c
-        .fields
-        .iter()
-        .filter(|f| f.flags.counter && f.variant.is_none())
-    {
-        match &f.range {
-            Some(range) => {
-                let (min, max) = (number_lit(&range.min), number_lit(&range.max));
-                out.field(&f.name, quote!(counter, minimum = #min, maximum = #max));
-            }
-            None => out.field(&f.name, quote!(counter)),
-        }
-    }
+    super::field_attrs::counters(c, &mut out);
+    super::field_attrs::bounded_maps(c, &mut out);
     // Fields the repository writes itself (summaries, copies, a pattern's fields) get no setter
     // the application could break them with; most already carry the attribute that says so.
     for f in c

@@ -6,6 +6,7 @@
 pub mod clashes;
 mod copies;
 mod enums;
+mod field_attrs;
 mod inner;
 mod layout;
 mod methods;
@@ -612,6 +613,13 @@ fn default_doc(f: &PlanField) -> String {
     let optional = if f.optional { ", optional" } else { "" };
     match f.kind {
         _ if f.name == "_id" => "The document's id (`_id`).".to_owned(),
+        _ if f.map => match f.max_entries {
+            Some(n) => format!(
+                "`{}`: a map whose keys are data, at most {n} entries (`map(max = {n})`:                  `set_{}_entry` refuses a new key when it is full){optional}.",
+                f.name, f.code_name
+            ),
+            None => format!("`{}`: a map whose keys are data{optional}.", f.name),
+        },
         FieldKind::Ref | FieldKind::RefArray if f.name == "id" => {
             "The id of the referenced document.".to_owned()
         }

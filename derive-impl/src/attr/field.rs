@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, maintained, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, map, maintained, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
 
 fn set_layout(slot: &mut Option<(Layout, Span)>, cx: &Ctxt, span: Span, layout: Layout) {
     if let Some((prev, prev_span)) = slot {
@@ -345,6 +345,22 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     })?;
                 }
                 "counter" => out.counter = Some(span),
+                "map" => {
+                    let mut max = None;
+                    if meta.input.peek(syn::token::Paren) {
+                        meta.parse_nested_meta(|m| {
+                            match key_name(&m).as_str() {
+                                "max" => max = Some(relation_max(&m, cx)?.0),
+                                other => {
+                                    cx.error_spanned_by(&m.path, format!("unknown map option `{other}`; expected max"));
+                                    skip_value(&m)?;
+                                }
+                            }
+                            Ok(())
+                        })?;
+                    }
+                    out.map = Some((span, max));
+                }
                 "maintained" => out.maintained = Some(span),
                 "inner" => {
                     let (mut path, mut name, mut ty, mut counter) = (None, None, None, false);

@@ -270,6 +270,8 @@ pub struct FieldAttrs {
     pub fan_out: Vec<FanOutDecl>,
     /// `counter`: a number changed by increments and guarded decrements (`dec_<f>`).
     pub counter: Option<Span>,
+    /// `map(max = N)`: a map holding at most N entries (the span of `map`, and N).
+    pub map: Option<(Span, Option<u64>)>,
     /// `maintained`: the repository's other operations write this field (a summary, a copy, a
     /// pattern's field): no setter.
     pub maintained: Option<Span>,

@@ -54,6 +54,7 @@ pub(crate) fn shape(item: &Item<'_>, index: usize, f: &Field<'_>) -> FieldShape 
         plain,
         numeric: numeric(f.ty),
         counter: a.counter.is_some(),
+        map: types::map(f.ty).is_some(),
     }
 }
 
@@ -61,11 +62,13 @@ pub(crate) fn shape(item: &Item<'_>, index: usize, f: &Field<'_>) -> FieldShape 
 pub fn methods(item: &Item<'_>) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, f) in item.fields.iter().enumerate() {
-        for (prefix, _) in field_methods(shape(item, i, f)) {
-            out.extend(match *prefix {
-                "set" => setter(item, f),
-                "inc" => increment(item, f),
-                "dec" => decrement(item, f),
+        for (prefix, suffix) in field_methods(shape(item, i, f)) {
+            out.extend(match (*prefix, *suffix) {
+                ("set", "") => setter(item, f),
+                ("inc", "") => increment(item, f),
+                ("dec", "") => decrement(item, f),
+                ("set", "entry") => super::maps::set_entry(item, f),
+                ("remove", "entry") => super::maps::remove_entry(item, f),
                 _ => TokenStream::new(),
             });
         }
@@ -92,6 +95,7 @@ fn setter(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
              [`squillion::Error::NotFound`] if no document has this id."
         )
     };
+    let (doc, bound) = super::maps::setter_bound(f, doc);
     let body = super::kept::update(
         item,
         path,
@@ -101,6 +105,7 @@ fn setter(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     quote::quote! {
         #[doc = #doc]
         pub async fn #name(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
+            #bound
             #body
         }
     }

@@ -46,6 +46,7 @@ pub(crate) fn inner_shape(d: &InnerDecl) -> FieldShape {
         plain: true,
         numeric: numeric(&d.ty),
         counter: d.counter,
+        map: false,
     }
 }
 

@@ -8,6 +8,7 @@ mod inner;
 mod kept;
 mod layouts;
 mod lists;
+mod maps;
 mod patterns;
 mod schema;
 

@@ -1,5 +1,5 @@
-//! The `$jsonSchema` validator derived from the fields: BSON types, required fields, array bounds
-//! and the declared facts (minimum, pattern, ...).
+//! The `$jsonSchema` validator derived from the fields: BSON types, required fields, array and
+//! map bounds and the declared facts (minimum, pattern, ...).
 
 use serde_json::{json, Map, Value};
 
@@ -23,6 +23,9 @@ pub fn derived_validator(item: &Item<'_>) -> String {
         }
         if let Some((_, Some(max))) = &f.bound {
             p.insert("maxItems".into(), json!(max));
+        }
+        if let Some((_, Some(max))) = &f.attrs.map {
+            p.insert("maxProperties".into(), json!(max));
         }
         let facts = &f.attrs.facts;
         if let Some(m) = facts.minimum {

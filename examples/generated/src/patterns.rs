@@ -650,7 +650,7 @@ impl ProductRepo {
 /// Collection `games`. One document per Game.
 /// Estimated size: about 286 bytes on average, 8236 bytes at worst.
 ///
-/// Repository: `GameRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_results`.
+/// Repository: `GameRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_results`, `set_results_entry`, `remove_results_entry`.
 #[derive(
     Debug,
     Clone,
@@ -669,7 +669,7 @@ pub struct Game {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
-    /// `results`: an embedded document.
+    /// `results`: a map whose keys are data.
     pub results: ::std::collections::BTreeMap<::std::string::String, Score>,
 }
 impl Game {
