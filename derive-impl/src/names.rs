@@ -267,6 +267,7 @@ mod tests {
                         .all(|a| PLAIN_FIELD_ATTRS.contains(&a.as_str())),
                     numeric: NUMERIC_TYPES.contains(&ty.as_str()),
                     counter: attrs.iter().any(|a| a == "counter"),
+                    map: crate::types::map(&f.ty).is_some(),
                 };
                 for (p, x) in field_methods(shape) {
                     expected.push(field_method(p, &name, x));

@@ -110,6 +110,10 @@ pub struct Job {
     pub busy: bool,
     pub since: Option<DateTime>,
     pub finished: bool,
+    /// A bounded map and an unbounded optional one: `set_<f>_entry`, `remove_<f>_entry`.
+    #[squillion(map(max = 4))]
+    pub tags: std::collections::BTreeMap<String, i64>,
+    pub labels: Option<std::collections::HashMap<String, String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
