@@ -230,3 +230,45 @@ fn the_validator_bounds_a_map_with_max_properties() {
         "{v}"
     );
 }
+
+/// A map's bound changed between two plans: the diff records it and says it in words, and an
+/// unchanged bound is no change.
+#[test]
+fn the_plan_diff_names_a_changed_map_bound() {
+    use squillion_codegen::diff;
+    let with = |ty: &str| {
+        plan(&format!(
+            "value V {{ s: string  n: int32 }}\nentity A @collection(\"a\") {{ m: {ty} }}"
+        ))
+    };
+    for (old, new, words) in [
+        (
+            "map<int32; 5>",
+            "map<int32; 3>",
+            "At most 3 entries (was 5).",
+        ),
+        (
+            "map<int32>",
+            "map<int32; 3>",
+            "At most 3 entries (was unbounded).",
+        ),
+        ("map<V; 2>", "map<V>", "Unbounded (was at most 2 entries)."),
+        (
+            "map<V; 2000>",
+            "map<V; 20000>",
+            "At most 20,000 entries (was 2,000).",
+        ),
+    ] {
+        let d = diff::diff(&with(old), &with(new));
+        let changed: Vec<_> = d.fields.iter().filter(|f| f.code_path == "m").collect();
+        assert_eq!(changed.len(), 1, "{old} -> {new}: {:?}", d.fields);
+        let text = format!("{:?}", squillion_codegen::prose::diff::sections(&d));
+        assert!(text.contains(words), "{old} -> {new}: {text}");
+    }
+    let same = diff::diff(&with("map<int32; 4>"), &with("map<int32; 4>"));
+    assert!(
+        same.fields.iter().all(|f| f.code_path != "m"),
+        "{:?}",
+        same.fields
+    );
+}

@@ -380,13 +380,21 @@ fn field(c: &FieldChange) -> Item {
                     maybe(&o.max_items, bound)
                 ));
             }
-            if o.max_entries != n.max_entries {
-                let bound = |m: &u64| thousands(*m);
-                details.push(format!(
+            match (o.max_entries, n.max_entries) {
+                (Some(was), Some(now)) if was != now => details.push(format!(
                     "At most {} entries (was {}).",
-                    maybe(&n.max_entries, bound),
-                    maybe(&o.max_entries, bound)
-                ));
+                    thousands(now),
+                    thousands(was)
+                )),
+                (None, Some(now)) => details.push(format!(
+                    "At most {} entries (was unbounded).",
+                    thousands(now)
+                )),
+                (Some(was), None) => details.push(format!(
+                    "Unbounded (was at most {} entries).",
+                    thousands(was)
+                )),
+                _ => {}
             }
             if o.enum_values != n.enum_values {
                 details.push(format!(
