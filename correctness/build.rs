@@ -1,9 +1,9 @@
-//! Generates one module per schema of `src/families.rs`, and per schema of a fixed-seed batch of
+//! Generates one module per schema of `src/families/mod.rs`, and per schema of a fixed-seed batch of
 //! squillion-schemagen's (`gen_NN`): the code squillion generates for it, plus `SQN`,
 //! `PLAN_JSON` and `ensure_indexes(db)` (every collection's repository), so the tests can drive
 //! the generated repositories of a whole family the same way.
 
-#[path = "src/families.rs"]
+#[path = "src/families/mod.rs"]
 mod families;
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ const GENERATED: usize = 12;
 const GENERATED_SEED: u64 = 11;
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/families.rs");
+    println!("cargo:rerun-if-changed=src/families");
     println!("cargo:rerun-if-changed=../examples");
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         eprintln!("OUT_DIR is not set: run through cargo");

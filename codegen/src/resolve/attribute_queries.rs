@@ -45,7 +45,7 @@ impl Paths<'_> {
             _ => None,
         };
         let value = match field.map(|f| (f, &f.ty)) {
-            Some((f, FieldType::Map { value })) if f.facts.attributes => value,
+            Some((f, FieldType::Map { value, .. })) if f.facts.attributes => value,
             Some((f, _)) if !r.typed(f) => return None,
             other => {
                 let help = match other {
