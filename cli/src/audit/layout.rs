@@ -71,7 +71,9 @@ fn found(f: &FieldShape, shape: Stored) -> String {
 /// What the plan keeps in a field of a collection: placements, subsets, top-N lists and
 /// overflowing arrays alike are fields of the planned collection.
 fn kept(f: &PlanField) -> Stored {
-    let nested = !f.children.is_empty();
+    // An embedding cycle's field (an entity embedded in itself) holds documents whose fields the
+    // Plan leaves out, as they repeat an enclosing type: it is nested all the same.
+    let nested = !f.children.is_empty() || f.recursive;
     match (f.kind, f.array_depth > 0, nested) {
         (FieldKind::Ref, _, true) => Stored::ExtendedRef,
         (FieldKind::Ref, _, false) => Stored::Id,
@@ -278,4 +280,49 @@ pub fn missing_collection(plan: &Plan, name: &str) -> Option<Finding> {
         drift: None,
         cost: Default::default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the audit expects at every field a relationship places is the placement's own shape,
+    /// over the Plans of a generated batch (embedding cycles among them: the Plan leaves a
+    /// recursive field's children out, and the audit read such an array as ids).
+    #[test]
+    fn the_audit_expects_what_the_plan_places() {
+        let mut recursive = 0;
+        let mut checked = 0;
+        for (_, schema) in squillion_schemagen::covering_batch(1, 80, Default::default()) {
+            let text = squillion_schemagen::render(&schema);
+            let source = squillion_grammar::SourceFile::new("gen.sqn", text.clone());
+            let model = match squillion_codegen::load(&source) {
+                Ok(c) => c.model,
+                Err(d) => panic!("generated schema does not check: {d:?}\n{text}"),
+            };
+            let plan = squillion_codegen::engine::plan(&model, &source);
+            for d in &plan.relationships {
+                for p in &d.placement {
+                    let Some(f) = plan
+                        .collection(&p.collection)
+                        .and_then(|c| c.field_at(&p.path))
+                    else {
+                        continue;
+                    };
+                    checked += 1;
+                    recursive += usize::from(f.recursive);
+                    assert!(
+                        same(p.shape, kept(f)),
+                        "{}.{}: the audit expects {:?} where the plan places {:?}\n{text}",
+                        p.collection,
+                        p.path,
+                        kept(f),
+                        p.shape
+                    );
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} placements checked");
+        assert!(recursive > 0, "the batch has no embedding cycle");
+    }
 }

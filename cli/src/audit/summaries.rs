@@ -10,7 +10,7 @@ use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Database;
 use squillion_codegen::plan::{
-    Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape, SummaryFn,
+    Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, PlanField, Shape, SummaryFn,
 };
 
 use super::checks::{Finding, FindingKind};
@@ -94,6 +94,25 @@ fn kept<'p>(d: &'p Decision, c: &Collection) -> Vec<(&'p str, SummaryFn, Option<
     out
 }
 
+/// The fields of the documents of type `name` laid out in `c`: its own documents' when `c` holds
+/// that entity, else those of the first field of that type with its fields given.
+fn fields_of_type<'p>(c: &'p Collection, name: &str) -> Option<&'p [PlanField]> {
+    fn find<'p>(fs: &'p [PlanField], name: &str) -> Option<&'p [PlanField]> {
+        fs.iter().find_map(|f| {
+            if f.type_name.as_deref() == Some(name) && !f.recursive && !f.children.is_empty() {
+                Some(f.children.as_slice())
+            } else {
+                find(&f.children, name)
+            }
+        })
+    }
+    if c.entity == name {
+        Some(&c.fields)
+    } else {
+        find(&c.fields, name)
+    }
+}
+
 /// What the summary at `holders` of `c` summarises.
 fn of<'p>(
     plan: &'p Plan,
@@ -109,8 +128,18 @@ fn of<'p>(
     };
     let in_array = |array: &'p str| {
         let element = c.field_at(array)?;
+        // An embedding cycle's elements repeat an enclosing type, whose fields the Plan gives
+        // where that type is first laid out, not again at the recursive field.
+        let fields = if element.recursive {
+            element
+                .type_name
+                .as_deref()
+                .and_then(|t| fields_of_type(c, t))?
+        } else {
+            &element.children
+        };
         let field = match field {
-            Some(f) => Some(drift::field_named(&element.children, f)?.name.as_str()),
+            Some(f) => Some(drift::field_named(fields, f)?.name.as_str()),
             None => None,
         };
         Some(Of::Array {
@@ -405,6 +434,50 @@ async fn recompute(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every summary kept beside an embedded array of its relationship is recomputed from that
+    /// array, the field it reads found in the elements, over the Plans of a generated batch
+    /// (embedding cycles among them, whose recursive field the Plan gives without its fields).
+    #[test]
+    fn every_summary_of_an_embedded_array_reads_its_elements() {
+        let (mut checked, mut recursive) = (0, 0);
+        for (_, schema) in squillion_schemagen::covering_batch(1, 80, Default::default()) {
+            let text = squillion_schemagen::render(&schema);
+            let source = squillion_grammar::SourceFile::new("gen.sqn", text.clone());
+            let model = match squillion_codegen::load(&source) {
+                Ok(c) => c.model,
+                Err(d) => panic!("generated schema does not check: {d:?}\n{text}"),
+            };
+            let plan = squillion_codegen::engine::plan(&model, &source);
+            for c in &plan.collections {
+                for d in &plan.relationships {
+                    for (path, _, field) in kept(d, c) {
+                        let mut holders: Vec<&str> = path.split('.').collect();
+                        holders.pop();
+                        let prefix = holders.join(".");
+                        let Some(p) = d.placement.iter().find(|p| {
+                            p.collection == c.name
+                                && p.shape == Shape::ArrayOfSubdocuments
+                                && p.path.rsplit_once('.').map_or("", |(h, _)| h) == prefix
+                        }) else {
+                            continue;
+                        };
+                        checked += 1;
+                        recursive += usize::from(c.field_at(&p.path).is_some_and(|f| f.recursive));
+                        let read = of(&plan, d, c, &holders, field);
+                        assert!(
+                            matches!(read, Some(Of::Array { field: got, .. }) if got.is_some() == field.is_some()),
+                            "{}.{path} ({field:?}) is not recomputed from {}\n{text}",
+                            c.name,
+                            p.path
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 0, "no summary of an embedded array");
+        assert!(recursive > 0, "no summary of an embedding cycle's array");
+    }
 
     #[test]
     fn aggregates_are_recomputed_as_the_server_would() {
