@@ -37,6 +37,11 @@ fn top_level<'a>(c: &'a Collection, path: &str) -> Option<&'a PlanField> {
 }
 
 fn draw_once(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
+    if rng.chance(3) {
+        if let Some(op) = crate::outside::draw(s, r, rng) {
+            return Some(op);
+        }
+    }
     let family = match rng.below(12) {
         0 => crate::queries::draw(s, r, rng),
         1 | 2 => crate::buckets::draw(s, r, rng),

@@ -20,6 +20,7 @@ pub mod driver;
 pub mod links;
 pub mod model;
 pub mod ops;
+pub mod outside;
 pub mod patterns;
 pub mod queries;
 pub mod run;

@@ -115,6 +115,13 @@ pub enum Kind {
         /// The query's name.
         name: String,
     },
+    /// Replace a document, with the driver and not its repository, by itself with one
+    /// enumeration value changed to one the enumeration does not list: the validator must refuse
+    /// it ([`crate::outside`]).
+    OutsideEnum {
+        /// Where the value was changed (a dotted path, array indexes included).
+        path: String,
+    },
 }
 
 /// One operation, concrete enough to replay: the call and its meaning.

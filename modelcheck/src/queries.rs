@@ -39,7 +39,19 @@ pub fn draw(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
     let docs = r.docs(&q.collection);
     let mut args = Vec::new();
     for c in &q.conditions {
+        // An enumeration's argument is also any of its values, stored or not (the method takes
+        // the generated enum: every value must reach the server as its exact text).
+        let listed: Vec<String> = s
+            .plan
+            .collection(&q.collection)
+            .and_then(|col| col.field_at(&c.path))
+            .map(|f| f.enum_values.clone())
+            .unwrap_or_default();
+        let n = rng.below(4);
         let mut pick = || {
+            if !listed.is_empty() && rng.chance(40) {
+                return rng.pick(&listed).cloned().map(Bson::String);
+            }
             let d = Bson::Document(rng.pick(docs)?.clone());
             let values = values_at(&d, &c.path);
             rng.pick(&values).cloned()
@@ -59,6 +71,14 @@ pub fn draw(s: &Schema<'_>, r: &Reference, rng: &mut Rng) -> Option<Op> {
                 };
                 args.push(from);
                 args.push(to);
+            }
+            // An enumeration's `in`: none to three of its values (none selects nothing).
+            QueryOp::In if !listed.is_empty() => {
+                let mut items = Vec::new();
+                for _ in 0..n {
+                    items.push(pick()?);
+                }
+                args.push(Bson::Array(items));
             }
             QueryOp::In => args.push(Bson::Array(vec![pick()?])),
             _ => args.push(pick()?),
@@ -148,9 +168,16 @@ pub fn expect(s: &Schema<'_>, r: &Reference, op: &Op) -> Option<Expect> {
         .filter(|d| {
             let d = Bson::Document((*d).clone());
             conditions.iter().all(|(c, a)| {
-                values_at(&d, &c.path)
-                    .iter()
-                    .any(|v| holds(c.op, v, a, c.ignore_case))
+                let values = values_at(&d, &c.path);
+                if c.op == QueryOp::Ne {
+                    // `$ne` is `$eq` negated: no value at the path equals the argument (an
+                    // array holding it is left out; a missing field is selected).
+                    !values
+                        .iter()
+                        .any(|v| holds(QueryOp::Eq, v, a, c.ignore_case))
+                } else {
+                    values.iter().any(|v| holds(c.op, v, a, c.ignore_case))
+                }
             })
         })
         .cloned()

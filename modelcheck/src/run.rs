@@ -252,6 +252,14 @@ async fn step(
     op: &Op,
     methods: &mut BTreeMap<(String, String), u64>,
 ) -> Result<Option<bool>, String> {
+    if let ops::Kind::OutsideEnum { .. } = &op.kind {
+        // A raw write, not a repository call: the validator must refuse it.
+        if crate::outside::run(db, r, op).await?.is_none() {
+            return Ok(None);
+        }
+        check(driver, db, s.plan, r, read).await?;
+        return Ok(Some(true));
+    }
     let mut refused = false;
     let mut first = true;
     for part in std::iter::once(op).chain(op.then.iter()) {

@@ -79,10 +79,11 @@ async fn every_generated_schema_keeps_its_layout_under_random_operations() {
     eprintln!("{markdown}");
     let mut empty = table.empty_rows();
     if default_slice(steps) {
-        // The CI slice's two embedding cycles (s1_013, s1_019) are entities whose every document
-        // must name another of its kind (a required reference to a parent of the same entity),
-        // so none can be inserted and their arrays of themselves get no push; the long run's
-        // batches drive the pushes (docs/testing.md).
+        // No anchor holds an embedding cycle (schemagen/src/anchor.rs): the batch has one only
+        // when a free draw makes it, and an entity whose every document must name another of
+        // its kind (a required reference to a parent of the same entity) can insert none, so
+        // its array of itself gets no push; the long run's batches drive the pushes
+        // (docs/testing.md).
         empty.retain(|row| row != "embedding cycle");
     }
     if default_slice(steps) {
