@@ -184,10 +184,45 @@ impl Writer {
     }
 }
 
-/// Splits on spaces, keeping atomic pieces (`@range(`, `20KB`) whole as written.
+/// Whether each character of `text` lies inside a string literal (its quotes included).
+fn quoted(text: &str) -> Vec<bool> {
+    let (mut inside, mut escaped) = (false, false);
+    text.chars()
+        .map(|c| {
+            let here = inside || c == '"';
+            if inside && escaped {
+                escaped = false;
+            } else if inside && c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                inside = !inside;
+            }
+            here
+        })
+        .collect()
+}
+
+/// The words of `text` between spaces, a string literal's spaces kept (`"on hold"`).
+fn words(text: &str) -> Vec<&str> {
+    let inside = quoted(text);
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (k, (i, c)) in text.char_indices().enumerate() {
+        if c == ' ' && !inside[k] {
+            out.push(&text[start..i]);
+            start = i + 1;
+        }
+    }
+    out.push(&text[start..]);
+    out.retain(|w| !w.is_empty());
+    out
+}
+
+/// Splits on spaces, keeping atomic pieces (`@range(`, `20KB`) and string literals whole as
+/// written.
 fn split(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
+    for word in words(text) {
         if !word.contains(|c: char| c.is_ascii_alphanumeric()) {
             // `<->`, `==`, `{`: one token.
             out.push(word.to_owned());
@@ -196,10 +231,14 @@ fn split(text: &str) -> Vec<String> {
         // `name:` and `x,` are two tokens each, so that comments may go between them.
         let mut rest = word;
         while !rest.is_empty() {
+            let inside = quoted(rest);
             let cut = rest
                 .char_indices()
-                .find(|&(i, c)| i > 0 && matches!(c, ',' | ':' | ')' | ']' | '>' | '?' | ';'))
-                .map(|(i, _)| i);
+                .enumerate()
+                .find(|&(k, (i, c))| {
+                    i > 0 && !inside[k] && matches!(c, ',' | ':' | ')' | ']' | '>' | '?' | ';')
+                })
+                .map(|(_, (i, _))| i);
             let atomic_ratio = rest.starts_with(|c: char| c.is_ascii_digit())
                 && rest.contains(':')
                 && !rest.ends_with(':');
@@ -566,5 +605,38 @@ mod tests {
             split("A.b: one <-> B.a: many(5)"),
             ["A.b", ":", "one", "<->", "B.a", ":", "many(5", ")"]
         );
+    }
+
+    /// Every string literal comes out of `split` whole, whatever it holds (spaces, the
+    /// punctuation `split` cuts at, an escaped quote), and nothing is lost between the tokens.
+    #[test]
+    fn split_keeps_string_literals_whole() {
+        let literals = [
+            "\"on hold\"",
+            "\"à la carte\"",
+            "\"\"",
+            "\"a, b: c) d] e> f? g;\"",
+            "\"say \\\"hi\\\" twice\"",
+            "\"9 lives\"",
+        ];
+        for (i, lit) in literals.iter().enumerate() {
+            let other = literals[(i + 1) % literals.len()];
+            let text = format!("state: one_of({lit}, {other})?");
+            let tokens = split(&text);
+            for l in [lit, &other] {
+                assert!(
+                    tokens.iter().any(|t| t.contains(l)),
+                    "{l} split apart: {tokens:?}"
+                );
+            }
+            let joined: String = tokens.concat();
+            assert_eq!(
+                joined,
+                text.replace(' ', "")
+                    .replace(&lit.replace(' ', ""), lit)
+                    .replace(&other.replace(' ', ""), other),
+                "{tokens:?}"
+            );
+        }
     }
 }
