@@ -116,3 +116,92 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The same damage with a character of several bytes written just before it or just after
+    /// it (a byte order mark, accented letters, an emoji, Unicode line separators): no panic, a
+    /// help line on every error, and every span starts and ends on a character boundary, so the
+    /// rendered snippet (also drawn here) and an editor can cut the text there. The fuzzer found
+    /// a byte order mark before a number whose error help sliced inside it.
+    #[test]
+    fn damage_beside_multibyte_characters_is_answered_on_character_boundaries(
+        which in 0usize..5,
+        at in 0usize..100_000,
+        noise in 0usize..NOISE.len(),
+        wide in 0usize..WIDE.len(),
+        after in any::<bool>(),
+    ) {
+        let text = &examples()[which];
+        let words: Vec<(usize, &str)> = text
+            .split_inclusive(char::is_whitespace)
+            .scan(0usize, |pos, w| { let start = *pos; *pos += w.len(); Some((start, w)) })
+            .collect();
+        let (start, word) = words[at % words.len()];
+        let (a, b) = if after { (NOISE[noise], WIDE[wide]) } else { (WIDE[wide], NOISE[noise]) };
+        let damaged = format!("{}{a}{b} {}", &text[..start], &text[start + word.len()..]);
+        let found = errors(&damaged);
+        for d in &found {
+            prop_assert!(
+                d.help.as_deref().is_some_and(|h| !h.trim().is_empty()),
+                "{} without help: {}\n{}", d.code, d.message, damaged
+            );
+            prop_assert!(
+                damaged.is_char_boundary(d.span.start) && damaged.is_char_boundary(d.span.end),
+                "{} at {:?} cuts a character: {}\n{}", d.code, d.span, d.message, damaged
+            );
+        }
+        let _ = squillion_grammar::SourceFile::new("damaged.sqn", damaged.as_str()).render(&found, false);
+    }
+}
+
+/// Characters of two to four bytes, and `\u{FEFF}`, which the grammar reads as white space.
+const WIDE: &[&str] = &[
+    "\u{FEFF}",
+    "é",
+    "€",
+    "😀",
+    "\u{2028}",
+    "\u{85}",
+    "ß",
+    "\u{FEFF}7",
+];
+
+/// Every number of every example followed by a wide character and a word (where a unit may be
+/// written apart: `few(8)\u{FEFF} Tag`, `30€ days`): the help that shows the number joined to its
+/// unit cuts the text before the word on a character boundary, never inside the character.
+#[test]
+fn a_wide_character_after_any_number_is_cut_on_a_boundary() {
+    let mut tried = 0;
+    for text in examples() {
+        let ends: Vec<usize> = text
+            .char_indices()
+            .filter(|&(i, c)| {
+                c.is_ascii_digit() && !text[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        for end in ends {
+            let close = end + usize::from(text[end..].starts_with(')'));
+            for at in [end, close] {
+                for wide in ["\u{FEFF}", "é", "😀"] {
+                    let damaged = format!("{}{wide} days {}", &text[..at], &text[at..]);
+                    for d in errors(&damaged) {
+                        assert!(
+                            damaged.is_char_boundary(d.span.start)
+                                && damaged.is_char_boundary(d.span.end),
+                            "{} at {:?} cuts a character: {}",
+                            d.code,
+                            d.span,
+                            d.message
+                        );
+                        assert!(d.help.as_deref().is_some_and(|h| !h.trim().is_empty()));
+                    }
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried > 1_000, "only {tried} damaged files");
+}

@@ -437,9 +437,12 @@ fn construct_help(expected: &[String]) -> &'static str {
 /// The number `before` ends with (spaces aside), or `1`.
 fn last_number(before: &str) -> &str {
     let trimmed = before.trim_end();
+    // The character before the number may take several bytes (a byte order mark, `é`).
     let start = trimmed
-        .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     match &trimmed[start..] {
         "" => "1",
         n => n,
