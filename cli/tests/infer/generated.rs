@@ -70,8 +70,12 @@ async fn one(k: usize, schema: &squillion_schemagen::Schema) -> Outcome {
     let fill = Fill::new(&model, &plan, SEED + k as u64);
     write(&t.db, &fill).await;
     let filled = started.elapsed();
+    // Every document is read: with a sample of 1,000, a collection of a few thousand is sampled
+    // by `$sample`, a different subset on every run, and a relation seen in few documents (a
+    // self-relation of g17_26's) was recovered on some runs only (CI run 13 missed it). What is
+    // tested here is the round trip; sampling has its own tests.
     let options = Options {
-        sample: 1000,
+        sample: 100_000,
         without: Vec::new(),
     };
     let mut declared = declared_in(&model, &plan);
