@@ -107,17 +107,13 @@ pub(crate) async fn missing_or_full(
     path: &str,
     max: usize,
 ) -> Error {
-    match coll
-        .count_documents(doc! { "_id": id.clone() })
-        .limit(1)
-        .await
-    {
-        Ok(0) => super::core::not_found_in(coll, id),
-        Ok(_) => Error::BoundExceeded {
+    match super::core::id_exists(coll, id).await {
+        Ok(false) => super::core::not_found_in(coll, id),
+        Ok(true) => Error::BoundExceeded {
             field: format!("{}.{path}", coll.name()),
             max,
         },
-        Err(e) => Error::Driver(crate::DriverError::new(e).during("count", coll.name())),
+        Err(e) => e,
     }
 }
 

@@ -56,6 +56,17 @@ pub(crate) fn not_found_in<T: Send + Sync>(coll: &Collection<T>, id: &Bson) -> E
     }
 }
 
+/// Whether a document with `_id` `id` is in `coll`: what tells "missing" from "refused by the
+/// update's own filter" after a guarded write matched nothing.
+pub(crate) async fn id_exists(coll: &Collection<BsonDocument>, id: &Bson) -> Result<bool> {
+    let n = coll
+        .count_documents(doc! { "_id": id.clone() })
+        .limit(1)
+        .await
+        .during("count", coll.name())?;
+    Ok(n > 0)
+}
+
 /// A short text naming an id in error messages.
 pub fn describe(id: &Bson) -> String {
     id.clone().into_relaxed_extjson().to_string()

@@ -15,15 +15,10 @@ use super::core::not_found_in as not_found;
 /// `value` when document `id` exists (the update's own filter stopped the write), else
 /// [`Error::NotFound`].
 async fn unless_missing<V>(coll: &Collection<BsonDocument>, id: &Bson, value: V) -> Result<V> {
-    let exists = coll
-        .count_documents(doc! { "_id": id.clone() })
-        .limit(1)
-        .await
-        .during("count", coll.name())?;
-    if exists == 0 {
-        Err(not_found(coll, id))
-    } else {
+    if super::core::id_exists(coll, id).await? {
         Ok(value)
+    } else {
+        Err(not_found(coll, id))
     }
 }
 

@@ -96,16 +96,6 @@ async fn apply(
     }
 }
 
-/// Whether document `id` exists.
-async fn exists(coll: &Collection<BsonDocument>, id: &Bson) -> Result<bool> {
-    let n = coll
-        .count_documents(doc! { "_id": id.clone() })
-        .limit(1)
-        .await
-        .during("count", coll.name())?;
-    Ok(n > 0)
-}
-
 /// Sets entry `key` of the map at `path` of document `id` to `value`: `$set: {"<path>.<key>":
 /// value}`, guarded by [`entry_filter`] when the map is bounded by `max`.
 /// [`Error::InvalidMapKey`] for a key that would address another path, [`Error::NotFound`] if no
@@ -125,7 +115,7 @@ pub async fn set_entry(
     if apply(coll, keeping, filter, doc! { "$set": { entry: value } }).await? {
         return Ok(());
     }
-    if !exists(coll, &id).await? {
+    if !super::core::id_exists(coll, &id).await? {
         return Err(super::core::not_found_in(coll, &id));
     }
     match max {
@@ -154,7 +144,7 @@ pub async fn remove_entry(
     if apply(coll, keeping, filter, doc! { "$unset": { entry: "" } }).await? {
         return Ok(true);
     }
-    if exists(coll, &id).await? {
+    if super::core::id_exists(coll, &id).await? {
         Ok(false)
     } else {
         Err(super::core::not_found_in(coll, &id))
