@@ -1,13 +1,14 @@
 //! The `$jsonSchema` validator of a planned collection, derived from its fields only.
 //!
 //! `bsonType`, `required` (non-optional fields), `properties`, `maxItems` from bounds (each nested
-//! array level), `maxProperties` from a map's bound, `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters,
+//! array level, in the order the field's containers nest), `maxProperties` from a map's bound,
+//! null where elements or values may be null (`[T?]`, `map<T?>`), `enum` for discriminators and enumerations (`one_of`), `minimum: 0` for counters,
 //! `minimum`/`maximum` for ranges (`@range`), `additionalProperties` left open so that older and
 //! newer schema versions can coexist (schema versioning, seed 002).
 
 use serde_json::{json, Map, Value};
 
-use crate::plan::{Collection, PlanField};
+use crate::plan::{Collection, ContainerKind, PlanField};
 
 /// The validator document: `{"$jsonSchema": {...}}`.
 pub fn validator(collection: &Collection) -> Value {
@@ -91,42 +92,27 @@ fn field_schema(f: &PlanField) -> Value {
     } else {
         json!({ "bsonType": f.bson_type })
     };
-    if f.map {
-        value = match f.max_entries {
+    // Container levels, innermost first: each wraps the schema of its elements (values).
+    for level in f.containers.iter().rev() {
+        if level.nullable {
+            value = nullable(value);
+        }
+        value = match (level.kind, level.bound) {
+            (ContainerKind::Array, Some(n)) => {
+                json!({ "bsonType": "array", "maxItems": n, "items": value })
+            }
+            (ContainerKind::Array, None) => json!({ "bsonType": "array", "items": value }),
             // A bounded map (`map<T; N>`): the server refuses a document with more entries.
-            Some(n) => {
+            (ContainerKind::Map, Some(n)) => {
                 json!({ "bsonType": "object", "maxProperties": n, "additionalProperties": value })
             }
-            None => json!({ "bsonType": "object", "additionalProperties": value }),
+            (ContainerKind::Map, None) => {
+                json!({ "bsonType": "object", "additionalProperties": value })
+            }
         };
     }
-    // Inner array levels first (counters 24 x 60: the inner arrays hold 60).
-    for dim in f.inner_dims.iter().rev() {
-        value = json!({ "bsonType": "array", "maxItems": dim, "items": value });
-    }
-    if f.array_depth > 0 {
-        let mut arr = Map::new();
-        arr.insert("bsonType".to_owned(), json!("array"));
-        if let Some(m) = f.max_items {
-            arr.insert("maxItems".to_owned(), json!(m));
-        }
-        arr.insert("items".to_owned(), value);
-        value = Value::Object(arr);
-        // Deeper levels without declared dimensions ([[T]]).
-        for _ in (f.inner_dims.len() + 1)..usize::from(f.array_depth) {
-            value = json!({ "bsonType": "array", "items": value });
-        }
-    }
     if f.optional {
-        if let Some(obj) = value.as_object_mut() {
-            if let Some(t) = obj.get("bsonType").cloned() {
-                obj.insert("bsonType".to_owned(), json!([t, "null"]));
-            }
-            // An enumeration's `enum` lists every value the field may hold: null too.
-            if let Some(Value::Array(values)) = obj.get_mut("enum") {
-                values.push(Value::Null);
-            }
-        }
+        value = nullable(value);
     }
     if let Some(doc) = f.docs.first() {
         if let Some(obj) = value.as_object_mut() {
@@ -140,4 +126,18 @@ fn field_schema(f: &PlanField) -> Value {
         }
     }
     value
+}
+
+/// `schema` that also accepts null: its `bsonType` gains `"null"`, and an enumeration's `enum`
+/// (which lists every value the field may hold) gains null too.
+fn nullable(mut schema: Value) -> Value {
+    if let Some(obj) = schema.as_object_mut() {
+        if let Some(t) = obj.get("bsonType").cloned() {
+            obj.insert("bsonType".to_owned(), json!([t, "null"]));
+        }
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            values.push(Value::Null);
+        }
+    }
+    schema
 }

@@ -34,7 +34,7 @@ fn places(f: &PlanField, value: &Bson, at: &mut Vec<Step>, out: &mut Vec<Vec<Ste
             }
         }
         Bson::String(_) if !f.enum_values.is_empty() => out.push(at.clone()),
-        Bson::Document(d) if f.map && !f.enum_values.is_empty() => {
+        Bson::Document(d) if f.is_map() && !f.enum_values.is_empty() => {
             for (k, v) in d {
                 at.push(Step::Key(k.clone()));
                 places(f, v, at, out);

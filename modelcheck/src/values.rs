@@ -3,7 +3,7 @@
 //! dates recur (unique indexes meet duplicates, queries match several documents).
 
 use bson::{doc, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document};
-use squillion_codegen::plan::{Collection, FieldKind, PlanField};
+use squillion_codegen::plan::{Collection, Container, ContainerKind, FieldKind, PlanField};
 
 /// A small, seeded generator (SplitMix64).
 #[derive(Debug, Clone)]
@@ -109,70 +109,63 @@ fn decimal(text: &str) -> Bson {
         .unwrap_or(Bson::Null)
 }
 
-/// A value of `f`'s shape: array levels, map, embedded document. Relationship-maintained parts
-/// are left to the caller ([`document`] skips them).
-pub fn value(f: &PlanField, rng: &mut Rng, plan_fields: &Context<'_>) -> Bson {
-    let element = |rng: &mut Rng| -> Bson {
-        if f.bson_type == "object" {
-            Bson::Document(document_of(&f.children, rng, plan_fields))
-        } else if let Some(v) = rng.pick(&f.enum_values) {
-            // An enumeration holds one of its values: the validator refuses any other.
-            Bson::String(v.clone())
-        } else if let Some(range) = &f.range {
-            // A range holds values between its bounds: the validator refuses any other.
-            ranged(&f.bson_type, range, rng)
-        } else {
-            scalar(&f.bson_type, rng)
-        }
+/// A value of `f`'s shape: its container levels (arrays, maps), then an embedded document or a
+/// scalar. Relationship-maintained parts are left to the caller ([`document`] skips them).
+pub fn value(f: &PlanField, rng: &mut Rng, cx: &Context<'_>) -> Bson {
+    levels(f, &f.containers, rng, cx)
+}
+
+/// A value inside the container levels `rest` (outermost first). A level holds up to its
+/// bound, at most two elements (entries); a preallocated one (counters) exactly its bound, of
+/// zeros. Elements a level allows to be null are null one time in four.
+fn levels(f: &PlanField, rest: &[Container], rng: &mut Rng, cx: &Context<'_>) -> Bson {
+    let Some((level, inner)) = rest.split_first() else {
+        return element(f, rng, cx);
     };
-    let mut make = |rng: &mut Rng| -> Bson {
-        if f.map {
-            let mut m = Document::new();
-            for i in 0..rng.below(3) {
-                m.insert(format!("k{i}"), element(rng));
-            }
-            Bson::Document(m)
-        } else {
-            element(rng)
-        }
+    let count = match (level.preallocated, level.bound) {
+        (true, Some(m)) => usize::try_from(m).unwrap_or(0),
+        (false, Some(m)) => rng.below(usize::try_from(m.min(2)).unwrap_or(2) + 1),
+        (_, None) => rng.below(3),
     };
-    if f.array_depth == 0 {
-        return make(rng);
-    }
-    // Inner dimensions are filled (counters are preallocated); the outer level holds up to its
-    // bound, at most two elements (counters: exactly their bound).
-    let counters = !f.inner_dims.is_empty();
-    let outer = match f.max_items {
-        Some(m) if counters => usize::try_from(m).unwrap_or(0),
-        Some(m) => rng.below(usize::try_from(m.min(2)).unwrap_or(2) + 1),
-        None => rng.below(3),
-    };
-    let mut levels: Vec<usize> = vec![outer];
-    levels.extend(
-        f.inner_dims
-            .iter()
-            .map(|d| usize::try_from(*d).unwrap_or(0)),
-    );
-    while levels.len() < usize::from(f.array_depth) {
-        levels.push(1);
-    }
-    fn build(levels: &[usize], rng: &mut Rng, leaf: &mut dyn FnMut(&mut Rng) -> Bson) -> Bson {
-        match levels.split_first() {
-            None => leaf(rng),
-            Some((n, rest)) => Bson::Array((0..*n).map(|_| build(rest, rng, leaf)).collect()),
-        }
-    }
-    if counters {
-        let mut zero = |_: &mut Rng| {
+    let item = |rng: &mut Rng| -> Bson {
+        if level.nullable && rng.below(4) == 0 {
+            Bson::Null
+        } else if level.preallocated && inner.is_empty() {
             if f.bson_type == "int" {
                 Bson::Int32(0)
             } else {
                 Bson::Int64(0)
             }
-        };
-        return build(&levels, rng, &mut zero);
+        } else {
+            levels(f, inner, rng, cx)
+        }
+    };
+    match level.kind {
+        ContainerKind::Array => Bson::Array((0..count).map(|_| item(rng)).collect()),
+        ContainerKind::Map => {
+            let mut m = Document::new();
+            for i in 0..count {
+                m.insert(format!("k{i}"), item(rng));
+            }
+            Bson::Document(m)
+        }
     }
-    build(&levels, rng, &mut make)
+}
+
+/// One innermost value of `f`: an embedded document, an enumeration's value, a number in its
+/// range, or a scalar.
+fn element(f: &PlanField, rng: &mut Rng, cx: &Context<'_>) -> Bson {
+    if f.bson_type == "object" {
+        Bson::Document(document_of(&f.children, rng, cx))
+    } else if let Some(v) = rng.pick(&f.enum_values) {
+        // An enumeration holds one of its values: the validator refuses any other.
+        Bson::String(v.clone())
+    } else if let Some(range) = &f.range {
+        // A range holds values between its bounds: the validator refuses any other.
+        ranged(&f.bson_type, range, rng)
+    } else {
+        scalar(&f.bson_type, rng)
+    }
 }
 
 /// What a document generator needs beyond the fields: the variants of the collection.
@@ -196,7 +189,7 @@ pub fn maintained(f: &PlanField) -> bool {
 pub fn pattern_data(f: &PlanField) -> bool {
     f.kind == FieldKind::Pattern
         && f.array_depth > 0
-        && (!f.inner_dims.is_empty()
+        && (f.containers.iter().any(|c| c.preallocated)
             || (f.bson_type == "object" && f.children.iter().any(|c| c.name == "k")))
 }
 

@@ -3,7 +3,9 @@
 
 use mongodb::bson::{Bson, Document};
 use serde::Serialize;
-use squillion_codegen::plan::{Collection, FieldKind, PlanField, Settings};
+use squillion_codegen::plan::{
+    Collection, Container, ContainerKind, FieldKind, PlanField, Settings,
+};
 
 /// The kinds of contradiction between data and design.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -11,6 +13,8 @@ use squillion_codegen::plan::{Collection, FieldKind, PlanField, Settings};
 pub enum FindingKind {
     /// An array longer than its declared bound (or, unbounded, than the embedding threshold).
     ArrayOverBound,
+    /// A map with more entries than its declared bound (`map<T; N>`).
+    MapOverBound,
     /// A document near or over the size limits (2 MB warning, 16 MB limit).
     DocumentSize,
     /// A declared index is missing on the server.
@@ -169,48 +173,81 @@ fn value_checks<'a>(
 ) {
     let planned = children(field, ancestors);
     ancestors.push(field);
-    match value {
-        Bson::Array(items) if field.array_depth > 0 => {
-            let limit = match (field.max_items, field.kind) {
-                (Some(m), _) => Some(m),
-                (None, FieldKind::Pattern) => None,
-                (None, FieldKind::RefArray) => Some(settings.id_array_max),
-                (None, _) => Some(settings.embed_array_max),
+    levels(
+        &Walk {
+            field,
+            planned,
+            settings,
+        },
+        &field.containers,
+        true,
+        value,
+        path,
+        ancestors,
+        out,
+    );
+    ancestors.pop();
+}
+
+/// What [`levels`] checks a value against.
+struct Walk<'a, 's> {
+    field: &'a PlanField,
+    planned: &'a [PlanField],
+    settings: &'s Settings,
+}
+
+/// Checks `value` against the field's container levels `rest` (outermost first): each array
+/// and map within its bound, then the innermost documents' fields. A value of another shape is
+/// not this check's business (the validator's).
+fn levels<'a>(
+    walk: &Walk<'a, '_>,
+    rest: &[Container],
+    outermost: bool,
+    value: &Bson,
+    path: &str,
+    ancestors: &mut Vec<&'a PlanField>,
+    out: &mut Vec<Observation>,
+) {
+    match (rest.split_first(), value) {
+        (Some((level, inner)), Bson::Array(items)) if level.kind == ContainerKind::Array => {
+            // An unbounded outer array is held to the threshold its kind is embedded under.
+            let limit = match (level.bound, walk.field.kind, outermost) {
+                (Some(m), _, _) => Some(m),
+                (None, FieldKind::Pattern, _) | (None, _, false) => None,
+                (None, FieldKind::RefArray, true) => Some(walk.settings.id_array_max),
+                (None, _, true) => Some(walk.settings.embed_array_max),
             };
-            let len = items.len() as u64;
-            if let Some(limit) = limit {
-                if len > limit {
-                    out.push(Observation {
-                        kind: FindingKind::ArrayOverBound,
-                        path: Some(path.to_owned()),
-                        value: len,
-                        limit,
-                    });
-                }
-            }
-            if !planned.is_empty() && !field.map {
-                for item in items {
-                    if let Bson::Document(d) = item {
-                        fields(planned, d, path, settings, ancestors, out);
-                    }
-                }
+            over(FindingKind::ArrayOverBound, items.len(), limit, path, out);
+            for item in items {
+                levels(walk, inner, false, item, path, ancestors, out);
             }
         }
-        // A map: the keys are data, each value is one embedded document.
-        Bson::Document(d) if field.map && !planned.is_empty() => {
+        // A map: the keys are data.
+        (Some((level, inner)), Bson::Document(d)) if level.kind == ContainerKind::Map => {
+            over(FindingKind::MapOverBound, d.len(), level.bound, path, out);
             let path = format!("{path}.*");
             for v in d.values() {
-                if let Bson::Document(inner) = v {
-                    fields(planned, inner, &path, settings, ancestors, out);
-                }
+                levels(walk, inner, false, v, &path, ancestors, out);
             }
         }
-        Bson::Document(d) if !planned.is_empty() => {
-            fields(planned, d, path, settings, ancestors, out);
+        (None, Bson::Document(d)) if !walk.planned.is_empty() => {
+            fields(walk.planned, d, path, walk.settings, ancestors, out);
         }
         _ => {}
     }
-    ancestors.pop();
+}
+
+/// An observation of `kind` when `len` exceeds `limit`.
+fn over(kind: FindingKind, len: usize, limit: Option<u64>, path: &str, out: &mut Vec<Observation>) {
+    let len = len as u64;
+    if let Some(limit) = limit.filter(|&l| len > l) {
+        out.push(Observation {
+            kind,
+            path: Some(path.to_owned()),
+            value: len,
+            limit,
+        });
+    }
 }
 
 /// One reference found in a document.
@@ -273,7 +310,7 @@ fn collect_refs<'a>(
                 }
                 ancestors.push(f);
                 match value {
-                    Bson::Document(d) if f.map => {
+                    Bson::Document(d) if f.is_map() => {
                         let path = format!("{path}.*");
                         for v in d.values() {
                             if let Bson::Document(inner) = v {
@@ -310,6 +347,7 @@ mod tests {
             code_name: name.into(),
             kind,
             bson_type: bson.into(),
+            containers: vec![Container::array(max); usize::from(depth)],
             array_depth: depth,
             max_items: max,
             typical_items: None,
@@ -407,7 +445,8 @@ mod tests {
             user,
         ];
         let mut results = field("results", FieldKind::Embedded, "object", 0, None);
-        results.map = true;
+        results.containers = vec![Container::map(None)];
+        results.summarise_containers();
         results.children = vec![field("score", FieldKind::Scalar, "int", 0, None)];
         let c = collection(vec![
             field("_id", FieldKind::Scalar, "objectId", 0, None),

@@ -297,6 +297,10 @@ fn detail(
             "{count} sampled documents; the longest array has {} elements where the design allows {}",
             o.value, o.limit
         ),
+        FindingKind::MapOverBound => format!(
+            "{count} sampled documents; the largest map has {} entries where the design allows {}",
+            o.value, o.limit
+        ),
         FindingKind::DocumentSize => format!(
             "{count} sampled documents over {} bytes (largest seen: {} bytes, {}% of the {} byte limit)",
             o.limit,

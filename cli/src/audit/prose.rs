@@ -286,6 +286,11 @@ pub fn help(f: &Finding) -> Option<String> {
              move the extra elements elsewhere"
                 .to_owned()
         }
+        (FindingKind::MapOverBound, _) => {
+            "raise the map's bound in the schema, or remove the extra entries through the \
+             generated repository (remove_<field>_entry)"
+                .to_owned()
+        }
         (FindingKind::DocumentSize, _) => "move large or growing fields out of these documents: \
              @large or @payload fields, or a relationship referenced instead of embedded"
             .to_owned(),

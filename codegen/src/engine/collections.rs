@@ -279,7 +279,7 @@ fn pattern_fields(ctx: &Ctx<'_>, entity: &Entity) -> Vec<PlanField> {
         parent.optional = true;
         parent.source = Some(entity.name.clone());
         let mut ancestors = pattern_field("ancestors", id, "ids of every ancestor, root first: descendants are one indexed query (seed 000, seed 001)");
-        ancestors.array_depth = 1;
+        ancestors.set_array(None);
         ancestors.source = Some(entity.name.clone());
         out.push(parent);
         out.push(ancestors);

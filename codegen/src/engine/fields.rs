@@ -2,7 +2,7 @@
 
 use super::context::Ctx;
 use crate::model::{BsonType, Field, FieldType, Identity, Model};
-use crate::plan::{FieldFlags, FieldKind, PlanField, SizeEstimate};
+use crate::plan::{Container, FieldFlags, FieldKind, PlanField, SizeEstimate};
 
 /// A field of `kind` named `name` at `prefix.name`.
 pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &str) -> PlanField {
@@ -12,6 +12,7 @@ pub(crate) fn new_field(prefix: &str, name: &str, kind: FieldKind, bson_type: &s
         code_name: name.to_owned(),
         kind,
         bson_type: bson_type.to_owned(),
+        containers: Vec::new(),
         array_depth: 0,
         max_items: None,
         typical_items: None,
@@ -91,31 +92,33 @@ pub(crate) fn declared(model: &Model, field: &Field, prefix: &str, depth: usize)
         // Attribute pattern: a map of open-ended attributes is stored as [{k, v}].
         out.kind = FieldKind::Pattern;
         out.bson_type = "object".to_owned();
-        out.array_depth = 1;
         out.type_name = Some(format!("{}Attribute", pascal(&field.name)));
         let path = out.path.clone();
         let mut k = new_field(&path, "k", FieldKind::Scalar, "string");
         k.code_name = "k".to_owned();
-        // A bounded map (`map<T; N> @attributes`) is a bounded array of its entries.
-        let (value_type, bound) = match &field.ty {
-            FieldType::Map { value, bound } => ((**value).clone(), *bound),
-            other => (other.clone(), None),
+        // A bounded map (`map<T; N> @attributes`) is a bounded array of its entries; a value the
+        // map may hold as null (`map<T?>`) is a `v` that may be null.
+        let (value_type, value_optional, bound) = match &field.ty {
+            FieldType::Map {
+                value,
+                value_optional,
+                bound,
+            } => ((**value).clone(), *value_optional, *bound),
+            other => (other.clone(), false, None),
         };
-        out.max_items = bound;
+        out.set_array(bound);
         out.typical_items = bound.map(|n| super::size::map_entries(Some(n)).0);
         let mut v = shape_of(model, &value_type, &path, "v", depth + 1);
         v.code_name = "v".to_owned();
+        v.optional = value_optional;
         out.children = vec![k, v];
         return out;
     }
     let shaped = shape_of(model, &field.ty, prefix, &field.bson_name, depth);
     out.kind = shaped.kind;
     out.bson_type = shaped.bson_type;
-    out.array_depth = shaped.array_depth;
-    out.max_items = shaped.max_items;
-    out.inner_dims = shaped.inner_dims;
-    out.map = shaped.map;
-    out.max_entries = shaped.max_entries;
+    out.containers = shaped.containers;
+    out.summarise_containers();
     out.type_name = shaped.type_name;
     out.children = shaped.children;
     if out.bson_type == "string" {
@@ -138,8 +141,7 @@ fn shape_of(model: &Model, ty: &FieldType, prefix: &str, name: &str, depth: usiz
             let path = out.path.clone();
             let kind = new_field(&path, "type", FieldKind::Scalar, "string");
             let mut coordinates = new_field(&path, "coordinates", FieldKind::Scalar, "double");
-            coordinates.array_depth = 1;
-            coordinates.max_items = Some(2);
+            coordinates.set_array(Some(2));
             out.children = vec![kind, coordinates];
         }
         FieldType::Scalar { bson } => out.bson_type = bson.json_schema_name().to_owned(),
@@ -159,32 +161,44 @@ fn shape_of(model: &Model, ty: &FieldType, prefix: &str, name: &str, depth: usiz
                 }
             }
         }
-        FieldType::Array { elem, bound, .. } => {
-            let inner = shape_of(model, elem, prefix, name, depth);
-            out = inner;
-            out.array_depth += 1;
-            if out.array_depth > 1 {
-                if let Some(m) = out.max_items {
-                    out.inner_dims.insert(0, m);
-                }
-            }
-            out.max_items = *bound;
+        // A container level goes outside the levels of its elements (values).
+        FieldType::Array {
+            elem,
+            elem_optional,
+            bound,
+        } => {
+            out = shape_of(model, elem, prefix, name, depth);
+            let level = Container {
+                nullable: *elem_optional,
+                ..Container::array(*bound)
+            };
+            out.containers.insert(0, level);
         }
-        FieldType::Map { value, bound } => {
-            let inner = shape_of(model, value, prefix, name, depth);
-            out = inner;
-            out.map = true;
-            out.max_entries = *bound;
+        FieldType::Map {
+            value,
+            value_optional,
+            bound,
+        } => {
+            out = shape_of(model, value, prefix, name, depth);
+            let level = Container {
+                nullable: *value_optional,
+                ..Container::map(*bound)
+            };
+            out.containers.insert(0, level);
         }
         FieldType::Counters { dims } => {
             out.kind = FieldKind::Pattern;
             out.bson_type = "long".to_owned();
-            let dims = counter_dims(dims);
-            out.array_depth = dims.len().min(255) as u8;
-            out.max_items = dims.first().copied();
-            out.inner_dims = dims.iter().skip(1).copied().collect();
+            out.containers = counter_dims(dims)
+                .into_iter()
+                .map(|d| Container {
+                    preallocated: true,
+                    ..Container::array(Some(d))
+                })
+                .collect();
         }
     }
+    out.summarise_containers();
     out
 }
 

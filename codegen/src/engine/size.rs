@@ -4,7 +4,7 @@
 //! of framing; an array is a document whose keys are "0", "1", ... Strings and binaries without a
 //! declared size use the defaults below; unbounded arrays have no worst case.
 
-use crate::plan::{Collection, FieldKind, PlanField, SizeEstimate};
+use crate::plan::{Collection, Container, ContainerKind, FieldKind, PlanField, SizeEstimate};
 
 /// Average string length when none is declared.
 const STRING_AVERAGE: u64 = 24;
@@ -116,61 +116,40 @@ fn field(f: &mut PlanField) -> SizeEstimate {
             hint.worst,
         )
     };
-    // Inner array levels (counters 24 x 60): fixed sizes.
-    let mut inner_avg = value_avg;
-    let mut inner_worst = value_worst;
-    for &dim in f.inner_dims.iter().rev() {
-        let keys = keys_cost(dim);
-        inner_avg = dim
-            .saturating_mul(inner_avg.saturating_add(1))
-            .saturating_add(5 + keys);
-        inner_worst = inner_worst.map(|w| {
-            dim.saturating_mul(w.saturating_add(1))
-                .saturating_add(5 + keys)
-        });
+    // Container levels, innermost first; the outermost array level uses the schema's usual
+    // count (`typical`) on average.
+    let mut avg = value_avg;
+    let mut worst = value_worst;
+    let outer_array = f
+        .containers
+        .iter()
+        .position(|c| c.kind == ContainerKind::Array);
+    for (i, level) in f.containers.iter().enumerate().rev() {
+        (avg, worst) = match level.kind {
+            ContainerKind::Array => {
+                let typical = if outer_array == Some(i) {
+                    f.typical_items
+                } else {
+                    None
+                };
+                array_size(level, typical, f.kind == FieldKind::Pattern, avg, worst)
+            }
+            ContainerKind::Map => {
+                let key = 1 + 8;
+                let (n_avg, n_worst) = map_entries(level.bound);
+                (
+                    n_avg
+                        .saturating_mul(avg.saturating_add(key))
+                        .saturating_add(5),
+                    worst.map(|w| {
+                        n_worst
+                            .saturating_mul(w.saturating_add(key + 16))
+                            .saturating_add(5)
+                    }),
+                )
+            }
+        };
     }
-    let (avg, worst) = if f.array_depth > 0 {
-        // The usual count where the schema declares one (`typical`); otherwise half the bound.
-        let n_avg = match (f.typical_items, f.max_items) {
-            (Some(t), Some(m)) => t.min(m),
-            (Some(t), None) => t,
-            (None, Some(m)) => (m / 2).max(1),
-            (None, None) => UNBOUNDED_AVERAGE,
-        };
-        let n_avg = if f.inner_dims.is_empty() {
-            n_avg
-        } else {
-            f.max_items.unwrap_or(n_avg)
-        };
-        let avg = n_avg
-            .saturating_mul(inner_avg.saturating_add(1))
-            .saturating_add(5 + keys_cost(n_avg));
-        // Pattern arrays (attributes, ancestors) have no declared bound; like maps, they are
-        // estimated at MAP_WORST entries at worst.
-        let worst = f
-            .max_items
-            .or((f.kind == FieldKind::Pattern).then_some(MAP_WORST))
-            .and_then(|m| {
-                mul(inner_worst.map(|w| w.saturating_add(1)), Some(m))
-                    .map(|x| x.saturating_add(5 + keys_cost(m)))
-            });
-        (avg, worst)
-    } else if f.map {
-        let key = 1 + 8;
-        let (n_avg, n_worst) = map_entries(f.max_entries);
-        (
-            n_avg
-                .saturating_mul(value_avg.saturating_add(key))
-                .saturating_add(5),
-            value_worst.map(|w| {
-                n_worst
-                    .saturating_mul(w.saturating_add(key + 16))
-                    .saturating_add(5)
-            }),
-        )
-    } else {
-        (value_avg, value_worst)
-    };
     let size = SizeEstimate {
         average: if f.optional {
             (avg / 2).saturating_add(name_cost)
@@ -181,6 +160,34 @@ fn field(f: &mut PlanField) -> SizeEstimate {
     };
     f.size = size;
     size
+}
+
+/// One array level of elements of `elem_avg` (`elem_worst`) bytes: the usual count on average
+/// (`typical` where the schema declares it, every element of a preallocated level, else half the
+/// bound), the bound at worst. Pattern arrays (attributes, ancestors) without a bound are
+/// estimated at `MAP_WORST` elements at worst, like maps.
+fn array_size(
+    level: &Container,
+    typical: Option<u64>,
+    pattern: bool,
+    elem_avg: u64,
+    elem_worst: Option<u64>,
+) -> (u64, Option<u64>) {
+    let n_avg = match (typical, level.bound) {
+        (_, Some(m)) if level.preallocated => m,
+        (Some(t), Some(m)) => t.min(m),
+        (Some(t), None) => t,
+        (None, Some(m)) => (m / 2).max(1),
+        (None, None) => UNBOUNDED_AVERAGE,
+    };
+    let avg = n_avg
+        .saturating_mul(elem_avg.saturating_add(1))
+        .saturating_add(5 + keys_cost(n_avg));
+    let worst = level.bound.or(pattern.then_some(MAP_WORST)).and_then(|m| {
+        mul(elem_worst.map(|w| w.saturating_add(1)), Some(m))
+            .map(|x| x.saturating_add(5 + keys_cost(m)))
+    });
+    (avg, worst)
 }
 
 /// Bytes of the keys "0".."n-1" with their type bytes and NULs.
@@ -238,7 +245,9 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
                 5 + n.saturating_mul(value(model, elem, declared, depth) + 3)
             }
-            FieldType::Map { value: v, bound } => {
+            FieldType::Map {
+                value: v, bound, ..
+            } => {
                 5 + map_entries(*bound)
                     .0
                     .saturating_mul(value(model, v, declared, depth) + 10)

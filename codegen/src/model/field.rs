@@ -159,6 +159,9 @@ pub enum FieldType {
     Map {
         /// Value type.
         value: Box<FieldType>,
+        /// Values may be null (`map<T?>`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        value_optional: bool,
         /// Declared maximum number of entries (`map<T; N>`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bound: Option<u64>,
@@ -195,10 +198,17 @@ impl FieldType {
                     None => format!("[{}{q}]", elem.sqn()),
                 }
             }
-            FieldType::Map { value, bound } => match bound {
-                Some(b) => format!("map<{}; {b}>", value.sqn()),
-                None => format!("map<{}>", value.sqn()),
-            },
+            FieldType::Map {
+                value,
+                value_optional,
+                bound,
+            } => {
+                let q = if *value_optional { "?" } else { "" };
+                match bound {
+                    Some(b) => format!("map<{}{q}; {b}>", value.sqn()),
+                    None => format!("map<{}{q}>", value.sqn()),
+                }
+            }
             FieldType::Counters { dims } => {
                 let d: Vec<String> = dims.iter().map(u32::to_string).collect();
                 format!("counters({})", d.join(" x "))

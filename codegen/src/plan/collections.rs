@@ -142,20 +142,28 @@ pub struct PlanField {
     pub kind: FieldKind,
     /// The BSON type of the value (`object` for documents; for arrays, the element's type).
     pub bson_type: String,
-    /// Arrays: nesting depth (1 for `[T]`, 2 for `[[T]]`).
+    /// The arrays and maps around the value, outermost first: `map<[T?]; 5>` is a map of at most
+    /// 5 entries whose values are arrays whose elements may be null. Every emitter reads the
+    /// field's shape from here (the Rust type, the validator, the size model, samples); the
+    /// fields below (`array_depth`, `max_items`, `inner_dims`, `map`, `max_entries`) summarise it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<Container>,
+    /// Arrays: nesting depth (1 for `[T]`, 2 for `[[T]]`), the number of array levels among the
+    /// containers.
     pub array_depth: u8,
-    /// Arrays: largest number of elements (outermost level).
+    /// Arrays: largest number of elements of the outermost array level.
     pub max_items: Option<u64>,
     /// Arrays: the usual number of elements, where the schema declares it (`typical`), or the
     /// usual entries of a bounded `@attributes` map (as for any bounded map, the smaller of its
     /// bound and 10). Average sizes use it; worst cases use `max_items`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub typical_items: Option<u64>,
-    /// Inner dimensions of nested arrays (counters 24 x 60: `[60]`).
+    /// Inner dimensions of nested arrays (counters 24 x 60: `[60]`): the bounds of the array
+    /// levels inside the outermost one that declare one.
     pub inner_dims: Vec<u64>,
-    /// A map whose keys are data.
+    /// A map whose keys are data, at some container level.
     pub map: bool,
-    /// Maps: largest number of entries (`map<T; N>`), the validator's `maxProperties` and the
+    /// Maps: largest number of entries of the outermost map level (`map<T; N>`), the validator's `maxProperties` and the
     /// bound the repository's entry setter keeps. An `@attributes` map is an array: its bound is
     /// `max_items`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -194,7 +202,105 @@ pub struct PlanField {
 /// `{type: "Point", coordinates: [longitude, latitude]}` (`squillion::GeoPoint` in Rust).
 pub const GEO_POINT: &str = "GeoPoint";
 
+/// One container level around a field's value: an array or a map whose keys are data.
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+pub struct Container {
+    /// An array, or a map (a document whose keys are data).
+    pub kind: ContainerKind,
+    /// Largest number of elements (entries); `None`: unbounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<u64>,
+    /// Its elements (values) may be null: `[T?]`, `map<T?>`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nullable: bool,
+    /// Always holds exactly `bound` elements, written when the document is created (counters).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preallocated: bool,
+}
+
+/// What a [`Container`] level is.
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerKind {
+    /// A BSON array.
+    Array,
+    /// A BSON document whose keys are data.
+    Map,
+}
+
+impl Container {
+    /// An array level of at most `bound` elements, never null.
+    pub fn array(bound: Option<u64>) -> Container {
+        Container {
+            kind: ContainerKind::Array,
+            bound,
+            nullable: false,
+            preallocated: false,
+        }
+    }
+
+    /// A map level of at most `bound` entries, never null.
+    pub fn map(bound: Option<u64>) -> Container {
+        Container {
+            kind: ContainerKind::Map,
+            ..Container::array(bound)
+        }
+    }
+}
+
 impl PlanField {
+    /// Makes this field a single array of at most `bound` elements (the engine's own arrays:
+    /// references, embedded children, bucket items).
+    pub fn set_array(&mut self, bound: Option<u64>) {
+        self.containers = vec![Container::array(bound)];
+        self.summarise_containers();
+    }
+
+    /// Sets the bound of the outermost container level, an array (the bound a pattern or a
+    /// subset keeps).
+    pub fn set_outer_bound(&mut self, bound: Option<u64>) {
+        if let Some(level) = self.containers.first_mut() {
+            level.bound = bound;
+        }
+        self.summarise_containers();
+    }
+
+    /// The outermost container level, if any.
+    pub fn outer(&self) -> Option<&Container> {
+        self.containers.first()
+    }
+
+    /// Whether the field itself is a map (its outermost level): the field the repository's entry
+    /// methods update by key.
+    pub fn is_map(&self) -> bool {
+        self.outer().is_some_and(|c| c.kind == ContainerKind::Map)
+    }
+
+    /// Whether the field itself is an array (its outermost level).
+    pub fn is_array(&self) -> bool {
+        self.outer().is_some_and(|c| c.kind == ContainerKind::Array)
+    }
+
+    /// Fills the summary fields (`array_depth`, `max_items`, `inner_dims`, `map`,
+    /// `max_entries`) from `containers`.
+    pub fn summarise_containers(&mut self) {
+        let arrays: Vec<&Container> = self
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::Array)
+            .collect();
+        self.array_depth = u8::try_from(arrays.len()).unwrap_or(u8::MAX);
+        self.max_items = arrays.first().and_then(|c| c.bound);
+        self.inner_dims = arrays.iter().skip(1).filter_map(|c| c.bound).collect();
+        let maps: Vec<&Container> = self
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::Map)
+            .collect();
+        self.map = !maps.is_empty();
+        self.max_entries = maps.first().and_then(|c| c.bound);
+    }
+
     /// Whether this field holds geospatial points (GeoJSON), the values a `2dsphere` key indexes.
     pub fn is_geo_point(&self) -> bool {
         self.kind != FieldKind::Embedded

@@ -14,8 +14,8 @@ use serde::Serialize;
 
 pub use crate::model::{BsonType, CardinalityClass, Layout, RelationKind, Settings, SummaryFn};
 pub use collections::{
-    Collection, CollectionRole, FieldFlags, FieldKind, IdPlan, Index, IndexCollation, IndexKey,
-    PatternUse, PlanField, SizeEstimate, Variants, GEO_POINT,
+    Collection, CollectionRole, Container, ContainerKind, FieldFlags, FieldKind, IdPlan, Index,
+    IndexCollation, IndexKey, PatternUse, PlanField, SizeEstimate, Variants, GEO_POINT,
 };
 pub use patterns::{
     BucketPlan, BucketPurpose, Computed, ComputedFn, Denormalized, FanOut, OutlierPlan,

@@ -55,7 +55,11 @@ pub(super) fn field_type(r: &mut Resolver<'_>, ty: &TypeExpr) -> Option<FieldTyp
                 bound,
             })
         }
-        TypeExprKind::Map { value, bound, .. } => {
+        TypeExprKind::Map {
+            value,
+            value_optional,
+            bound,
+        } => {
             let value = field_type(r, value);
             let bound = match bound {
                 Some(q) => Some(units::count(r, q, "the map bound")?),
@@ -63,6 +67,7 @@ pub(super) fn field_type(r: &mut Resolver<'_>, ty: &TypeExpr) -> Option<FieldTyp
             };
             Some(FieldType::Map {
                 value: Box::new(value?),
+                value_optional: *value_optional,
                 bound,
             })
         }

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::{Collection, CollectionRole, FieldKind, PlanField};
+use crate::plan::{Collection, CollectionRole, Container, ContainerKind, FieldKind, PlanField};
 
 use super::view::thousands;
 
@@ -101,49 +101,62 @@ fn value(ctx: &Ctx<'_>, f: &PlanField, depth: usize, n: u64, out: &mut String) {
         out.push_str("\"<redacted>\"");
         return;
     }
-    if f.array_depth > 0 {
-        array(ctx, f, usize::from(f.array_depth), 0, depth, n, out);
-    } else {
-        element(ctx, f, depth, n, out);
-    }
+    levels(ctx, f, &f.containers, depth, n, out);
 }
 
-fn array(
+/// A value inside the container levels `rest` (outermost first).
+fn levels(
     ctx: &Ctx<'_>,
     f: &PlanField,
-    levels: usize,
-    level: usize,
+    rest: &[Container],
     depth: usize,
     n: u64,
     out: &mut String,
 ) {
-    // The outermost level's bound is `max_items`; inner levels use `inner_dims`.
-    let bound = if level == 0 {
-        f.max_items
-    } else {
-        f.inner_dims.get(level - 1).copied()
+    let Some((level, inner)) = rest.split_first() else {
+        scalar_or_object(ctx, f, depth, n, out);
+        return;
     };
-    let count = bound.map_or(SHOWN, |b| b.min(SHOWN));
+    match level.kind {
+        ContainerKind::Array => array(ctx, f, level, inner, depth, n, out),
+        ContainerKind::Map => {
+            let pad = "  ".repeat(depth + 1);
+            out.push_str("{\n");
+            let _ = write!(out, "{pad}\"key1\": ");
+            levels(ctx, f, inner, depth + 1, n, out);
+            out.push('\n');
+            out.push_str(&"  ".repeat(depth));
+            out.push('}');
+        }
+    }
+}
+
+/// An array level: up to its bound, at most `SHOWN` elements.
+fn array(
+    ctx: &Ctx<'_>,
+    f: &PlanField,
+    level: &Container,
+    inner: &[Container],
+    depth: usize,
+    n: u64,
+    out: &mut String,
+) {
+    let count = level.bound.map_or(SHOWN, |b| b.min(SHOWN));
     if count == 0 {
         out.push_str("[]");
         return;
     }
-    let more = match bound {
+    let more = match level.bound {
         Some(b) if b > count => format!(" /* \u{2026} up to {} */", thousands(b)),
         Some(_) => String::new(),
         None => " /* \u{2026} no bound */".to_owned(),
     };
-    let nested_docs = level + 1 == levels && is_document(f);
-    if nested_docs || level + 1 < levels {
+    if !inner.is_empty() || f.bson_type == "object" {
         out.push_str("[\n");
         let pad = "  ".repeat(depth + 1);
         for i in 0..count {
             out.push_str(&pad);
-            if level + 1 < levels {
-                array(ctx, f, levels, level + 1, depth + 1, n + i, out);
-            } else {
-                element(ctx, f, depth + 1, n + i, out);
-            }
+            levels(ctx, f, inner, depth + 1, n + i, out);
             if i + 1 < count || !more.is_empty() {
                 out.push(',');
             }
@@ -162,29 +175,11 @@ fn array(
             if i > 0 {
                 out.push_str(", ");
             }
-            element(ctx, f, depth, n + i, out);
+            scalar_or_object(ctx, f, depth, n + i, out);
         }
         out.push_str(&more);
         out.push(']');
     }
-}
-
-fn is_document(f: &PlanField) -> bool {
-    f.bson_type == "object" && !f.map
-}
-
-fn element(ctx: &Ctx<'_>, f: &PlanField, depth: usize, n: u64, out: &mut String) {
-    if f.map {
-        let pad = "  ".repeat(depth + 1);
-        out.push_str("{\n");
-        let _ = write!(out, "{pad}\"key1\": ");
-        scalar_or_object(ctx, f, depth + 1, n, out);
-        out.push('\n');
-        out.push_str(&"  ".repeat(depth));
-        out.push('}');
-        return;
-    }
-    scalar_or_object(ctx, f, depth, n, out);
 }
 
 fn scalar_or_object(ctx: &Ctx<'_>, f: &PlanField, depth: usize, n: u64, out: &mut String) {

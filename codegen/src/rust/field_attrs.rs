@@ -29,7 +29,11 @@ pub(super) fn counters(c: &Collection, out: &mut CollectionAttrs) {
 /// map gets its entry methods; an unbounded one needs no attribute. An `@attributes` map is an
 /// array of `{k, v}` maintained by its pattern.)
 pub(super) fn bounded_maps(c: &Collection, out: &mut CollectionAttrs) {
-    for f in c.fields.iter().filter(|f| f.map && f.variant.is_none()) {
+    for f in c
+        .fields
+        .iter()
+        .filter(|f| f.is_map() && f.variant.is_none())
+    {
         if let Some(n) = f.max_entries {
             let n = proc_macro2::Literal::u64_unsuffixed(n);
             out.field(&f.name, quote!(map(max = #n)));

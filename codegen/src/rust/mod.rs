@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::plan::{Collection, CollectionRole, Decision, Plan, PlanField};
+use crate::plan::{Collection, CollectionRole, ContainerKind, Decision, Plan, PlanField};
 
 use names::{field_ident, type_ident};
 
@@ -172,15 +172,13 @@ fn signature(fields: &[PlanField]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "{}:{}:{}{:?}:{}:{:?}:{}:{}[{}]",
+                "{}:{}:{}{:?}:{:?}:{}[{}]",
                 f.name,
                 f.code_name,
                 f.bson_type,
                 f.enum_values,
-                f.array_depth,
-                f.max_items,
+                f.containers,
                 f.optional,
-                f.map,
                 signature(&f.children)
             )
         })
@@ -252,7 +250,7 @@ impl<'a> Generator<'a> {
                 let mut f = (*f).clone();
                 if attrs.unbounded.contains(&f.name) {
                     // Overflows by design: the repository bounds what stays in the document.
-                    f.max_items = None;
+                    f.set_outer_bound(None);
                 }
                 let mut layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
                 if self.settings.derive_document {
@@ -463,26 +461,25 @@ impl<'a> Generator<'a> {
         } else {
             scalar_type(&f.bson_type)
         };
-        for dim in f.inner_dims.iter().rev() {
-            let n = Literal::usize_unsuffixed(usize::try_from(*dim).unwrap_or(usize::MAX));
-            ty = quote!(::squillion::BoundedVec<#ty, #n>);
+        if f.containers.is_empty() && f.recursive {
+            ty = quote!(::std::boxed::Box<#ty>);
         }
-        if f.array_depth > 0 {
-            for _ in (f.inner_dims.len() + 1)..usize::from(f.array_depth) {
-                ty = quote!(::std::vec::Vec<#ty>);
+        // Container levels, innermost first: each wraps the type of its elements (values).
+        for level in f.containers.iter().rev() {
+            if level.nullable {
+                ty = quote!(::std::option::Option<#ty>);
             }
-            ty = match f.max_items {
-                Some(m) => {
+            ty = match (level.kind, level.bound) {
+                (ContainerKind::Array, Some(m)) => {
                     let n = Literal::usize_unsuffixed(usize::try_from(m).unwrap_or(usize::MAX));
                     quote!(::squillion::BoundedVec<#ty, #n>)
                 }
-                None => quote!(::std::vec::Vec<#ty>),
+                (ContainerKind::Array, None) => quote!(::std::vec::Vec<#ty>),
+                // A map's bound is kept by the validator and the repository's entry setter.
+                (ContainerKind::Map, _) => {
+                    quote!(::std::collections::BTreeMap<::std::string::String, #ty>)
+                }
             };
-        } else if f.recursive {
-            ty = quote!(::std::boxed::Box<#ty>);
-        }
-        if f.map {
-            ty = quote!(::std::collections::BTreeMap<::std::string::String, #ty>);
         }
         if f.optional {
             ty = quote!(::std::option::Option<#ty>);
@@ -613,7 +610,7 @@ fn default_doc(f: &PlanField) -> String {
     let optional = if f.optional { ", optional" } else { "" };
     match f.kind {
         _ if f.name == "_id" => "The document's id (`_id`).".to_owned(),
-        _ if f.map => match f.max_entries {
+        _ if f.is_map() => match f.max_entries {
             Some(n) => format!(
                 "`{}`: a map whose keys are data, at most {n} entries (`map(max = {n})`:                  `set_{}_entry` refuses a new key when it is full){optional}.",
                 f.name, f.code_name

@@ -32,7 +32,7 @@ impl Generator<'_> {
                 };
                 let mut f = f.clone();
                 if unbounded.contains(&f.name) {
-                    f.max_items = None;
+                    f.set_outer_bound(None);
                 }
                 // A variant's field is absent from the other variants' documents.
                 if f.variant.is_some() {

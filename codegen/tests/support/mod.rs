@@ -27,6 +27,7 @@ fn field(prefix: &str, name: &str, kind: FieldKind, bson: &str) -> PlanField {
         code_name: name.to_owned(),
         kind,
         bson_type: bson.to_owned(),
+        containers: Vec::new(),
         array_depth: 0,
         max_items: None,
         typical_items: None,
@@ -167,8 +168,7 @@ fn position(line: usize, column: usize, start: usize) -> SourcePosition {
 fn person() -> (Collection, Decision) {
     let mut address = field("", "addresses", FieldKind::Embedded, "object");
     address.type_name = Some("Address".to_owned());
-    address.array_depth = 1;
-    address.max_items = Some(10);
+    address.set_array(Some(10));
     address.relation = Some("Person.addresses".to_owned());
     address.children = vec![
         scalar("addresses", "street", "string"),
@@ -220,8 +220,7 @@ fn person() -> (Collection, Decision) {
 fn products() -> (Collection, Collection, Decision) {
     let mut parts = field("", "parts", FieldKind::RefArray, "object");
     parts.type_name = Some("PartRef".to_owned());
-    parts.array_depth = 1;
-    parts.max_items = Some(1_000);
+    parts.set_array(Some(1_000));
     parts.source = Some("Part".to_owned());
     parts.relation = Some("Product.parts".to_owned());
     let mut part_id = field("parts", "id", FieldKind::Ref, "objectId");
@@ -340,8 +339,7 @@ fn products() -> (Collection, Collection, Decision) {
 fn hosts() -> (Collection, Collection, Decision) {
     let mut latest = field("", "logmsgs", FieldKind::Embedded, "object");
     latest.type_name = Some("LogMessage".to_owned());
-    latest.array_depth = 1;
-    latest.max_items = Some(1_000);
+    latest.set_array(Some(1_000));
     latest.relation = Some("Host.logmsgs".to_owned());
     latest.children = vec![
         scalar("logmsgs", "time", "date"),
@@ -464,8 +462,7 @@ fn blog() -> (Collection, Collection, Decision) {
     post.size = size(1_800, Some(9_000));
     let mut items = field("", "comments", FieldKind::Embedded, "object");
     items.type_name = Some("Comment".to_owned());
-    items.array_depth = 1;
-    items.max_items = Some(50);
+    items.set_array(Some(50));
     items.children = vec![
         scalar("comments", "name", "string"),
         scalar("comments", "created_on", "date"),

@@ -6,8 +6,10 @@
 //! so it uses nothing but `std`.
 
 mod application;
+mod containers;
 
 pub use application::*;
+pub use containers::*;
 
 /// One schema of a family.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,7 @@ pub fn all() -> Vec<Schema> {
     out.extend(loads());
     out.extend(attributes());
     out.extend(maps());
+    out.extend(containers());
     out
 }
 

@@ -61,8 +61,7 @@ pub(super) fn outlier(
         f.source = Some(child.entity.clone());
         f
     };
-    items.array_depth = 1;
-    items.max_items = Some(ctx.settings.embed_array_max);
+    items.set_array(Some(ctx.settings.embed_array_max));
     items.relation = Some(rel.id.clone());
     let embed_items = embedded.then(|| ("items".to_owned(), child.entity.clone()));
     fields.push(items);
@@ -117,8 +116,7 @@ pub(super) fn bucket(
     fields[0].relation = Some(rel.id.clone());
     let mut items = new_field("", &parent.field, FieldKind::Embedded, "object");
     items.type_name = Some(child.entity.clone());
-    items.array_depth = 1;
-    items.max_items = Some(size);
+    items.set_array(Some(size));
     items.relation = Some(rel.id.clone());
     items.docs = vec![rel_doc.to_owned()];
     fields.push(items);

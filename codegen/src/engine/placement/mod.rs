@@ -107,8 +107,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
             let mut f = new_field("", &parent.field, FieldKind::Embedded, "object");
             f.type_name = Some(child.entity.clone());
             if !one {
-                f.array_depth = 1;
-                f.max_items = cap;
+                f.set_array(cap);
                 f.typical_items = parent.cardinality.typical;
             } else {
                 // `one?`: the owner may have none; `one`: it always has one.
@@ -164,8 +163,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                     FieldKind::RefArray,
                     super::fields::id_type(ctx, &parent.entity).json_schema_name(),
                 );
-                f.array_depth = 1;
-                f.max_items = child.cardinality.max(s);
+                f.set_array(child.cardinality.max(s));
                 f.typical_items = child.cardinality.typical;
                 f.source = Some(parent.entity.clone());
                 f.relation = Some(rel.id.clone());
@@ -301,8 +299,7 @@ fn parent_ids(
         FieldKind::RefArray,
         super::fields::id_type(ctx, &child.entity).json_schema_name(),
     );
-    f.array_depth = 1;
-    f.max_items = cap;
+    f.set_array(cap);
     f.typical_items = parent.cardinality.typical;
     f.source = Some(child.entity.clone());
     f.relation = Some(rel.id.clone());

@@ -78,7 +78,7 @@ pub(super) fn modifiers(
             };
             let kept = subset_keep(ctx, child, &latest.keep, &latest.by.field);
             let mut field = copies_field(ctx, &name, child, &kept, rel);
-            field.max_items = Some(latest.n);
+            field.set_outer_bound(Some(latest.n));
             field.docs = vec![format!(
                 "subset ({}): the latest {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
                 rel.id,
@@ -115,7 +115,7 @@ pub(super) fn modifiers(
         let kept = subset_keep(ctx, child, &top.keep, &top.by.field);
         let mut field = copies_field(ctx, &name, child, &kept, rel);
         field.kind = FieldKind::Computed;
-        field.max_items = Some(top.n);
+        field.set_outer_bound(Some(top.n));
         field.docs = vec![format!(
             "computed top-{} ({}): the best {} by {} {}, maintained on write with $push, $each, $sort and $slice (seed 002 best times)",
             top.n,
@@ -386,7 +386,7 @@ fn copies_field(
         }
         field.children = children;
     }
-    field.array_depth = 1;
+    field.set_array(None);
     field.type_name = Some(format!(
         "{}{}",
         child.entity,

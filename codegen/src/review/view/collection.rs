@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use crate::plan::{Collection, CollectionRole, FieldKind, Index, Plan, PlanField, SizeEstimate};
+use crate::plan::{
+    Collection, CollectionRole, ContainerKind, FieldKind, Index, Plan, PlanField, SizeEstimate,
+};
 
 use super::super::sample;
 use super::decision::{rule, RuleView};
@@ -230,22 +232,23 @@ pub fn type_label(f: &PlanField) -> String {
         let quoted: Vec<String> = f.enum_values.iter().map(|v| format!("{v:?}")).collect();
         base = format!("one_of({})", quoted.join(", "));
     }
-    if f.map {
-        base = match f.max_entries {
-            Some(n) => format!("map<{base}> \u{2264} {} entries", thousands(n)),
-            None => format!("map<{base}>"),
-        };
-    }
-    for dim in f.inner_dims.iter().rev() {
-        base = format!("[{base}; {}]", thousands(*dim));
-    }
-    let depth = usize::from(f.array_depth).saturating_sub(f.inner_dims.len());
-    if depth > 0 {
-        let open = "[".repeat(depth);
-        let close = "]".repeat(depth);
-        base = match f.max_items {
-            Some(m) => format!("{open}{base}{close} \u{2264} {}", thousands(m)),
-            None => format!("{open}{base}{close} unbounded"),
+    // Container levels, innermost first, as the schema language writes them; the outermost
+    // array says its bound in words.
+    for (i, level) in f.containers.iter().enumerate().rev() {
+        if level.nullable {
+            base.push('?');
+        }
+        base = match (level.kind, level.bound) {
+            (ContainerKind::Array, Some(m)) if i == 0 => {
+                format!("[{base}] \u{2264} {}", thousands(m))
+            }
+            (ContainerKind::Array, None) if i == 0 => format!("[{base}] unbounded"),
+            (ContainerKind::Array, Some(m)) => format!("[{base}; {}]", thousands(m)),
+            (ContainerKind::Array, None) => format!("[{base}]"),
+            (ContainerKind::Map, Some(n)) => {
+                format!("map<{base}> \u{2264} {} entries", thousands(n))
+            }
+            (ContainerKind::Map, None) => format!("map<{base}>"),
         };
     }
     if f.optional {
@@ -346,19 +349,28 @@ pub fn validator_rows(fields: &[PlanField]) -> Vec<ValidatorRow> {
             Some(range) => format!("{} ({} to {})", f.bson_type, range.min, range.max),
             None => f.bson_type.clone(),
         };
-        if f.map {
-            ty = format!("object of {ty}");
+        // Container levels, innermost first; the bounds read outermost first (24 × 60).
+        for level in f.containers.iter().rev() {
+            if level.nullable {
+                ty = format!("{ty} or null");
+            }
+            ty = match level.kind {
+                ContainerKind::Array => format!("array of {ty}"),
+                ContainerKind::Map => format!("object of {ty}"),
+            };
         }
-        for _ in 0..f.array_depth {
-            ty = format!("array of {ty}");
-        }
-        let mut max = f.max_items.map(thousands).unwrap_or_default();
-        if let (Some(n), 0) = (f.max_entries, f.array_depth) {
-            max = format!("{} entries", thousands(n));
-        }
-        for d in &f.inner_dims {
-            max.push_str(&format!(" \u{00d7} {}", thousands(*d)));
-        }
+        let bounds: Vec<String> = f
+            .containers
+            .iter()
+            .filter_map(|level| {
+                let n = thousands(level.bound?);
+                Some(match level.kind {
+                    ContainerKind::Array => n,
+                    ContainerKind::Map => format!("{n} entries"),
+                })
+            })
+            .collect();
+        let max = bounds.join(" \u{00d7} ");
         rows.push(ValidatorRow {
             path: f.path.clone(),
             bson_type: ty,
