@@ -971,7 +971,7 @@ pub struct BoundedVec {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,
-    /// `items` (BSON `string`).
+    /// `items` (BSON `string` values in `[_; 3]`).
     pub items: ::squillion::BoundedVec<::std::string::String, 3>,
 }
 impl BoundedVec {

@@ -96,6 +96,7 @@ fn field_state(collection: &str, f: &PlanField) -> FieldState {
         path: f.path.clone(),
         kind: f.kind.as_str().to_owned(),
         bson_type: f.bson_type.clone(),
+        containers: f.containers.clone(),
         array_depth: f.array_depth,
         map: f.map,
         optional: f.optional,

@@ -20,7 +20,7 @@ pub mod render;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{Collection, CollectionRole, Plan};
+use crate::plan::{Collection, CollectionRole, Container, ContainerKind, Plan};
 
 /// Everything that differs between two Plans.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -438,10 +438,16 @@ impl FieldChange {
                     || o.array_depth != n.array_depth
                     || o.map != n.map
                     || o.optional != n.optional
+                    || kinds(o) != kinds(n)
             }
             _ => true,
         }
     }
+}
+
+/// The kinds of a field's container levels, outermost first (`map<[T]>` is not `[map<T>]`).
+fn kinds(f: &FieldState) -> Vec<ContainerKind> {
+    f.containers.iter().map(|c| c.kind).collect()
 }
 
 /// One side's stored field.
@@ -455,6 +461,10 @@ pub struct FieldState {
     pub kind: String,
     /// The BSON type (of the elements, for arrays).
     pub bson_type: String,
+    /// The arrays and maps around the value, outermost first, with their bounds and whether
+    /// their elements may be null.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<Container>,
     /// Array nesting depth.
     pub array_depth: u8,
     /// A map whose keys are data.

@@ -1,6 +1,6 @@
 //! The shape of every collection: its role, fields, `_id`, variants, indexes and size estimate.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{BsonType, RuleCitation};
 
@@ -203,7 +203,7 @@ pub struct PlanField {
 pub const GEO_POINT: &str = "GeoPoint";
 
 /// One container level around a field's value: an array or a map whose keys are data.
-#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Container {
     /// An array, or a map (a document whose keys are data).
     pub kind: ContainerKind,
@@ -219,7 +219,7 @@ pub struct Container {
 }
 
 /// What a [`Container`] level is.
-#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContainerKind {
     /// A BSON array.

@@ -10,6 +10,7 @@ use crate::diff::{
 };
 
 use super::{bytes, counted, plural, thousands};
+use crate::plan::ContainerKind;
 
 /// A titled group of changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -330,13 +331,25 @@ fn collection(c: &CollectionChange) -> Item {
     }
 }
 
+/// The field's kind and type, its container levels with their nullable elements (the bounds are
+/// said apart).
 fn shape(f: &FieldState) -> String {
     let mut t = f.bson_type.clone();
-    for _ in 0..f.array_depth {
-        t = format!("[{t}]");
+    if f.containers.is_empty() {
+        // A diff written before containers were recorded.
+        for _ in 0..f.array_depth {
+            t = format!("[{t}]");
+        }
+        if f.map {
+            t = format!("map<{t}>");
+        }
     }
-    if f.map {
-        t = format!("map<{t}>");
+    for level in f.containers.iter().rev() {
+        let q = if level.nullable { "?" } else { "" };
+        t = match level.kind {
+            ContainerKind::Array => format!("[{t}{q}]"),
+            ContainerKind::Map => format!("map<{t}{q}>"),
+        };
     }
     let optional = if f.optional { ", optional" } else { "" };
     format!("{} `{t}`{optional}", f.kind)
@@ -378,6 +391,23 @@ fn field(c: &FieldChange) -> Item {
                     "At most {} elements (was {}).",
                     maybe(&n.max_items, bound),
                     maybe(&o.max_items, bound)
+                ));
+            }
+            let inner = |f: &FieldState| -> Vec<Option<u64>> {
+                f.containers.iter().skip(1).map(|c| c.bound).collect()
+            };
+            if inner(o) != inner(n) && shape(o) == shape(n) {
+                let said = |bounds: Vec<Option<u64>>| -> String {
+                    let words: Vec<String> = bounds
+                        .iter()
+                        .map(|b| b.map_or_else(|| "unbounded".to_owned(), thousands))
+                        .collect();
+                    words.join(" \u{00d7} ")
+                };
+                details.push(format!(
+                    "Inner levels hold at most {} (was {}).",
+                    said(inner(n)),
+                    said(inner(o))
                 ));
             }
             match (o.max_entries, n.max_entries) {

@@ -437,9 +437,19 @@ impl<'a> Generator<'a> {
         } else {
             TokenStream::new()
         };
+        // Nested containers (`map<[T?]>?`) are spelled out in full, as declared: a type alias
+        // per field would hide the shape the field's doc describes. (Counters' fixed levels,
+        // `BoundedVec<BoundedVec<i64, 60>, 24>`, stay below clippy's threshold.)
+        let nested = f.containers.len() >= 2 && !f.containers.iter().all(|c| c.preallocated);
+        let complex = if nested {
+            quote!(#[allow(clippy::type_complexity)])
+        } else {
+            TokenStream::new()
+        };
         let mut out = doc;
         out.extend(quote! {
             #(#[squillion(#layout)])*
+            #complex
             #rename
             #skip
             #vis #ident:
@@ -636,8 +646,31 @@ fn default_doc(f: &PlanField) -> String {
             "`{}`: a geospatial point, stored as GeoJSON{optional}.",
             f.name
         ),
-        FieldKind::Scalar => format!("`{}` (BSON `{}`{optional}).", f.name, f.bson_type),
+        FieldKind::Scalar if f.containers.is_empty() => {
+            format!("`{}` (BSON `{}`{optional}).", f.name, f.bson_type)
+        }
+        FieldKind::Scalar => format!(
+            "`{}` (BSON `{}` values in `{}`{optional}).",
+            f.name,
+            f.bson_type,
+            container_shape(f)
+        ),
     }
+}
+
+/// The field's container levels as the schema language writes them, `_` for the value:
+/// `[map<_?; 2>]`.
+fn container_shape(f: &PlanField) -> String {
+    let mut shape = "_".to_owned();
+    for level in f.containers.iter().rev() {
+        let q = if level.nullable { "?" } else { "" };
+        let bound = level.bound.map(|n| format!("; {n}")).unwrap_or_default();
+        shape = match level.kind {
+            ContainerKind::Array => format!("[{shape}{q}{bound}]"),
+            ContainerKind::Map => format!("map<{shape}{q}{bound}>"),
+        };
+    }
+    shape
 }
 
 fn scalar_type(bson: &str) -> TokenStream {
