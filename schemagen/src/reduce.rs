@@ -117,7 +117,7 @@ fn names(f: &Fact, entity: &str) -> bool {
 fn uses(ty: &Ty, value: &str) -> bool {
     match ty {
         Ty::Value(v) => v == value,
-        Ty::Array(t, _) | Ty::Map(t) => uses(t, value),
+        Ty::Array(t, _) | Ty::Map(t, _) | Ty::Nullable(t) => uses(t, value),
         Ty::Scalar(_) | Ty::Counters(..) | Ty::OneOf(_) => false,
     }
 }

@@ -78,7 +78,9 @@ pub fn ty(t: &Ty) -> String {
         Ty::Value(v) => v.clone(),
         Ty::Array(inner, Some(n)) => format!("[{}; {n}]", ty(inner)),
         Ty::Array(inner, None) => format!("[{}]", ty(inner)),
-        Ty::Map(inner) => format!("map<{}>", ty(inner)),
+        Ty::Map(inner, Some(n)) => format!("map<{}; {n}>", ty(inner)),
+        Ty::Map(inner, None) => format!("map<{}>", ty(inner)),
+        Ty::Nullable(inner) => format!("{}?", ty(inner)),
         Ty::Counters(a, b) => format!("counters({a} x {b})"),
         Ty::OneOf(values) => {
             let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();

@@ -131,8 +131,10 @@ pub enum Ty {
     Value(String),
     /// `[T; N]` (`N` optional).
     Array(Box<Ty>, Option<u32>),
-    /// `map<T>`.
-    Map(Box<Ty>),
+    /// `map<T>` or `map<T; N>`.
+    Map(Box<Ty>, Option<u32>),
+    /// `T?` as the element of an array or the value of a map: it may be null.
+    Nullable(Box<Ty>),
     /// `counters(a x b)`.
     Counters(u32, u32),
     /// `one_of("a", "b")`: an enumeration of strings.

@@ -74,7 +74,8 @@ pub enum Feature {
     Subdocument,
     /// `vs: [V0; 3]` (an array of subdocuments)
     SubdocumentArray,
-    /// `grid: [[int32; 3]; 2]` (nested arrays)
+    /// `grid: [[int32?; 3]; 2]`, `shelf: map<[string?; 2]; 3>?` and `racks: [map<int64; 2>?; 3]`
+    /// (nested containers, bounded, with null elements)
     NestedArray,
     /// `tags: [string; 4] @index` (a multikey index)
     TagArray,
@@ -305,7 +306,7 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
         Feature::Map => (
             vec![field(
                 "tally",
-                Ty::Map(Box::new(scalar(S::Int32))),
+                Ty::Map(Box::new(scalar(S::Int32)), None),
                 false,
                 vec![],
             )],
@@ -314,7 +315,7 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
         Feature::Attributes => (
             vec![field(
                 "attrs",
-                Ty::Map(Box::new(scalar(S::String))),
+                Ty::Map(Box::new(scalar(S::String)), None),
                 false,
                 vec![FieldAttr::Attributes],
             )],
@@ -344,15 +345,45 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             &["V0"],
         ),
         Feature::NestedArray => (
-            vec![field(
-                "grid",
-                Ty::Array(
-                    Box::new(Ty::Array(Box::new(scalar(S::Int32)), Some(3))),
-                    Some(2),
+            vec![
+                field(
+                    "grid",
+                    Ty::Array(
+                        Box::new(Ty::Array(
+                            Box::new(Ty::Nullable(Box::new(scalar(S::Int32)))),
+                            Some(3),
+                        )),
+                        Some(2),
+                    ),
+                    false,
+                    vec![],
                 ),
-                false,
-                vec![],
-            )],
+                // Containers of each kind inside each other, bounded, with null elements.
+                field(
+                    "shelf",
+                    Ty::Map(
+                        Box::new(Ty::Array(
+                            Box::new(Ty::Nullable(Box::new(scalar(S::String)))),
+                            Some(2),
+                        )),
+                        Some(3),
+                    ),
+                    true,
+                    vec![],
+                ),
+                field(
+                    "racks",
+                    Ty::Array(
+                        Box::new(Ty::Nullable(Box::new(Ty::Map(
+                            Box::new(scalar(S::Int64)),
+                            Some(2),
+                        )))),
+                        Some(3),
+                    ),
+                    false,
+                    vec![],
+                ),
+            ],
             &[],
         ),
         Feature::TagArray => (
@@ -417,7 +448,12 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
                         vec![],
                     ),
                     field("mood", one_of(&MOODS), true, vec![]),
-                    field("labels", Ty::Map(Box::new(one_of(&PICKS))), false, vec![]),
+                    field(
+                        "labels",
+                        Ty::Map(Box::new(one_of(&PICKS)), None),
+                        false,
+                        vec![],
+                    ),
                     field("leg", Ty::Value("V2".to_owned()), false, vec![]),
                 ],
                 &["V2"],

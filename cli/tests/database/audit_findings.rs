@@ -325,3 +325,61 @@ async fn audit_follows_embedded_documents_stored_names_and_recursive_trees() {
     );
     t.cleanup().await;
 }
+
+/// Containers nested in containers (`map<[T; N]; M>`, `[map<T; N>]`): every level is held to its
+/// own bound, maps included (`map_over_bound`).
+#[tokio::test]
+async fn audit_holds_every_level_of_nested_containers_to_its_bound() {
+    let t = TestDb::new("audit_containers").await;
+    let (_dir, file) = schema(
+        "entity Shelf @collection(\"shelves\") {\n  m: map<[int32; 2]; 3>\n  g: [map<int32; 2>; 4]\n}\n",
+    );
+    let shelves = t.db.collection::<Document>("shelves");
+    let within = doc! { "m": { "a": [1, 2], "b": [], "c": [3] }, "g": [{ "x": 1, "y": 2 }] };
+    let wide_map = doc! { "m": { "a": [1], "b": [2], "c": [3], "d": [4] }, "g": [] };
+    let long_inner = doc! { "m": { "a": [1, 2, 3] }, "g": [] };
+    let wide_inner = doc! { "m": {}, "g": [{ "x": 1 }, { "x": 1, "y": 2, "z": 3 }] };
+    shelves
+        .insert_many([&within, &wide_map, &long_inner, &wide_inner])
+        .await
+        .unwrap();
+    indexes(&file, &t, &["--apply"]).await.expect(0, "apply");
+
+    let run = audit(&file, &t, &["--format", "json"]).await;
+    run.expect(1, "levels over their bounds");
+    let report = run.json();
+    assert_eq!(findings(&report).len(), 3, "{:#}", report["findings"]);
+    let f = finding(&report, "map_over_bound", "m");
+    assert_eq!(
+        (
+            f["count"].as_u64(),
+            f["detail"]
+                .as_str()
+                .map(|d| d.contains("4 entries") && d.contains("allows 3"))
+        ),
+        (Some(1), Some(true)),
+        "{f}"
+    );
+    let f = finding(&report, "array_over_bound", "m.*");
+    assert_eq!(
+        (
+            f["count"].as_u64(),
+            f["detail"]
+                .as_str()
+                .map(|d| d.contains("3 elements") && d.contains("allows 2"))
+        ),
+        (Some(1), Some(true)),
+        "{f}"
+    );
+    let f = finding(&report, "map_over_bound", "g");
+    assert_eq!(
+        (
+            f["count"].as_u64(),
+            f["detail"]
+                .as_str()
+                .map(|d| d.contains("3 entries") && d.contains("allows 2"))
+        ),
+        (Some(1), Some(true)),
+        "{f}"
+    );
+}
