@@ -11,6 +11,8 @@
 //! - `squillion generate FILE -o DIR [--scripts]`: Rust code (and mongosh scripts).
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
+//! - `squillion migrate OLD NEW --uri URI [--dry-run] [--print mongosh]`: apply the supported
+//!   steps from one version of a schema to the next (expand, move, contract).
 //! - `squillion lsp`: the language server, for editors.
 //! - `squillion infer --uri URI [--sample N] [-o FILE]`: a draft of the facts of an existing database.
 #![deny(missing_docs)]
@@ -27,6 +29,7 @@ pub mod generate;
 pub mod infer;
 mod input;
 pub mod lsp;
+pub mod migrate;
 pub mod plan;
 pub mod review;
 pub mod sync;
@@ -73,6 +76,8 @@ pub enum Command {
     Indexes(database::IndexesArgs),
     /// Sample a live database and report where the data contradicts the design.
     Audit(database::AuditArgs),
+    /// Migrate a database from one version of a schema to the next (expand, move, contract).
+    Migrate(migrate::MigrateArgs),
     /// Run the language server over standard input and output, for editors.
     Lsp(lsp::LspArgs),
     /// Infer the facts of an existing database and write them as a `.sqn` draft.
@@ -119,6 +124,7 @@ where
         Command::Generate(a) => generate::run(a),
         Command::Indexes(a) => database::indexes(a),
         Command::Audit(a) => database::audit(a),
+        Command::Migrate(a) => migrate::run(a),
         Command::Lsp(a) => lsp::run(a),
         Command::Infer(a) => infer::run(a),
     }
