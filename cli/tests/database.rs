@@ -1,4 +1,4 @@
-//! `squillion indexes` and `squillion audit` against a real server: the binary, run as a user runs
+//! `squillion indexes`, `audit` and `migrate` against a real server: the binary, run as a user runs
 //! it, on small schemas written to temporary files and on the seed examples. Every test has a
 //! database of its own. Run them with
 //! `scripts/with-server.sh cargo test -p squillion-cli --test database`: without a server they
@@ -328,6 +328,9 @@ mod audit_findings;
 
 #[path = "database/audit_drift.rs"]
 mod audit_drift;
+
+#[path = "database/migrate.rs"]
+mod migrate;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
