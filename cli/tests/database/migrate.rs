@@ -37,6 +37,8 @@ enum Refused {
     TypeChange,
     /// A new required field with nothing to fill it from.
     NewRequired,
+    /// A natural key becomes the parent's `_id` (and the children's references change type).
+    NaturalKey,
 }
 
 /// The names a pair of schemas is drawn with.
@@ -159,6 +161,12 @@ fn refused_pair(kind: Refused, n: &Names) -> (String, String) {
     let new = match kind {
         Refused::LayoutFlip => schema_text(n, "", "int32", n.bound, "", "", "many(20)"),
         Refused::TypeChange => schema_text(n, "", "string", n.bound, "", "", "many(100000)"),
+        Refused::NaturalKey => schema_text(n, "", "int32", n.bound, "", "", "many(100000)")
+            .replacen(
+                &format!("{}: string", n.shown[0]),
+                &format!("{}: string @key", n.shown[0]),
+                1,
+            ),
         Refused::NewRequired => schema_text(
             n,
             "",
@@ -613,10 +621,18 @@ async fn every_supported_change_migrates_every_document() {
 
 #[tokio::test]
 async fn an_unsupported_change_is_refused_with_nothing_written() {
-    for (kind, expected) in [
-        (Refused::LayoutFlip, "relationship"),
-        (Refused::TypeChange, "stored as"),
-        (Refused::NewRequired, "is new and required"),
+    let docs = std::fs::read_to_string(root().join("docs/migrations.md")).unwrap();
+    assert!(
+        docs.contains("| `M0001` |"),
+        "docs/migrations.md documents M0001"
+    );
+    // Each kind, the words of its error and the number of changes refused: a layout flip is one
+    // (its fields are not listed again); a natural key is the _id and the references to it.
+    for (kind, expected, errors) in [
+        (Refused::LayoutFlip, "relationship", 1),
+        (Refused::TypeChange, "stored as", 1),
+        (Refused::NewRequired, "is new and required", 1),
+        (Refused::NaturalKey, "the _id of", 2),
     ] {
         for seed in 0..3 {
             let n = names(seed);
@@ -640,6 +656,12 @@ async fn an_unsupported_change_is_refused_with_nothing_written() {
                         && run.stderr.contains(expected)
                         && run.stderr.contains("help: "),
                     "{what}\n{}",
+                    run.stderr
+                );
+                assert_eq!(
+                    run.stderr.matches("error[M0001]").count(),
+                    errors,
+                    "{what}: one error per change, its fields not listed again\n{}",
                     run.stderr
                 );
                 assert!(

@@ -223,6 +223,12 @@ pub enum Unsupported {
         /// The stored path.
         path: String,
     },
+    /// The `_id` of a collection changed (a natural key added, removed or moved): every
+    /// reference to its documents would have to be rewritten.
+    IdChanged {
+        /// The collection.
+        collection: String,
+    },
     /// An index whose keys or options changed under the same name.
     IndexRedefined {
         /// The collection.
@@ -394,12 +400,21 @@ fn fields(
     steps: &mut Vec<Step>,
     refused: &mut Vec<Unsupported>,
 ) {
-    let relations: BTreeSet<&str> = diff
-        .decisions
+    // Relationships refused with their decision: their fields are not listed again.
+    let refused_relations: BTreeSet<String> = refused
         .iter()
-        .filter(|d| d.old.is_none() || d.new.is_none())
-        .map(|d| d.relation.as_str())
+        .filter_map(|r| match r {
+            Unsupported::Decision { relation, .. } => Some(relation.clone()),
+            _ => None,
+        })
         .collect();
+    let relation_of = |plan: &Plan, s: &Option<FieldState>| {
+        let s = s.as_ref()?;
+        plan.collection(&s.collection)?
+            .field_at(&s.path)?
+            .relation
+            .clone()
+    };
     // The ids inside references wrapped into objects: filled by the wrap.
     let wraps: BTreeSet<String> = diff
         .fields
@@ -411,18 +426,38 @@ fn fields(
         })
         .collect();
     for f in &diff.fields {
+        let of_refused = [relation_of(old, &f.old), relation_of(new, &f.new)]
+            .into_iter()
+            .flatten()
+            .any(|r| refused_relations.contains(&r));
+        if of_refused {
+            continue;
+        }
+        let id = [&f.old, &f.new]
+            .into_iter()
+            .flatten()
+            .find(|s| s.path == "_id");
+        if let Some(s) = id {
+            let collection = f.new.as_ref().unwrap_or(s).collection.clone();
+            let already = refused
+                .iter()
+                .any(|r| matches!(r, Unsupported::IdChanged { collection: c } if *c == collection));
+            if !already {
+                refused.push(Unsupported::IdChanged { collection });
+            }
+            continue;
+        }
         match (&f.old, &f.new) {
             (Some(o), Some(n)) => changed(old, new, o, n, steps, refused),
             (None, Some(n)) => added(new, &wraps, n, steps, refused),
             (Some(o), None) => {
-                // A relationship removed is refused with its decision; its fields go with it.
                 let holder = old.collection(&o.collection);
                 if holder.is_some_and(|c| array_above(c, &o.path)) {
                     refused.push(Unsupported::InsideArray {
                         collection: o.collection.clone(),
                         path: o.path.clone(),
                     });
-                } else if !relations.iter().any(|r| o.source.as_deref() == Some(*r)) {
+                } else {
                     steps.push(Step {
                         phase: Phase::Contract,
                         action: Action::Unset {
@@ -476,7 +511,7 @@ fn changed(
         });
         return;
     }
-    if shape(o) != shape(n) || o.path == "_id" || n.path == "_id" {
+    if shape(o) != shape(n) {
         refused.push(Unsupported::FieldType {
             collection: n.collection.clone(),
             path: n.path.clone(),

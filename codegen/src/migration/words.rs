@@ -94,6 +94,9 @@ impl Unsupported {
             Unsupported::IndexRedefined { collection, name } => {
                 format!("index {collection}.{name}: its keys or options changed")
             }
+            Unsupported::IdChanged { collection } => {
+                format!("the _id of {collection} changed (a natural key added, removed or moved)")
+            }
         }
     }
 
@@ -114,6 +117,9 @@ impl Unsupported {
             ),
             Unsupported::InsideArray { .. } => {
                 "renaming inside arrays needs a pipeline update with $map, not implemented yet; do it by hand".to_owned()
+            }
+            Unsupported::IdChanged { .. } => {
+                "changing _id means copying every document under its new _id and rewriting every reference to it, not implemented yet; keep the old key in this version".to_owned()
             }
             Unsupported::IndexRedefined { name, .. } => format!(
                 "give the new index another name (the old one is dropped after the move), or drop `{name}` by hand and run `squillion indexes --apply`"
