@@ -271,7 +271,7 @@ async fn run_step(db: &Database, step: &Step) -> mongodb::error::Result<String> 
             let r = coll(collection)
                 .update_many(
                     document(&migration::version_guard(*version)),
-                    doc! { "$set": { "schema_version": i64::from(*version) } },
+                    doc! { "$set": { "schema_version": version_value(*version) } },
                 )
                 .bypass_document_validation(true)
                 .await?;
@@ -349,6 +349,11 @@ async fn coll_mod(
     })
     .await?;
     Ok(String::new())
+}
+
+/// `schema_version` as the validator wants it: an `int` (32 bits) while it fits.
+fn version_value(version: u32) -> Bson {
+    i32::try_from(version).map_or(Bson::Int64(i64::from(version)), Bson::Int32)
 }
 
 /// The value at a dotted path of a document (`None`: absent).

@@ -332,6 +332,9 @@ mod audit_drift;
 #[path = "database/migrate.rs"]
 mod migrate;
 
+#[path = "database/migrate_data.rs"]
+mod migrate_data;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -121,11 +121,11 @@ fn body(s: &mut String, a: &Action) {
             collection,
             version,
         } => writeln!(
+            // mongosh numbers are doubles; the validator wants an `int`.
             s,
-            "  {}.updateMany({}, {}, {bypass});",
+            "  {}.updateMany({}, {{ $set: {{ schema_version: NumberInt({version}) }} }}, {bypass});",
             coll(collection),
             super::version_guard(*version),
-            json!({ "$set": { "schema_version": version } })
         ),
         Action::DropIndex { collection, name } => writeln!(
             s,

@@ -1,0 +1,328 @@
+//! The data side of `migrate`'s tests: the old layout filled by its Plan, the logical data of
+//! a collection (count and checksum), the whole database as text, and the checks of the new
+//! Plan (validators, copies).
+
+use super::*;
+use squillion_testkit::Lcg;
+
+/// A value of a planned scalar field.
+pub(super) fn scalar(f: &PlanField, rng: &mut Lcg) -> Bson {
+    let one = |rng: &mut Lcg| match f.bson_type.as_str() {
+        "string" => Bson::String(format!("v{}", rng.below(1_000_000))),
+        "int" => Bson::Int32(rng.below(10_000) as i32),
+        "double" => Bson::Double(rng.below(10_000) as f64 / 8.0),
+        "objectId" => Bson::ObjectId(ObjectId::new()),
+        other => panic!("no filler for {other} ({})", f.path),
+    };
+    if f.array_depth == 0 {
+        return one(rng);
+    }
+    let max = f.max_items.unwrap_or(3);
+    Bson::Array((0..rng.below(max + 1)).map(|_| one(rng)).collect())
+}
+
+/// Fills every collection of the old Plan: parents first, then children referring to them, by
+/// the Plan's fields (plain or extended references, copies of the parent's fields).
+pub(super) async fn fill(
+    db: &Database,
+    plan: &Plan,
+    parents: usize,
+    children: usize,
+    rng: &mut Lcg,
+) {
+    let mut stored: BTreeMap<String, Vec<Document>> = BTreeMap::new();
+    let mut order: Vec<&squillion_codegen::plan::Collection> = plan.collections.iter().collect();
+    order.sort_by_key(|c| c.fields.iter().any(|f| f.kind == FieldKind::Ref));
+    for c in order {
+        let count = if c.fields.iter().any(|f| f.kind == FieldKind::Ref) {
+            children
+        } else {
+            parents
+        };
+        let mut docs = Vec::new();
+        for _ in 0..count {
+            let mut d = Document::new();
+            for f in &c.fields {
+                let value = match f.kind {
+                    FieldKind::Scalar if f.path == "_id" => Bson::ObjectId(ObjectId::new()),
+                    FieldKind::Scalar => scalar(f, rng),
+                    FieldKind::Embedded if f.array_depth == 0 && !f.map => {
+                        let mut inner = Document::new();
+                        for child in &f.children {
+                            inner.insert(child.name.clone(), scalar(child, rng));
+                        }
+                        Bson::Document(inner)
+                    }
+                    FieldKind::Pattern if f.name == "schema_version" => {
+                        Bson::Int32(c.schema_version.unwrap() as i32)
+                    }
+                    FieldKind::Ref => {
+                        let target = f.source.clone().unwrap();
+                        let pool = stored
+                            .iter()
+                            .find(|(name, _)| plan.collection(name).unwrap().entity == target)
+                            .map(|(_, docs)| docs)
+                            .unwrap();
+                        let parent = &pool[rng.below(pool.len() as u64) as usize];
+                        if f.children.is_empty() {
+                            parent.get("_id").unwrap().clone()
+                        } else {
+                            let mut ext = Document::new();
+                            for child in &f.children {
+                                let v = match child.kind {
+                                    FieldKind::Ref => parent.get("_id").unwrap().clone(),
+                                    FieldKind::Denormalized => {
+                                        let field = child.source.as_ref().unwrap();
+                                        let (_, name) = field.split_once('.').unwrap();
+                                        parent.get(name).unwrap().clone()
+                                    }
+                                    k => panic!("no filler for {k:?} in a reference"),
+                                };
+                                ext.insert(child.name.clone(), v);
+                            }
+                            Bson::Document(ext)
+                        }
+                    }
+                    k => panic!("no filler for {k:?} ({})", f.path),
+                };
+                d.insert(f.name.clone(), value);
+            }
+            docs.push(d);
+        }
+        db.collection::<Document>(&c.name)
+            .insert_many(docs.clone())
+            .await
+            .unwrap_or_else(|e| panic!("the old validator of {} refuses the filler: {e}", c.name));
+        stored.insert(c.name.clone(), docs);
+    }
+}
+
+/// The logical data of one document by the Plan: each stored field by its path of code names,
+/// a reference by the id it holds (plain or inside an extended reference); copies, computed and
+/// pattern fields are derived and left out.
+pub(super) fn logical(
+    d: &Document,
+    fields: &[PlanField],
+    prefix: &str,
+    keep: &BTreeSet<String>,
+    out: &mut BTreeMap<String, String>,
+) {
+    for f in fields {
+        let code = if prefix.is_empty() {
+            f.code_name.clone()
+        } else {
+            format!("{prefix}.{}", f.code_name)
+        };
+        let Some(value) = d.get(&f.name) else {
+            continue;
+        };
+        match f.kind {
+            FieldKind::Denormalized | FieldKind::Computed | FieldKind::Pattern => {}
+            FieldKind::Ref => {
+                let id = match value {
+                    Bson::Document(ext) => f
+                        .children
+                        .iter()
+                        .find(|c| c.kind == FieldKind::Ref)
+                        .and_then(|c| ext.get(&c.name))
+                        .cloned()
+                        .unwrap_or(Bson::Null),
+                    plain => plain.clone(),
+                };
+                if keep.contains(&code) {
+                    out.insert(code, format!("{id}"));
+                }
+            }
+            _ if !f.children.is_empty() && f.array_depth == 0 => {
+                if let Bson::Document(inner) = value {
+                    logical(inner, &f.children, &code, keep, out);
+                }
+            }
+            _ => {
+                if keep.contains(&code) {
+                    out.insert(code, format!("{value}"));
+                }
+            }
+        }
+    }
+}
+
+/// The code paths of the top-level and nested fields of a collection.
+pub(super) fn code_paths(fields: &[PlanField], prefix: &str, out: &mut BTreeSet<String>) {
+    for f in fields {
+        let code = if prefix.is_empty() {
+            f.code_name.clone()
+        } else {
+            format!("{prefix}.{}", f.code_name)
+        };
+        code_paths(&f.children, &code, out);
+        out.insert(code);
+    }
+}
+
+/// Per entity: the number of documents and a checksum of their logical data, restricted to the
+/// code paths both Plans store.
+pub(super) async fn logical_data(
+    db: &Database,
+    plan: &Plan,
+    other: &Plan,
+) -> BTreeMap<String, (usize, u64)> {
+    let mut out = BTreeMap::new();
+    for c in &plan.collections {
+        let Some(o) = other.collections.iter().find(|o| o.entity == c.entity) else {
+            continue;
+        };
+        let (mut mine, mut theirs) = (BTreeSet::new(), BTreeSet::new());
+        code_paths(&c.fields, "", &mut mine);
+        code_paths(&o.fields, "", &mut theirs);
+        let keep: BTreeSet<String> = mine.intersection(&theirs).cloned().collect();
+        let docs: Vec<Document> = db
+            .collection::<Document>(&c.name)
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for d in &docs {
+            let mut m = BTreeMap::new();
+            logical(d, &c.fields, "", &keep, &mut m);
+            for byte in format!("{m:?}").bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        out.insert(c.entity.clone(), (docs.len(), hash));
+    }
+    out
+}
+
+/// The whole database as text: every collection's documents, indexes and options, sorted.
+pub(super) async fn dump(db: &Database) -> String {
+    let mut out = String::new();
+    for name in collection_names(db).await {
+        let docs: Vec<Document> = db
+            .collection::<Document>(&name)
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        let specs: Vec<mongodb::results::CollectionSpecification> = db
+            .list_collections()
+            .filter(doc! { "name": &name })
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        out.push_str(&format!(
+            "== {name}\n{:?}\n{:?}\n{docs:?}\n",
+            specs.first().map(|s| format!("{:?}", s.options)),
+            index_models(db, &name)
+                .await
+                .into_iter()
+                .map(|(n, m)| (n, m.keys))
+                .collect::<Vec<_>>()
+        ));
+    }
+    out
+}
+
+/// Every document of every collection of the new Plan passes its validator: each one inserted
+/// again into a scratch collection created with it.
+pub(super) async fn assert_new_validators_accept_everything(db: &Database, plan: &Plan) {
+    for c in &plan.collections {
+        let docs: Vec<Document> = db
+            .collection::<Document>(&c.name)
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        let scratch = format!("check_{}", c.name);
+        db.create_collection(&scratch)
+            .validator(squillion_cli::sync::validator_document(c))
+            .await
+            .unwrap();
+        for d in docs {
+            db.collection::<Document>(&scratch)
+                .insert_one(d.clone())
+                .await
+                .unwrap_or_else(|e| panic!("the new validator of {} refuses {d}: {e}", c.name));
+        }
+        db.collection::<Document>(&scratch).drop().await.unwrap();
+    }
+}
+
+/// Every copy the new Plan keeps equals its source.
+pub(super) async fn assert_copies_equal_sources(db: &Database, plan: &Plan) {
+    for copy in plan.relationships.iter().flat_map(|r| &r.denormalized) {
+        let (entity, field) = copy.source.split_once('.').unwrap();
+        let source = plan
+            .collections
+            .iter()
+            .find(|c| c.entity == entity)
+            .unwrap();
+        let stored = source
+            .fields
+            .iter()
+            .find(|f| f.code_name == field)
+            .unwrap()
+            .name
+            .clone();
+        let sources: BTreeMap<String, Bson> = db
+            .collection::<Document>(&source.name)
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                (
+                    d.get("_id").unwrap().to_string(),
+                    d.get(&stored).unwrap().clone(),
+                )
+            })
+            .collect();
+        let holders: Vec<Document> = db
+            .collection::<Document>(&copy.collection)
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert!(!holders.is_empty());
+        let at = |d: &Document, path: &str| -> Option<Bson> {
+            let mut v = Bson::Document(d.clone());
+            for s in path.split('.') {
+                v = v.as_document()?.get(s)?.clone();
+            }
+            Some(v)
+        };
+        for h in &holders {
+            let id = at(h, &copy.fan_out.match_path)
+                .unwrap_or_else(|| panic!("no {} in {h}", copy.fan_out.match_path));
+            assert_eq!(
+                at(h, &copy.copy_path).as_ref(),
+                sources.get(&id.to_string()),
+                "copy {} of {} in {h}",
+                copy.copy_path,
+                copy.source
+            );
+        }
+    }
+}
+
+pub(super) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
