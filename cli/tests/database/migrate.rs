@@ -31,10 +31,12 @@ enum Change {
     NestedRename,
     /// `@schema_version` raised with a rename (the stored shape changed).
     VersionRaised,
+    /// A second copy added in the parent's array of extended references (`arrayFilters`).
+    CopyInArray,
 }
 
 /// Every supported change kind.
-const SUPPORTED: [Change; 9] = [
+const SUPPORTED: [Change; 10] = [
     Change::RenameStored,
     Change::RemoveField,
     Change::CopyOnPlainReference,
@@ -44,6 +46,7 @@ const SUPPORTED: [Change; 9] = [
     Change::BoundRaised,
     Change::NestedRename,
     Change::VersionRaised,
+    Change::CopyInArray,
 ];
 
 /// The change kinds it refuses.
@@ -186,6 +189,30 @@ fn pair(change: Change, n: &Names) -> (String, String) {
             (
                 value("", ""),
                 value(" @stored(\"d2\")", &format!(" @stored(\"{}_v2\")", n.spare)),
+            )
+        }
+        Change::CopyInArray => {
+            // The parent holds its children's ids (`many(300)`), with copies of their fields.
+            let on_parent = |fields: &[&str]| {
+                let listed: Vec<String> =
+                    fields.iter().map(|f| format!("{}.{f}", n.child)).collect();
+                format!(
+                    "  show {} on {} ratio 1000:1\n",
+                    listed.join(", "),
+                    n.parent
+                )
+            };
+            (
+                schema_text(n, "", "int32", n.bound, "", &on_parent(&[n.a]), "many(300)"),
+                schema_text(
+                    n,
+                    "",
+                    "int32",
+                    n.bound,
+                    "",
+                    &on_parent(&[n.a, n.b]),
+                    "many(300)",
+                ),
             )
         }
         Change::VersionRaised => {

@@ -32,13 +32,14 @@ pub(super) async fn fill(
 ) {
     let mut stored: BTreeMap<String, Vec<Document>> = BTreeMap::new();
     let mut order: Vec<&squillion_codegen::plan::Collection> = plan.collections.iter().collect();
-    order.sort_by_key(|c| c.fields.iter().any(|f| f.kind == FieldKind::Ref));
+    let refers = |c: &squillion_codegen::plan::Collection| {
+        c.fields
+            .iter()
+            .any(|f| matches!(f.kind, FieldKind::Ref | FieldKind::RefArray))
+    };
+    order.sort_by_key(|c| refers(c));
     for c in order {
-        let count = if c.fields.iter().any(|f| f.kind == FieldKind::Ref) {
-            children
-        } else {
-            parents
-        };
+        let count = if refers(c) { children } else { parents };
         let mut docs = Vec::new();
         for _ in 0..count {
             let mut d = Document::new();
@@ -57,31 +58,17 @@ pub(super) async fn fill(
                         Bson::Int32(c.schema_version.unwrap() as i32)
                     }
                     FieldKind::Ref => {
-                        let target = f.source.clone().unwrap();
-                        let pool = stored
-                            .iter()
-                            .find(|(name, _)| plan.collection(name).unwrap().entity == target)
-                            .map(|(_, docs)| docs)
-                            .unwrap();
+                        let pool = pool_of(plan, &stored, f);
                         let parent = &pool[rng.below(pool.len() as u64) as usize];
-                        if f.children.is_empty() {
-                            parent.get("_id").unwrap().clone()
-                        } else {
-                            let mut ext = Document::new();
-                            for child in &f.children {
-                                let v = match child.kind {
-                                    FieldKind::Ref => parent.get("_id").unwrap().clone(),
-                                    FieldKind::Denormalized => {
-                                        let field = child.source.as_ref().unwrap();
-                                        let (_, name) = field.split_once('.').unwrap();
-                                        parent.get(name).unwrap().clone()
-                                    }
-                                    k => panic!("no filler for {k:?} in a reference"),
-                                };
-                                ext.insert(child.name.clone(), v);
-                            }
-                            Bson::Document(ext)
-                        }
+                        reference(f, parent)
+                    }
+                    FieldKind::RefArray if f.array_depth == 1 => {
+                        let pool = pool_of(plan, &stored, f);
+                        let max = f.max_items.unwrap_or(5).min(5);
+                        let picked = (0..rng.below(max + 1))
+                            .map(|_| reference(f, &pool[rng.below(pool.len() as u64) as usize]))
+                            .collect();
+                        Bson::Array(picked)
                     }
                     k => panic!("no filler for {k:?} ({})", f.path),
                 };
@@ -94,6 +81,56 @@ pub(super) async fn fill(
             .await
             .unwrap_or_else(|e| panic!("the old validator of {} refuses the filler: {e}", c.name));
         stored.insert(c.name.clone(), docs);
+    }
+}
+
+/// The documents already stored of the entity a reference points at.
+fn pool_of<'a>(
+    plan: &Plan,
+    stored: &'a BTreeMap<String, Vec<Document>>,
+    f: &PlanField,
+) -> &'a Vec<Document> {
+    let target = f.source.clone().unwrap();
+    stored
+        .iter()
+        .find(|(name, _)| plan.collection(name).unwrap().entity == target)
+        .map(|(_, docs)| docs)
+        .unwrap_or_else(|| panic!("{} refers to {target}, not filled yet", f.path))
+}
+
+/// A reference to `target` as the field stores it: its id, or an extended reference with the
+/// id and copies of the target's fields.
+fn reference(f: &PlanField, target: &Document) -> Bson {
+    if f.children.is_empty() {
+        return target.get("_id").unwrap().clone();
+    }
+    let mut ext = Document::new();
+    for child in &f.children {
+        let v = match child.kind {
+            FieldKind::Ref => target.get("_id").unwrap().clone(),
+            FieldKind::Denormalized => {
+                let field = child.source.as_ref().unwrap();
+                let (_, name) = field.split_once('.').unwrap();
+                target.get(name).unwrap().clone()
+            }
+            k => panic!("no filler for {k:?} in a reference"),
+        };
+        ext.insert(child.name.clone(), v);
+    }
+    Bson::Document(ext)
+}
+
+/// The id a reference holds: itself, or the id inside an extended reference.
+fn id_of(f: &PlanField, value: &Bson) -> Bson {
+    match value {
+        Bson::Document(ext) => f
+            .children
+            .iter()
+            .find(|c| c.kind == FieldKind::Ref)
+            .and_then(|c| ext.get(&c.name))
+            .cloned()
+            .unwrap_or(Bson::Null),
+        plain => plain.clone(),
     }
 }
 
@@ -119,18 +156,17 @@ pub(super) fn logical(
         match f.kind {
             FieldKind::Denormalized | FieldKind::Computed | FieldKind::Pattern => {}
             FieldKind::Ref => {
-                let id = match value {
-                    Bson::Document(ext) => f
-                        .children
-                        .iter()
-                        .find(|c| c.kind == FieldKind::Ref)
-                        .and_then(|c| ext.get(&c.name))
-                        .cloned()
-                        .unwrap_or(Bson::Null),
-                    plain => plain.clone(),
+                if keep.contains(&code) {
+                    out.insert(code, format!("{}", id_of(f, value)));
+                }
+            }
+            FieldKind::RefArray => {
+                let ids: Vec<Bson> = match value {
+                    Bson::Array(items) => items.iter().map(|i| id_of(f, i)).collect(),
+                    other => vec![other.clone()],
                 };
                 if keep.contains(&code) {
-                    out.insert(code, format!("{id}"));
+                    out.insert(code, format!("{ids:?}"));
                 }
             }
             _ if !f.children.is_empty() && f.array_depth == 0 => {
@@ -307,17 +343,39 @@ pub(super) async fn assert_copies_equal_sources(db: &Database, plan: &Plan) {
             }
             Some(v)
         };
+        let mut checked = 0;
         for h in &holders {
-            let id = at(h, &copy.fan_out.match_path)
-                .unwrap_or_else(|| panic!("no {} in {h}", copy.fan_out.match_path));
-            assert_eq!(
-                at(h, &copy.copy_path).as_ref(),
-                sources.get(&id.to_string()),
-                "copy {} of {} in {h}",
-                copy.copy_path,
-                copy.source
-            );
+            // A copy in an array of references (one filtered positional level): each element.
+            let pairs: Vec<(Option<Bson>, Option<Bson>)> = if copy.fan_out.array_filters.is_empty()
+            {
+                vec![(at(h, &copy.fan_out.match_path), at(h, &copy.copy_path))]
+            } else {
+                let (array, copied) = copy.copy_path.rsplit_once('.').unwrap();
+                let (_, id) = copy.fan_out.match_path.rsplit_once('.').unwrap();
+                let items = at(h, array)
+                    .and_then(|a| a.as_array().cloned())
+                    .unwrap_or_default();
+                items
+                    .iter()
+                    .map(|e| {
+                        let e = e.as_document().unwrap();
+                        (e.get(id).cloned(), e.get(copied).cloned())
+                    })
+                    .collect()
+            };
+            for (id, value) in pairs {
+                let id = id.unwrap_or_else(|| panic!("no {} in {h}", copy.fan_out.match_path));
+                assert_eq!(
+                    value.as_ref(),
+                    sources.get(&id.to_string()),
+                    "copy {} of {} in {h}",
+                    copy.copy_path,
+                    copy.source
+                );
+                checked += 1;
+            }
         }
+        assert!(checked > 0, "no copy of {} to check", copy.source);
     }
 }
 
