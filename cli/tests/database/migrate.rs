@@ -269,9 +269,49 @@ async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
     squillion(args).await
 }
 
+/// Starts `migrate OLD NEW --uri URI` and kills it once its checkpoint records `steps` steps
+/// (then `extra` later: inside the next step), or when it ends by itself.
+async fn killed_migration(old: &Path, new: &Path, t: &TestDb, steps: usize, extra: u64) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("squillion"))
+        .arg("migrate")
+        .arg(old)
+        .arg(new)
+        .arg("--uri")
+        .arg(db_uri(t.db.name()))
+        .env("NO_COLOR", "1")
+        .env_remove("SQUILLION_MONGODB_URI")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let checkpoints = t.db.collection::<Document>("squillion_migrations");
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        let done = checkpoints
+            .find_one(doc! {})
+            .await
+            .unwrap()
+            .and_then(|c| c.get_array("done").ok().map(Vec::len))
+            .unwrap_or(0);
+        if done >= steps {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(extra)).await;
+    let _ = child.kill();
+    child.wait().unwrap();
+}
+
 /// One supported change, drawn with `seed`: fill, migrate (after a dry run and a mongosh
-/// print that write nothing), check, migrate again.
-async fn supported(change: Change, seed: u64) {
+/// print that write nothing; with `kill` = (steps, ms), a first run killed that long after its
+/// checkpoint records that many steps, then resumed),
+/// check, migrate again.
+///
+/// Returns, for a killed run, how many of the steps it had recorded when killed.
+async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (usize, usize) {
     let n = names(seed);
     let (old_text, new_text) = pair(change, &n);
     let dir = tempfile::tempdir().unwrap();
@@ -311,13 +351,32 @@ async fn supported(change: Change, seed: u64) {
         "{what}: a dry run or a print wrote something"
     );
 
+    let steps = dry
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("would "))
+        .count();
+    let mut recorded = 0;
+    if let Some((k, extra)) = kill {
+        killed_migration(&old, &new, &t, k % steps.max(1), extra).await;
+        recorded =
+            t.db.collection::<Document>("squillion_migrations")
+                .find_one(doc! {})
+                .await
+                .unwrap()
+                .and_then(|c| c.get_array("done").ok().map(Vec::len))
+                .unwrap_or(0);
+    }
     let run = migrate(&old, &new, &t, &[]).await;
     run.expect(0, &what);
     for line in dry.stdout.lines().filter_map(|l| l.strip_prefix("would ")) {
+        let resumed = kill.is_some() || run.stdout.starts_with("already migrated");
         assert!(
             run.stdout
                 .lines()
-                .any(|l| l.starts_with(&format!("done: {line}"))),
+                .any(|l| l.starts_with(&format!("done: {line}"))
+                    || (resumed && l == format!("already done: {line}")))
+                || (resumed && run.stdout.starts_with("already migrated")),
             "{what}: `{line}` not done:\n{}",
             run.stdout
         );
@@ -390,15 +449,43 @@ async fn supported(change: Change, seed: u64) {
         "{what}: the second run changed the database"
     );
     t.cleanup().await;
+    (recorded, steps)
 }
 
 #[tokio::test]
 async fn every_supported_change_migrates_every_document() {
     for change in SUPPORTED {
         for seed in 0..3 {
-            supported(change, seed).await;
+            supported(change, seed, None).await;
         }
     }
+}
+
+/// A run killed at a drawn moment (after a drawn number of steps, a few milliseconds into the
+/// next) and run again migrates
+/// every document exactly as an uninterrupted run: nothing lost, nothing duplicated.
+#[tokio::test]
+async fn a_killed_migration_resumes() {
+    let mut rng = Lcg(42);
+    let mut inside = 0;
+    for change in [
+        Change::CopyOnPlainReference,
+        Change::CopyInArray,
+        Change::RenameStored,
+        Change::VersionRaised,
+    ] {
+        for _ in 0..2 {
+            let kill = (rng.below(8) as usize, rng.below(40));
+            let (recorded, steps) = supported(change, 0, Some(kill)).await;
+            if recorded > 0 && recorded < steps {
+                inside += 1;
+            }
+        }
+    }
+    assert!(
+        inside > 0,
+        "no kill landed between two steps: draw other moments"
+    );
 }
 
 #[tokio::test]
