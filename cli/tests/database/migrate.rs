@@ -33,10 +33,12 @@ enum Change {
     VersionRaised,
     /// A second copy added in the parent's array of extended references (`arrayFilters`).
     CopyInArray,
+    /// One of two copies removed (the extended reference keeps the other).
+    CopyRemoved,
 }
 
 /// Every supported change kind.
-const SUPPORTED: [Change; 10] = [
+const SUPPORTED: [Change; 11] = [
     Change::RenameStored,
     Change::RemoveField,
     Change::CopyOnPlainReference,
@@ -47,6 +49,7 @@ const SUPPORTED: [Change; 10] = [
     Change::NestedRename,
     Change::VersionRaised,
     Change::CopyInArray,
+    Change::CopyRemoved,
 ];
 
 /// The change kinds it refuses.
@@ -160,6 +163,10 @@ fn pair(change: Change, n: &Names) -> (String, String) {
         Change::CopyBesideCopy => (
             s("", "int32", n.bound, "", &one),
             s("", "int32", n.bound, "", &two),
+        ),
+        Change::CopyRemoved => (
+            s("", "int32", n.bound, "", &two),
+            s("", "int32", n.bound, "", &one),
         ),
         Change::IndexAdded => (
             s("", "int32", n.bound, "", ""),
