@@ -94,6 +94,7 @@ fn every_command_that_prints_survives_a_closed_pipe() {
     std::fs::write(&invalid, "entity A { x: strin }\nentity {\n").unwrap();
     let invalid = invalid.display().to_string();
     let library = "examples/library.sqn";
+    let (old, renamed, retyped) = migration_pair(dir.path());
     let cases = vec![
         strings(&["--help"]),
         strings(&["--version"]),
@@ -121,6 +122,8 @@ fn every_command_that_prints_survives_a_closed_pipe() {
         strings(&["diff", "-f", "json", library, "examples/inventory.sqn"]),
         strings(&["diff", library, &invalid]),
         strings(&["review", "--since", "examples/inventory.sqn", library]),
+        strings(&["migrate", &old, &renamed, "--print", "mongosh"]),
+        strings(&["migrate", &old, &retyped, "--print", "mongosh"]),
     ];
     assert_family(&cases);
 
@@ -163,12 +166,33 @@ fn every_command_that_prints_survives_a_closed_pipe() {
     }
 }
 
+/// A schema, the same with a field renamed (`@stored`: migrate moves it) and with the field's
+/// type changed (migrate refuses it, on standard error), as paths.
+fn migration_pair(dir: &std::path::Path) -> (String, String, String) {
+    let write = |name: &str, field: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!("entity Author {{ name: string }}\nentity Book {{ title: string {field} }}\n"),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    (
+        write("old.sqn", "pages: int32"),
+        write("renamed.sqn", "pages: int32 @stored(\"p\")"),
+        write("retyped.sqn", "pages: string"),
+    )
+}
+
 /// The commands that read a live database print their findings; they need the server
 /// (`scripts/with-server.sh cargo test -p squillion-cli --test closed_pipe`).
 #[test]
 fn database_commands_survive_a_closed_pipe() {
     let uri = squillion_testkit::uri();
     let db = format!("closed_pipe_{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let (old, renamed, _) = migration_pair(dir.path());
     let library = "examples/library.sqn";
     let cases = vec![
         strings(&["indexes", library, "--uri", &uri, "--db", &db]),
@@ -180,6 +204,17 @@ fn database_commands_survive_a_closed_pipe() {
             "audit", library, "--uri", &uri, "--db", &db, "--format", "json",
         ]),
         strings(&["infer", "--uri", &uri, "--db", &db]),
+        strings(&["migrate", &old, &renamed, "--uri", &uri, "--db", &db]),
+        strings(&[
+            "migrate",
+            &old,
+            &renamed,
+            "--uri",
+            &uri,
+            "--db",
+            &db,
+            "--dry-run",
+        ]),
     ];
     assert_family(&cases);
 }

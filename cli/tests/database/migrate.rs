@@ -35,10 +35,12 @@ enum Change {
     CopyInArray,
     /// One of two copies removed (the extended reference keeps the other).
     CopyRemoved,
+    /// A new entity (its collection created with its validator and indexes).
+    EntityAdded,
 }
 
 /// Every supported change kind.
-const SUPPORTED: [Change; 11] = [
+const SUPPORTED: [Change; 12] = [
     Change::RenameStored,
     Change::RemoveField,
     Change::CopyOnPlainReference,
@@ -50,6 +52,7 @@ const SUPPORTED: [Change; 11] = [
     Change::VersionRaised,
     Change::CopyInArray,
     Change::CopyRemoved,
+    Change::EntityAdded,
 ];
 
 /// The change kinds it refuses.
@@ -164,6 +167,14 @@ fn pair(change: Change, n: &Names) -> (String, String) {
             s("", "int32", n.bound, "", &one),
             s("", "int32", n.bound, "", &two),
         ),
+        Change::EntityAdded => {
+            let old = s("", "int32", n.bound, "", "");
+            let new = format!(
+                "{old}entity Note {{ {}: string @index {}: int32 @unique }}\n",
+                n.a, n.b
+            );
+            (old, new)
+        }
         Change::CopyRemoved => (
             s("", "int32", n.bound, "", &two),
             s("", "int32", n.bound, "", &one),

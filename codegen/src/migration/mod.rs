@@ -255,6 +255,16 @@ pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Un
                             validator: crate::validator::validator(coll),
                         },
                     });
+                    // The diff lists the indexes of collections on both sides only.
+                    for index in &coll.indexes {
+                        steps.push(Step {
+                            phase: Phase::Expand,
+                            action: Action::CreateIndex {
+                                collection: n.name.clone(),
+                                index: index.clone(),
+                            },
+                        });
+                    }
                 }
             }
             (o, n, _) => refused.push(Unsupported::Collection {
