@@ -45,6 +45,7 @@ variant!(iot_chosen, "layouts/iot_chosen.rs");
 variant!(iot_bucket50, "layouts/iot_bucket50.rs");
 variant!(iot_embed, "layouts/iot_embed.rs");
 variant!(iot_all_refs, "layouts/iot_all_refs.rs");
+variant!(iot_child_ref, "layouts/iot_child_ref.rs");
 variant!(library_chosen, "layouts/library_chosen.rs");
 variant!(library_parent_refs, "layouts/library_parent_refs.rs");
 variant!(library_embed, "layouts/library_embed.rs");

@@ -11,7 +11,7 @@ use squillion::BoundedVec;
 
 use crate::common::{h, Mix, Op, Variant};
 use crate::measure::{workload, Outcome};
-use crate::{db, iot_all_refs, iot_bucket50, iot_chosen, iot_embed};
+use crate::{db, iot_all_refs, iot_bucket50, iot_child_ref, iot_chosen, iot_embed};
 
 const SENSORS: usize = 10;
 const READINGS_PER_SENSOR: usize = 4_000;
@@ -256,13 +256,77 @@ impl Variant for IotAllRefs {
     }
 }
 
+struct IotChildRef {
+    range: Cell<usize>,
+    sensors: iot_child_ref::SensorRepo,
+    readings: iot_child_ref::ReadingRepo,
+}
+
+impl Variant for IotChildRef {
+    fn name(&self) -> &'static str {
+        "child_ref + computed (forced)"
+    }
+    fn schema(&self) -> &'static str {
+        include_str!("../layouts/iot_child_ref.sqn")
+    }
+    async fn seed(&self) {
+        self.readings.ensure_indexes().await.unwrap();
+        // The sensors first (a reading's insert keeps its sensor's summaries), then each
+        // sensor's readings in one insert: the repository refills the sensor's summaries once.
+        let sensors: Vec<_> = (0..SENSORS)
+            .map(|s| iot_child_ref::Sensor {
+                number: s as i32,
+                readings_count: 0,
+                readings_total: 0.0,
+                readings_max: None,
+            })
+            .collect();
+        self.sensors.insert_many(&sensors).await.unwrap();
+        for s in 0..SENSORS {
+            let docs: Vec<_> = (0..READINGS_PER_SENSOR)
+                .map(|k| iot_child_ref::Reading {
+                    id: ObjectId::new(),
+                    time: reading_time(k),
+                    value: reading_value(s, k),
+                    sensor: s as i32,
+                })
+                .collect();
+            self.readings.insert_many(&docs).await.unwrap();
+        }
+    }
+    async fn run(&self, op: Op, i: usize) -> usize {
+        if op == Op::Write {
+            // The repository's insert: the reading, and its sensor's count, total and maximum in
+            // the same transaction.
+            let s = h(i, 5) % SENSORS;
+            let r = iot_child_ref::Reading {
+                id: ObjectId::new(),
+                time: reading_time(READINGS_PER_SENSOR + i),
+                value: reading_value(s, i),
+                sensor: s as i32,
+            };
+            self.readings.insert(&r).await.unwrap();
+            return 0;
+        }
+        // As all references: the repository's `find` with the range filter, served by the
+        // index `{sensor: 1, ts: 1}` the plan declares.
+        let (s, from, to) = iot_window(i, self.range.get());
+        let rs = self
+            .readings
+            .find(doc! { "sensor": s, "ts": { "$gte": from, "$lte": to } })
+            .await
+            .unwrap();
+        summarize(rs.iter().map(|r| (&r.time, r.value)), from, to)
+    }
+}
+
 pub async fn run(
     client: &Client,
     ops: usize,
     rounds: usize,
     dbs: &mut Vec<Database>,
 ) -> Vec<Outcome> {
-    let d: Vec<Database> = (0..4).map(|k| db(client, &format!("iot{k}"))).collect();
+    let d: Vec<Database> = (0..5).map(|k| db(client, &format!("iot{k}"))).collect();
     dbs.extend(d.iter().cloned());
     let chosen = IotChosen {
         buckets: iot_chosen::SensorReadingsBucketRepo::new(&d[0]),
@@ -281,8 +345,14 @@ pub async fn run(
         readings: iot_all_refs::ReadingRepo::new(&d[3]),
         range: Cell::new(WINDOWS[0]),
     };
+    let child_ref = IotChildRef {
+        sensors: iot_child_ref::SensorRepo::new(&d[4]),
+        readings: iot_child_ref::ReadingRepo::new(&d[4]),
+        range: Cell::new(WINDOWS[0]),
+    };
     chosen.seed().await;
     b50.seed().await;
+    child_ref.seed().await;
     embed.seed().await;
     all_refs.seed().await;
     // The Plan's workload: one range read a second, declared, and, `append_heavy`, ten readings
@@ -295,8 +365,10 @@ pub async fn run(
         b50.range.set(window);
         embed.range.set(window);
         all_refs.range.set(window);
+        child_ref.range.set(window);
         // Later windows continue the write sequence: appends never collide.
-        let mut rows = crate::measure!(&mix, ops, rounds, k * rounds; chosen, b50, embed, all_refs);
+        let mut rows =
+            crate::measure!(&mix, ops, rounds, k * rounds; chosen, b50, embed, child_ref, all_refs);
         for r in &mut rows {
             r.schema = with_window(&r.schema, window);
         }

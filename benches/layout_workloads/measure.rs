@@ -165,16 +165,24 @@ fn predicted(chosen: &Plan, variant: &Plan, relation: &str) -> (f64, bool) {
     // A variant without the copies the chosen layout makes is the chosen Plan's "nothing
     // copied" alternative.
     let bare = !c.denormalized.is_empty() && v.denormalized.is_empty();
+    // A variant whose parent keeps nothing of its children (no summaries, no subset) where the
+    // chosen one keeps something does less on every write: its own Plan costs it.
+    let keeps =
+        |d: &squillion_codegen::plan::Decision| !d.computed.is_empty() || d.subset.is_some();
+    let own = || {
+        alternatives(&v)
+            .iter()
+            .find(|a| a.chosen)
+            .map(|a| (a.micros, false))
+    };
+    if keeps(&c) && !keeps(&v) {
+        return own().expect("the variant's layout is costed");
+    }
     alternatives(&c)
         .iter()
         .find(|a| (a.layout, a.bucket_size) == key && a.nothing_copied == bare)
         .map(|a| (a.micros, a.chosen))
-        .or_else(|| {
-            alternatives(&v)
-                .iter()
-                .find(|a| a.chosen)
-                .map(|a| (a.micros, false))
-        })
+        .or_else(own)
         .expect("the variant's layout is costed")
 }
 

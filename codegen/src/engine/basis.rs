@@ -589,8 +589,14 @@ pub(crate) enum Obligation {
         by: String,
         n: u64,
     },
-    /// A summary kept on the parent.
-    SummaryUpdate { child: String, path: String },
+    /// A summary kept on the parent: in the write that adds the child when that write rewrites
+    /// the parent (embedded children, an array of ids), else in a second write of the same
+    /// transaction (the child in a collection of its own).
+    SummaryUpdate {
+        child: String,
+        path: String,
+        same_write: bool,
+    },
     /// A copy fans out (index into the decision's `denormalized`).
     FanOut(usize),
 }

@@ -90,7 +90,38 @@ pub(crate) struct Workload {
     /// Whether an append links two documents that exist already (a many-to-many relation)
     /// rather than adding a new child.
     pub links: bool,
+    /// What the parent keeps of its children on every write of one (`summary` on the parent,
+    /// `latest`/`top` subsets), which a layout keeping the children apart pays as a second write.
+    pub kept: Kept,
 }
+
+/// What a parent keeps of its children (the computed and subset patterns), in bytes of the
+/// parent's document.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Kept {
+    /// Summaries kept on the parent (`count`, `total`, ...): under a bucket they live in the
+    /// bucket instead, written by the append itself.
+    pub summaries: f64,
+    /// The `latest N` copies: on the parent, unless it embeds every child already.
+    pub latest: f64,
+    /// The `top N` copies: always on the parent.
+    pub top: f64,
+}
+
+impl Kept {
+    /// Bytes of the parent rewritten to keep them under `layout`; zero when the layout keeps
+    /// nothing on the parent.
+    fn on_parent(&self, layout: Layout) -> f64 {
+        match layout {
+            Layout::Bucket => self.latest + self.top,
+            Layout::Embed => self.summaries + self.top,
+            _ => self.summaries + self.latest + self.top,
+        }
+    }
+}
+
+/// Bytes a summary takes in the parent (its name and a number).
+const SUMMARY_BYTES: f64 = 24.0;
 
 /// What one alternative costs per unit of workload.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -229,6 +260,19 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         declared,
         range_window: f.time_range_window.filter(|_| f.page.is_none()),
         links: rel.kind == RelationKind::ManyToMany,
+        kept: kept(ctx, rel),
+    }
+}
+
+/// What `rel`'s parent keeps of its children.
+fn kept(ctx: &Ctx<'_>, rel: &Relation) -> Kept {
+    let f = &rel.facts;
+    let child = size::entity_average(ctx, &rel.child().entity) as f64;
+    let subset = |s: &Option<crate::model::Subset>| s.as_ref().map_or(0.0, |s| s.n as f64 * child);
+    Kept {
+        summaries: f.summary.len() as f64 * SUMMARY_BYTES,
+        latest: subset(&f.latest),
+        top: subset(&f.top),
     }
 }
 
@@ -323,6 +367,27 @@ fn append(w: &Workload, alt: Alternative) -> Estimate {
     if w.links {
         return link(w, alt);
     }
+    let mut e = written(w, alt);
+    let kept = w.kept.on_parent(alt.layout);
+    if kept > 0.0 {
+        if e.documents_rewritten > 0.0 && alt.layout != Layout::Bucket {
+            // The parent is rewritten by the append already (its array): what it keeps goes in
+            // the same write.
+            e.bytes_rewritten += kept;
+        } else {
+            // The child is written apart from its parent: the parent's update is a second write,
+            // in one transaction with the child's (`squillion::__private::kept`), and its commit.
+            e.round_trips += 2.0;
+            e.documents_rewritten += 1.0;
+            e.bytes_rewritten += w.parent_bytes + kept;
+            e.transactions += 1.0;
+        }
+    }
+    e
+}
+
+/// The writes of one child added, before what its parent keeps of it.
+fn written(w: &Workload, alt: Alternative) -> Estimate {
     let (n, c, p) = (w.children, w.child_bytes, w.parent_bytes);
     match alt.layout {
         // The parent is rewritten with every child it holds.

@@ -88,10 +88,19 @@ pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
             a(child),
             d.parent
         ),
-        Obligation::SummaryUpdate { child, path } => format!(
-            "adding or removing {} updates the {}'s `{path}` in the same write",
+        Obligation::SummaryUpdate {
+            child,
+            path,
+            same_write,
+        } => format!(
+            "adding or removing {} updates the {}'s `{path}` {}",
             a(child),
-            d.parent
+            d.parent,
+            if *same_write {
+                "in the same write"
+            } else {
+                "in a second write, in one transaction with the child's"
+            }
         ),
         Obligation::FanOut(i) => match d.denormalized.get(*i) {
             Some(x) => match x.reads_per_update {
