@@ -37,9 +37,59 @@ enum Change {
     CopyRemoved,
     /// A new entity (its collection created with its validator and indexes).
     EntityAdded,
+    /// Layout moves of a one-to-many relationship (`force` on both sides).
+    EmbedToChildRef,
+    ChildRefToEmbed,
+    EmbedToParentRefs,
+    ParentRefsToEmbed,
+    EmbedToTwoWay,
+    TwoWayToEmbed,
+    ParentRefsToChildRef,
+    ChildRefToParentRefs,
+    ChildRefToTwoWay,
+    TwoWayToChildRef,
+    ParentRefsToTwoWay,
+    TwoWayToParentRefs,
 }
 
-/// Every supported change kind.
+impl Change {
+    /// The old and new layout of a move.
+    fn layouts(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Change::EmbedToChildRef => ("embed", "child_ref"),
+            Change::ChildRefToEmbed => ("child_ref", "embed"),
+            Change::EmbedToParentRefs => ("embed", "parent_refs"),
+            Change::ParentRefsToEmbed => ("parent_refs", "embed"),
+            Change::EmbedToTwoWay => ("embed", "two_way"),
+            Change::TwoWayToEmbed => ("two_way", "embed"),
+            Change::ParentRefsToChildRef => ("parent_refs", "child_ref"),
+            Change::ChildRefToParentRefs => ("child_ref", "parent_refs"),
+            Change::ChildRefToTwoWay => ("child_ref", "two_way"),
+            Change::TwoWayToChildRef => ("two_way", "child_ref"),
+            Change::ParentRefsToTwoWay => ("parent_refs", "two_way"),
+            Change::TwoWayToParentRefs => ("two_way", "parent_refs"),
+            _ => return None,
+        })
+    }
+}
+
+/// Every layout move.
+const MOVES: [Change; 12] = [
+    Change::EmbedToChildRef,
+    Change::ChildRefToEmbed,
+    Change::EmbedToParentRefs,
+    Change::ParentRefsToEmbed,
+    Change::EmbedToTwoWay,
+    Change::TwoWayToEmbed,
+    Change::ParentRefsToChildRef,
+    Change::ChildRefToParentRefs,
+    Change::ChildRefToTwoWay,
+    Change::TwoWayToChildRef,
+    Change::ParentRefsToTwoWay,
+    Change::TwoWayToParentRefs,
+];
+
+/// Every supported change kind but the layout moves.
 const SUPPORTED: [Change; 12] = [
     Change::RenameStored,
     Change::RemoveField,
@@ -136,8 +186,32 @@ fn schema_text(
     )
 }
 
+/// A schema of the layout moves: the parent, the child, and the relation between them with its
+/// layout forced, at most `bound` children per parent.
+fn layout_text(n: &Names, layout: &str, bound: u64) -> String {
+    format!(
+        "entity {p} {{ {s0}: string {s1}: string }}\n\
+         entity {c} {{ {a}: string {b}: int32 {list}: [string; {lb}] }}\n\
+         relation {p}.{m}: many({bound}) <-> {c}.{o}: one {{\n  force {layout}\n}}\n",
+        p = n.parent,
+        c = n.child,
+        s0 = n.shown[0],
+        s1 = n.shown[1],
+        a = n.a,
+        b = n.b,
+        list = n.list,
+        lb = n.bound,
+        m = n.many,
+        o = n.one,
+    )
+}
+
 /// The old and new schema of a supported change.
 fn pair(change: Change, n: &Names) -> (String, String) {
+    if let Some((from, to)) = change.layouts() {
+        let bound = n.bound * 3;
+        return (layout_text(n, from, bound), layout_text(n, to, bound));
+    }
     let show = |fields: &[&str]| {
         let listed: Vec<String> = fields.iter().map(|f| format!("{}.{f}", n.parent)).collect();
         format!("  show {} on {} ratio 1000:1\n", listed.join(", "), n.child)
@@ -233,6 +307,18 @@ fn pair(change: Change, n: &Names) -> (String, String) {
                 ),
             )
         }
+        Change::EmbedToChildRef
+        | Change::ChildRefToEmbed
+        | Change::EmbedToParentRefs
+        | Change::ParentRefsToEmbed
+        | Change::EmbedToTwoWay
+        | Change::TwoWayToEmbed
+        | Change::ParentRefsToChildRef
+        | Change::ChildRefToParentRefs
+        | Change::ChildRefToTwoWay
+        | Change::TwoWayToChildRef
+        | Change::ParentRefsToTwoWay
+        | Change::TwoWayToParentRefs => unreachable!("layout moves are drawn above"),
         Change::VersionRaised => {
             let versioned = |text: String, v: u32| {
                 text.replacen(
@@ -253,7 +339,15 @@ fn pair(change: Change, n: &Names) -> (String, String) {
 fn refused_pair(kind: Refused, n: &Names) -> (String, String) {
     let old = schema_text(n, "", "int32", n.bound, "", "", "many(100000)");
     let new = match kind {
-        Refused::LayoutFlip => schema_text(n, "", "int32", n.bound, "", "", "many(20)"),
+        Refused::LayoutFlip => schema_text(
+            n,
+            "",
+            "int32",
+            n.bound,
+            "",
+            "  force bucket(10)\n",
+            "many(100000)",
+        ),
         Refused::TypeChange => schema_text(n, "", "string", n.bound, "", "", "many(100000)"),
         Refused::NaturalKey => schema_text(n, "", "int32", n.bound, "", "", "many(100000)")
             .replacen(
@@ -343,7 +437,11 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     indexes(&old, &t, &["--apply"]).await.expect(0, &what);
     let mut rng = Lcg(seed);
     let parents = if seed == 0 { 1_050 } else { 40 };
-    fill(&t.db, &old_plan, parents, parents + 60, &mut rng).await;
+    if change.layouts().is_some() {
+        fill_layout(&t.db, &old_plan, parents, parents + 60, 0, &mut rng).await;
+    } else {
+        fill(&t.db, &old_plan, parents, parents + 60, &mut rng).await;
+    }
     let before = logical_data(&t.db, &old_plan, &new_plan).await;
     let untouched = dump(&t.db).await;
 
@@ -416,6 +514,18 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     assert_new_validators_accept_everything(&t.db, &new_plan).await;
     assert_copies_equal_sources(&t.db, &new_plan).await;
     assert_matches_plan(&t.db, &new_plan).await;
+    // No collection the new Plan does not have (a layout's children moved into their parents).
+    let mut expected: BTreeSet<String> = new_plan
+        .collections
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    expected.insert("squillion_migrations".to_owned());
+    assert_eq!(
+        collection_names(&t.db).await,
+        expected,
+        "{what}: the collections"
+    );
     // Renamed and removed fields are gone from every document.
     for f in squillion_codegen::diff::diff(&old_plan, &new_plan).fields {
         if let Some(o) = f.old.filter(|o| {
@@ -479,6 +589,17 @@ async fn every_supported_change_migrates_every_document() {
     }
 }
 
+/// Every layout move among `embed`, `child_ref`, `parent_refs` and `two_way`: the relation read
+/// from every side the new layout stores is the relation written under the old one.
+#[tokio::test]
+async fn every_layout_move_migrates_every_child() {
+    for change in MOVES {
+        for seed in 0..3 {
+            supported(change, seed, None).await;
+        }
+    }
+}
+
 /// A run killed at a drawn moment (after a drawn number of steps, a few milliseconds into the
 /// next) and run again migrates
 /// every document exactly as an uninterrupted run: nothing lost, nothing duplicated.
@@ -491,6 +612,12 @@ async fn a_killed_migration_resumes() {
         Change::CopyInArray,
         Change::RenameStored,
         Change::VersionRaised,
+        Change::EmbedToChildRef,
+        Change::ChildRefToEmbed,
+        Change::EmbedToTwoWay,
+        Change::ParentRefsToEmbed,
+        Change::ParentRefsToChildRef,
+        Change::ChildRefToParentRefs,
     ] {
         for _ in 0..2 {
             let kill = (rng.below(8) as usize, rng.below(40));
@@ -584,7 +711,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// steps and checkpoint as with two files, for every supported change.
 #[tokio::test]
 async fn base_migrates_from_a_git_revision() {
-    for change in SUPPORTED {
+    for change in SUPPORTED.into_iter().chain(MOVES) {
         let (old_text, new_text) = pair(change, &names(5));
         let repo = tempfile::tempdir().unwrap();
         git(repo.path(), &["init", "-q"]);
@@ -632,5 +759,84 @@ async fn base_migrates_from_a_git_revision() {
             body(&two),
             "{change:?}: --base HEAD and two files differ"
         );
+    }
+}
+
+/// A move into the parent's array when a parent has more children than the new layout's bound
+/// (`child_ref`, `parent_refs` or `two_way` to `embed`, `child_ref` to `parent_refs`) stops
+/// before anything is written, with error[M0002] naming the parent, its count and the bound; a
+/// dry run says the same.
+#[tokio::test]
+async fn children_over_the_new_bound_are_refused_with_nothing_written() {
+    for (from, to) in [
+        ("child_ref", "embed"),
+        ("child_ref", "parent_refs"),
+        ("parent_refs", "embed"),
+        ("two_way", "embed"),
+    ] {
+        for seed in 0..2 {
+            let n = names(seed);
+            let (old_text, new_text) = (layout_text(&n, from, 1000), layout_text(&n, to, n.bound));
+            let what =
+                format!("{from} -> {to} seed {seed}\n--- old\n{old_text}--- new\n{new_text}");
+            let dir = tempfile::tempdir().unwrap();
+            let (old, new) = (
+                write(dir.path(), "old.sqn", &old_text),
+                write(dir.path(), "new.sqn", &new_text),
+            );
+            let old_plan = plan_of(&old);
+            let t = TestDb::new(&format!("mig_bound_{from}_{to}_{seed}")).await;
+            indexes(&old, &t, &["--apply"]).await.expect(0, &what);
+            let crowded = n.bound as usize + 3 + seed as usize;
+            fill_layout(&t.db, &old_plan, 20, 10, crowded, &mut Lcg(seed)).await;
+            // The first parent (in `_id` order) holds the most children: the one named.
+            let d = &old_plan.relationships[0];
+            let parents = &old_plan.collections[0].name;
+            let first =
+                t.db.collection::<Document>(parents)
+                    .find_one(doc! {})
+                    .sort(doc! { "_id": 1 })
+                    .await
+                    .unwrap()
+                    .unwrap();
+            let pid = first.get_object_id("_id").unwrap();
+            let count = match d.placement.iter().find(|p| p.holder == d.parent) {
+                Some(p) => first.get_array(&p.path).unwrap().len() as u64,
+                None => {
+                    let p = &d.placement[0];
+                    t.db.collection::<Document>(&p.collection)
+                        .count_documents(doc! { &p.path: pid })
+                        .await
+                        .unwrap()
+                }
+            };
+            assert!(count >= crowded as u64, "{what}");
+            let before = dump(&t.db).await;
+            for extra in [&[][..], &["--dry-run"][..]] {
+                let run = migrate(&old, &new, &t, extra).await;
+                run.expect(1, &what);
+                assert!(!run.stdout.contains("done:"), "{what}\n{}", run.stdout);
+                for part in [
+                    "error[M0002]: relationship ".to_owned(),
+                    format!("the parent {} of {parents}", pid.to_hex()),
+                    format!(" {count} children"),
+                    format!("over the new layout's bound of {}", n.bound),
+                    "help: ".to_owned(),
+                    "nothing was written".to_owned(),
+                ] {
+                    assert!(
+                        run.stderr.contains(&part),
+                        "{what}: no `{part}` in\n{}",
+                        run.stderr
+                    );
+                }
+            }
+            assert_eq!(
+                dump(&t.db).await,
+                before,
+                "{what}: a refused migration wrote something"
+            );
+            t.cleanup().await;
+        }
     }
 }

@@ -60,6 +60,26 @@ pub(super) fn moves(
     let mut moved = Moved::default();
     for d in &diff.decisions {
         if let Some(s) = relation(old, new, d, refused) {
+            // A validator whose rules stay and whose words change (the layout named in a
+            // reference's description) is not a change the diff lists: set it all the same,
+            // so the server holds the new Plan's validator.
+            let listed = |name: &str| diff.validators.iter().any(|v| v.new_collection == name);
+            let collections: std::collections::BTreeSet<&String> =
+                s.paths.iter().map(|(c, _)| c).collect();
+            for name in collections {
+                if let (Some(o), Some(n)) = (old.collection(name), new.collection(name)) {
+                    let validator = crate::validator::validator(n);
+                    if !listed(name) && crate::validator::validator(o) != validator {
+                        steps.push(Step {
+                            phase: Phase::Contract,
+                            action: Action::TightenValidator {
+                                collection: name.clone(),
+                                validator,
+                            },
+                        });
+                    }
+                }
+            }
             moved.relations.push(d.relation.clone());
             moved.paths.extend(s.paths);
             moved.collections.extend(s.collections);

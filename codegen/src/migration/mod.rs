@@ -92,7 +92,22 @@ pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Un
     let mut steps = Vec::new();
     let moved = layouts::moves(old, new, diff, &mut steps, &mut refused);
     decisions(diff, &moved.relations, &mut refused);
+    // A refused relationship's own collections (buckets, links, overflow) are not listed again.
+    let refused_relations: Vec<String> = refused
+        .iter()
+        .filter_map(|r| match r {
+            Unsupported::Decision { relation, .. } => Some(relation.clone()),
+            _ => None,
+        })
+        .collect();
     for c in &diff.collections {
+        if c.key
+            .relation
+            .as_ref()
+            .is_some_and(|r| refused_relations.contains(r))
+        {
+            continue;
+        }
         let by_move = [&c.old, &c.new]
             .into_iter()
             .flatten()
@@ -280,10 +295,14 @@ pub fn version_guard(version: u32) -> Value {
     ] })
 }
 
-/// A hash of a Plan's content (its file name aside): 16 hex digits of FNV-1a over its JSON.
+/// A hash of a Plan's content (its file name aside, also in its warnings' positions): 16 hex
+/// digits of FNV-1a over its JSON.
 pub fn plan_hash(plan: &Plan) -> String {
     let mut unnamed = plan.clone();
     unnamed.source = String::new();
+    for w in &mut unnamed.warnings {
+        w.position.file = String::new();
+    }
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in unnamed.to_json().bytes() {
         hash ^= u64::from(byte);
