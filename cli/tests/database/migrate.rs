@@ -1,4 +1,4 @@
-//! `squillion migrate` against the server: for every change kind it supports, pairs of schemas
+//! `squillion migrate` against the server (its refusals: `migrate_refused.rs`): for every change kind it supports, pairs of schemas
 //! drawn by a generator over entity names, field names and the change; the old layout filled
 //! (its validators applied by `squillion indexes --apply`, so the server checks the filler),
 //! migrated, then every document checked against the new Plan (the new validator accepts each
@@ -105,37 +105,24 @@ const SUPPORTED: [Change; 12] = [
     Change::EntityAdded,
 ];
 
-/// The change kinds it refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Refused {
-    /// The relation's bound drops: the layout flips.
-    LayoutFlip,
-    /// A field's type changes.
-    TypeChange,
-    /// A new required field with nothing to fill it from.
-    NewRequired,
-    /// A natural key becomes the parent's `_id` (and the children's references change type).
-    NaturalKey,
-}
-
 /// The names a pair of schemas is drawn with.
-struct Names {
-    parent: &'static str,
-    child: &'static str,
+pub(super) struct Names {
+    pub(super) parent: &'static str,
+    pub(super) child: &'static str,
     /// The parent's two string fields (the copy sources).
-    shown: [&'static str; 2],
+    pub(super) shown: [&'static str; 2],
     /// The child's string, int32 and array fields, and a spare one.
-    a: &'static str,
-    b: &'static str,
-    list: &'static str,
-    spare: &'static str,
+    pub(super) a: &'static str,
+    pub(super) b: &'static str,
+    pub(super) list: &'static str,
+    pub(super) spare: &'static str,
     /// The relation's ends.
-    many: &'static str,
-    one: &'static str,
-    bound: u64,
+    pub(super) many: &'static str,
+    pub(super) one: &'static str,
+    pub(super) bound: u64,
 }
 
-fn names(seed: u64) -> Names {
+pub(super) fn names(seed: u64) -> Names {
     let mut rng = Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut pick = |from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
     let parent = pick(&["Author", "Harbor", "Garden", "Studio"]);
@@ -161,7 +148,7 @@ fn names(seed: u64) -> Names {
 }
 
 /// One schema of a pair: `extra` goes into the child, `shows` into the relation.
-fn schema_text(
+pub(super) fn schema_text(
     n: &Names,
     a_attr: &str,
     b_decl: &str,
@@ -188,7 +175,7 @@ fn schema_text(
 
 /// A schema of the layout moves: the parent, the child, and the relation between them with its
 /// layout forced, at most `bound` children per parent.
-fn layout_text(n: &Names, layout: &str, bound: u64) -> String {
+pub(super) fn layout_text(n: &Names, layout: &str, bound: u64) -> String {
     format!(
         "entity {p} {{ {s0}: string {s1}: string }}\n\
          entity {c} {{ {a}: string {b}: int32 {list}: [string; {lb}] }}\n\
@@ -335,41 +322,7 @@ fn pair(change: Change, n: &Names) -> (String, String) {
     }
 }
 
-/// The old and new schema of a refused change.
-fn refused_pair(kind: Refused, n: &Names) -> (String, String) {
-    let old = schema_text(n, "", "int32", n.bound, "", "", "many(100000)");
-    let new = match kind {
-        Refused::LayoutFlip => schema_text(
-            n,
-            "",
-            "int32",
-            n.bound,
-            "",
-            "  force bucket(10)\n",
-            "many(100000)",
-        ),
-        Refused::TypeChange => schema_text(n, "", "string", n.bound, "", "", "many(100000)"),
-        Refused::NaturalKey => schema_text(n, "", "int32", n.bound, "", "", "many(100000)")
-            .replacen(
-                &format!("{}: string", n.shown[0]),
-                &format!("{}: string @key", n.shown[0]),
-                1,
-            ),
-        Refused::NewRequired => schema_text(
-            n,
-            "",
-            "int32",
-            n.bound,
-            &format!("{}: string", n.spare),
-            "",
-            "many(100000)",
-        ),
-    };
-    (old, new)
-}
-
-/// `migrate OLD NEW --uri URI EXTRA...`.
-async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
+pub(super) async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
     let mut args: Vec<OsString> = vec![
         "migrate".into(),
         old.into(),
@@ -633,67 +586,6 @@ async fn a_killed_migration_resumes() {
     );
 }
 
-#[tokio::test]
-async fn an_unsupported_change_is_refused_with_nothing_written() {
-    let docs = std::fs::read_to_string(root().join("docs/migrations.md")).unwrap();
-    assert!(
-        docs.contains("| `M0001` |"),
-        "docs/migrations.md documents M0001"
-    );
-    // Each kind, the words of its error and the number of changes refused: a layout flip is one
-    // (its fields are not listed again); a natural key is the _id and the references to it.
-    for (kind, expected, errors) in [
-        (Refused::LayoutFlip, "relationship", 1),
-        (Refused::TypeChange, "stored as", 1),
-        (Refused::NewRequired, "is new and required", 1),
-        (Refused::NaturalKey, "the _id of", 2),
-    ] {
-        for seed in 0..3 {
-            let n = names(seed);
-            let (old_text, new_text) = refused_pair(kind, &n);
-            let what = format!("{kind:?} seed {seed}\n--- old\n{old_text}--- new\n{new_text}");
-            let dir = tempfile::tempdir().unwrap();
-            let (old, new) = (
-                write(dir.path(), "old.sqn", &old_text),
-                write(dir.path(), "new.sqn", &new_text),
-            );
-            let t = TestDb::new(&format!("mig_refused_{kind:?}_{seed}")).await;
-            indexes(&old, &t, &["--apply"]).await.expect(0, &what);
-            fill(&t.db, &plan_of(&old), 20, 50, &mut Lcg(seed)).await;
-            let before = dump(&t.db).await;
-            for extra in [&[][..], &["--print", "mongosh"][..], &["--dry-run"][..]] {
-                let run = migrate(&old, &new, &t, extra).await;
-                run.expect(1, &what);
-                assert!(run.stdout.is_empty(), "{what}\n{}", run.stdout);
-                assert!(
-                    run.stderr.contains("error[M0001]: cannot migrate")
-                        && run.stderr.contains(expected)
-                        && run.stderr.contains("help: "),
-                    "{what}\n{}",
-                    run.stderr
-                );
-                assert_eq!(
-                    run.stderr.matches("error[M0001]").count(),
-                    errors,
-                    "{what}: one error per change, its fields not listed again\n{}",
-                    run.stderr
-                );
-                assert!(
-                    run.stderr.contains("nothing was written"),
-                    "{what}\n{}",
-                    run.stderr
-                );
-            }
-            assert_eq!(
-                dump(&t.db).await,
-                before,
-                "{what}: a refused migration wrote something"
-            );
-            t.cleanup().await;
-        }
-    }
-}
-
 fn git(dir: &Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
         .arg("-C")
@@ -759,84 +651,5 @@ async fn base_migrates_from_a_git_revision() {
             body(&two),
             "{change:?}: --base HEAD and two files differ"
         );
-    }
-}
-
-/// A move into the parent's array when a parent has more children than the new layout's bound
-/// (`child_ref`, `parent_refs` or `two_way` to `embed`, `child_ref` to `parent_refs`) stops
-/// before anything is written, with error[M0002] naming the parent, its count and the bound; a
-/// dry run says the same.
-#[tokio::test]
-async fn children_over_the_new_bound_are_refused_with_nothing_written() {
-    for (from, to) in [
-        ("child_ref", "embed"),
-        ("child_ref", "parent_refs"),
-        ("parent_refs", "embed"),
-        ("two_way", "embed"),
-    ] {
-        for seed in 0..2 {
-            let n = names(seed);
-            let (old_text, new_text) = (layout_text(&n, from, 1000), layout_text(&n, to, n.bound));
-            let what =
-                format!("{from} -> {to} seed {seed}\n--- old\n{old_text}--- new\n{new_text}");
-            let dir = tempfile::tempdir().unwrap();
-            let (old, new) = (
-                write(dir.path(), "old.sqn", &old_text),
-                write(dir.path(), "new.sqn", &new_text),
-            );
-            let old_plan = plan_of(&old);
-            let t = TestDb::new(&format!("mig_bound_{from}_{to}_{seed}")).await;
-            indexes(&old, &t, &["--apply"]).await.expect(0, &what);
-            let crowded = n.bound as usize + 3 + seed as usize;
-            fill_layout(&t.db, &old_plan, 20, 10, crowded, &mut Lcg(seed)).await;
-            // The first parent (in `_id` order) holds the most children: the one named.
-            let d = &old_plan.relationships[0];
-            let parents = &old_plan.collections[0].name;
-            let first =
-                t.db.collection::<Document>(parents)
-                    .find_one(doc! {})
-                    .sort(doc! { "_id": 1 })
-                    .await
-                    .unwrap()
-                    .unwrap();
-            let pid = first.get_object_id("_id").unwrap();
-            let count = match d.placement.iter().find(|p| p.holder == d.parent) {
-                Some(p) => first.get_array(&p.path).unwrap().len() as u64,
-                None => {
-                    let p = &d.placement[0];
-                    t.db.collection::<Document>(&p.collection)
-                        .count_documents(doc! { &p.path: pid })
-                        .await
-                        .unwrap()
-                }
-            };
-            assert!(count >= crowded as u64, "{what}");
-            let before = dump(&t.db).await;
-            for extra in [&[][..], &["--dry-run"][..]] {
-                let run = migrate(&old, &new, &t, extra).await;
-                run.expect(1, &what);
-                assert!(!run.stdout.contains("done:"), "{what}\n{}", run.stdout);
-                for part in [
-                    "error[M0002]: relationship ".to_owned(),
-                    format!("the parent {} of {parents}", pid.to_hex()),
-                    format!(" {count} children"),
-                    format!("over the new layout's bound of {}", n.bound),
-                    "help: ".to_owned(),
-                    "nothing was written".to_owned(),
-                ] {
-                    assert!(
-                        run.stderr.contains(&part),
-                        "{what}: no `{part}` in\n{}",
-                        run.stderr
-                    );
-                }
-            }
-            assert_eq!(
-                dump(&t.db).await,
-                before,
-                "{what}: a refused migration wrote something"
-            );
-            t.cleanup().await;
-        }
     }
 }
