@@ -335,6 +335,9 @@ mod migrate;
 #[path = "database/migrate_data.rs"]
 mod migrate_data;
 
+#[path = "database/migrate_refused.rs"]
+mod migrate_refused;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -1,4 +1,4 @@
-//! `squillion migrate` against the server: for every change kind it supports, pairs of schemas
+//! `squillion migrate` against the server (its refusals: `migrate_refused.rs`): for every change kind it supports, pairs of schemas
 //! drawn by a generator over entity names, field names and the change; the old layout filled
 //! (its validators applied by `squillion indexes --apply`, so the server checks the filler),
 //! migrated, then every document checked against the new Plan (the new validator accepts each
@@ -37,9 +37,59 @@ enum Change {
     CopyRemoved,
     /// A new entity (its collection created with its validator and indexes).
     EntityAdded,
+    /// Layout moves of a one-to-many relationship (`force` on both sides).
+    EmbedToChildRef,
+    ChildRefToEmbed,
+    EmbedToParentRefs,
+    ParentRefsToEmbed,
+    EmbedToTwoWay,
+    TwoWayToEmbed,
+    ParentRefsToChildRef,
+    ChildRefToParentRefs,
+    ChildRefToTwoWay,
+    TwoWayToChildRef,
+    ParentRefsToTwoWay,
+    TwoWayToParentRefs,
 }
 
-/// Every supported change kind.
+impl Change {
+    /// The old and new layout of a move.
+    fn layouts(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Change::EmbedToChildRef => ("embed", "child_ref"),
+            Change::ChildRefToEmbed => ("child_ref", "embed"),
+            Change::EmbedToParentRefs => ("embed", "parent_refs"),
+            Change::ParentRefsToEmbed => ("parent_refs", "embed"),
+            Change::EmbedToTwoWay => ("embed", "two_way"),
+            Change::TwoWayToEmbed => ("two_way", "embed"),
+            Change::ParentRefsToChildRef => ("parent_refs", "child_ref"),
+            Change::ChildRefToParentRefs => ("child_ref", "parent_refs"),
+            Change::ChildRefToTwoWay => ("child_ref", "two_way"),
+            Change::TwoWayToChildRef => ("two_way", "child_ref"),
+            Change::ParentRefsToTwoWay => ("parent_refs", "two_way"),
+            Change::TwoWayToParentRefs => ("two_way", "parent_refs"),
+            _ => return None,
+        })
+    }
+}
+
+/// Every layout move.
+const MOVES: [Change; 12] = [
+    Change::EmbedToChildRef,
+    Change::ChildRefToEmbed,
+    Change::EmbedToParentRefs,
+    Change::ParentRefsToEmbed,
+    Change::EmbedToTwoWay,
+    Change::TwoWayToEmbed,
+    Change::ParentRefsToChildRef,
+    Change::ChildRefToParentRefs,
+    Change::ChildRefToTwoWay,
+    Change::TwoWayToChildRef,
+    Change::ParentRefsToTwoWay,
+    Change::TwoWayToParentRefs,
+];
+
+/// Every supported change kind but the layout moves.
 const SUPPORTED: [Change; 12] = [
     Change::RenameStored,
     Change::RemoveField,
@@ -55,37 +105,24 @@ const SUPPORTED: [Change; 12] = [
     Change::EntityAdded,
 ];
 
-/// The change kinds it refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Refused {
-    /// The relation's bound drops: the layout flips.
-    LayoutFlip,
-    /// A field's type changes.
-    TypeChange,
-    /// A new required field with nothing to fill it from.
-    NewRequired,
-    /// A natural key becomes the parent's `_id` (and the children's references change type).
-    NaturalKey,
-}
-
 /// The names a pair of schemas is drawn with.
-struct Names {
-    parent: &'static str,
-    child: &'static str,
+pub(super) struct Names {
+    pub(super) parent: &'static str,
+    pub(super) child: &'static str,
     /// The parent's two string fields (the copy sources).
-    shown: [&'static str; 2],
+    pub(super) shown: [&'static str; 2],
     /// The child's string, int32 and array fields, and a spare one.
-    a: &'static str,
-    b: &'static str,
-    list: &'static str,
-    spare: &'static str,
+    pub(super) a: &'static str,
+    pub(super) b: &'static str,
+    pub(super) list: &'static str,
+    pub(super) spare: &'static str,
     /// The relation's ends.
-    many: &'static str,
-    one: &'static str,
-    bound: u64,
+    pub(super) many: &'static str,
+    pub(super) one: &'static str,
+    pub(super) bound: u64,
 }
 
-fn names(seed: u64) -> Names {
+pub(super) fn names(seed: u64) -> Names {
     let mut rng = Lcg(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut pick = |from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
     let parent = pick(&["Author", "Harbor", "Garden", "Studio"]);
@@ -111,7 +148,7 @@ fn names(seed: u64) -> Names {
 }
 
 /// One schema of a pair: `extra` goes into the child, `shows` into the relation.
-fn schema_text(
+pub(super) fn schema_text(
     n: &Names,
     a_attr: &str,
     b_decl: &str,
@@ -136,8 +173,32 @@ fn schema_text(
     )
 }
 
+/// A schema of the layout moves: the parent, the child, and the relation between them with its
+/// layout forced, at most `bound` children per parent.
+pub(super) fn layout_text(n: &Names, layout: &str, bound: u64) -> String {
+    format!(
+        "entity {p} {{ {s0}: string {s1}: string }}\n\
+         entity {c} {{ {a}: string {b}: int32 {list}: [string; {lb}] }}\n\
+         relation {p}.{m}: many({bound}) <-> {c}.{o}: one {{\n  force {layout}\n}}\n",
+        p = n.parent,
+        c = n.child,
+        s0 = n.shown[0],
+        s1 = n.shown[1],
+        a = n.a,
+        b = n.b,
+        list = n.list,
+        lb = n.bound,
+        m = n.many,
+        o = n.one,
+    )
+}
+
 /// The old and new schema of a supported change.
 fn pair(change: Change, n: &Names) -> (String, String) {
+    if let Some((from, to)) = change.layouts() {
+        let bound = n.bound * 3;
+        return (layout_text(n, from, bound), layout_text(n, to, bound));
+    }
     let show = |fields: &[&str]| {
         let listed: Vec<String> = fields.iter().map(|f| format!("{}.{f}", n.parent)).collect();
         format!("  show {} on {} ratio 1000:1\n", listed.join(", "), n.child)
@@ -233,6 +294,18 @@ fn pair(change: Change, n: &Names) -> (String, String) {
                 ),
             )
         }
+        Change::EmbedToChildRef
+        | Change::ChildRefToEmbed
+        | Change::EmbedToParentRefs
+        | Change::ParentRefsToEmbed
+        | Change::EmbedToTwoWay
+        | Change::TwoWayToEmbed
+        | Change::ParentRefsToChildRef
+        | Change::ChildRefToParentRefs
+        | Change::ChildRefToTwoWay
+        | Change::TwoWayToChildRef
+        | Change::ParentRefsToTwoWay
+        | Change::TwoWayToParentRefs => unreachable!("layout moves are drawn above"),
         Change::VersionRaised => {
             let versioned = |text: String, v: u32| {
                 text.replacen(
@@ -249,33 +322,7 @@ fn pair(change: Change, n: &Names) -> (String, String) {
     }
 }
 
-/// The old and new schema of a refused change.
-fn refused_pair(kind: Refused, n: &Names) -> (String, String) {
-    let old = schema_text(n, "", "int32", n.bound, "", "", "many(100000)");
-    let new = match kind {
-        Refused::LayoutFlip => schema_text(n, "", "int32", n.bound, "", "", "many(20)"),
-        Refused::TypeChange => schema_text(n, "", "string", n.bound, "", "", "many(100000)"),
-        Refused::NaturalKey => schema_text(n, "", "int32", n.bound, "", "", "many(100000)")
-            .replacen(
-                &format!("{}: string", n.shown[0]),
-                &format!("{}: string @key", n.shown[0]),
-                1,
-            ),
-        Refused::NewRequired => schema_text(
-            n,
-            "",
-            "int32",
-            n.bound,
-            &format!("{}: string", n.spare),
-            "",
-            "many(100000)",
-        ),
-    };
-    (old, new)
-}
-
-/// `migrate OLD NEW --uri URI EXTRA...`.
-async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
+pub(super) async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
     let mut args: Vec<OsString> = vec![
         "migrate".into(),
         old.into(),
@@ -343,7 +390,11 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     indexes(&old, &t, &["--apply"]).await.expect(0, &what);
     let mut rng = Lcg(seed);
     let parents = if seed == 0 { 1_050 } else { 40 };
-    fill(&t.db, &old_plan, parents, parents + 60, &mut rng).await;
+    if change.layouts().is_some() {
+        fill_layout(&t.db, &old_plan, parents, parents + 60, 0, &mut rng).await;
+    } else {
+        fill(&t.db, &old_plan, parents, parents + 60, &mut rng).await;
+    }
     let before = logical_data(&t.db, &old_plan, &new_plan).await;
     let untouched = dump(&t.db).await;
 
@@ -416,6 +467,18 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     assert_new_validators_accept_everything(&t.db, &new_plan).await;
     assert_copies_equal_sources(&t.db, &new_plan).await;
     assert_matches_plan(&t.db, &new_plan).await;
+    // No collection the new Plan does not have (a layout's children moved into their parents).
+    let mut expected: BTreeSet<String> = new_plan
+        .collections
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    expected.insert("squillion_migrations".to_owned());
+    assert_eq!(
+        collection_names(&t.db).await,
+        expected,
+        "{what}: the collections"
+    );
     // Renamed and removed fields are gone from every document.
     for f in squillion_codegen::diff::diff(&old_plan, &new_plan).fields {
         if let Some(o) = f.old.filter(|o| {
@@ -479,6 +542,17 @@ async fn every_supported_change_migrates_every_document() {
     }
 }
 
+/// Every layout move among `embed`, `child_ref`, `parent_refs` and `two_way`: the relation read
+/// from every side the new layout stores is the relation written under the old one.
+#[tokio::test]
+async fn every_layout_move_migrates_every_child() {
+    for change in MOVES {
+        for seed in 0..3 {
+            supported(change, seed, None).await;
+        }
+    }
+}
+
 /// A run killed at a drawn moment (after a drawn number of steps, a few milliseconds into the
 /// next) and run again migrates
 /// every document exactly as an uninterrupted run: nothing lost, nothing duplicated.
@@ -491,6 +565,12 @@ async fn a_killed_migration_resumes() {
         Change::CopyInArray,
         Change::RenameStored,
         Change::VersionRaised,
+        Change::EmbedToChildRef,
+        Change::ChildRefToEmbed,
+        Change::EmbedToTwoWay,
+        Change::ParentRefsToEmbed,
+        Change::ParentRefsToChildRef,
+        Change::ChildRefToParentRefs,
     ] {
         for _ in 0..2 {
             let kill = (rng.below(8) as usize, rng.below(40));
@@ -504,67 +584,6 @@ async fn a_killed_migration_resumes() {
         inside > 0,
         "no kill landed between two steps: draw other moments"
     );
-}
-
-#[tokio::test]
-async fn an_unsupported_change_is_refused_with_nothing_written() {
-    let docs = std::fs::read_to_string(root().join("docs/migrations.md")).unwrap();
-    assert!(
-        docs.contains("| `M0001` |"),
-        "docs/migrations.md documents M0001"
-    );
-    // Each kind, the words of its error and the number of changes refused: a layout flip is one
-    // (its fields are not listed again); a natural key is the _id and the references to it.
-    for (kind, expected, errors) in [
-        (Refused::LayoutFlip, "relationship", 1),
-        (Refused::TypeChange, "stored as", 1),
-        (Refused::NewRequired, "is new and required", 1),
-        (Refused::NaturalKey, "the _id of", 2),
-    ] {
-        for seed in 0..3 {
-            let n = names(seed);
-            let (old_text, new_text) = refused_pair(kind, &n);
-            let what = format!("{kind:?} seed {seed}\n--- old\n{old_text}--- new\n{new_text}");
-            let dir = tempfile::tempdir().unwrap();
-            let (old, new) = (
-                write(dir.path(), "old.sqn", &old_text),
-                write(dir.path(), "new.sqn", &new_text),
-            );
-            let t = TestDb::new(&format!("mig_refused_{kind:?}_{seed}")).await;
-            indexes(&old, &t, &["--apply"]).await.expect(0, &what);
-            fill(&t.db, &plan_of(&old), 20, 50, &mut Lcg(seed)).await;
-            let before = dump(&t.db).await;
-            for extra in [&[][..], &["--print", "mongosh"][..], &["--dry-run"][..]] {
-                let run = migrate(&old, &new, &t, extra).await;
-                run.expect(1, &what);
-                assert!(run.stdout.is_empty(), "{what}\n{}", run.stdout);
-                assert!(
-                    run.stderr.contains("error[M0001]: cannot migrate")
-                        && run.stderr.contains(expected)
-                        && run.stderr.contains("help: "),
-                    "{what}\n{}",
-                    run.stderr
-                );
-                assert_eq!(
-                    run.stderr.matches("error[M0001]").count(),
-                    errors,
-                    "{what}: one error per change, its fields not listed again\n{}",
-                    run.stderr
-                );
-                assert!(
-                    run.stderr.contains("nothing was written"),
-                    "{what}\n{}",
-                    run.stderr
-                );
-            }
-            assert_eq!(
-                dump(&t.db).await,
-                before,
-                "{what}: a refused migration wrote something"
-            );
-            t.cleanup().await;
-        }
-    }
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -584,7 +603,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// steps and checkpoint as with two files, for every supported change.
 #[tokio::test]
 async fn base_migrates_from_a_git_revision() {
-    for change in SUPPORTED {
+    for change in SUPPORTED.into_iter().chain(MOVES) {
         let (old_text, new_text) = pair(change, &names(5));
         let repo = tempfile::tempdir().unwrap();
         git(repo.path(), &["init", "-q"]);

@@ -3,6 +3,7 @@
 //! Plan (validators, copies).
 
 use super::*;
+use squillion_codegen::plan::{Collection, CollectionRole, Decision, Shape};
 use squillion_testkit::Lcg;
 
 /// A value of a planned scalar field.
@@ -197,13 +198,28 @@ pub(super) fn code_paths(fields: &[PlanField], prefix: &str, out: &mut BTreeSet<
 }
 
 /// Per entity: the number of documents and a checksum of their logical data, restricted to the
-/// code paths both Plans store.
+/// code paths both Plans store; per relationship whose layout differs between the Plans
+/// (`rel Author.books`), the relation as data ([`relation_data`]), its fields left out of the
+/// entities'.
 pub(super) async fn logical_data(
     db: &Database,
     plan: &Plan,
     other: &Plan,
 ) -> BTreeMap<String, (usize, u64)> {
     let mut out = BTreeMap::new();
+    let moved: BTreeSet<String> = plan
+        .relationships
+        .iter()
+        .filter(|d| {
+            other
+                .relationship(&d.id)
+                .is_some_and(|o| o.strategy != d.strategy)
+        })
+        .map(|d| d.id.clone())
+        .collect();
+    for r in &moved {
+        out.insert(format!("rel {r}"), relation_data(db, plan, r).await);
+    }
     for c in &plan.collections {
         let Some(o) = other.collections.iter().find(|o| o.entity == c.entity) else {
             continue;
@@ -211,7 +227,22 @@ pub(super) async fn logical_data(
         let (mut mine, mut theirs) = (BTreeSet::new(), BTreeSet::new());
         code_paths(&c.fields, "", &mut mine);
         code_paths(&o.fields, "", &mut theirs);
-        let keep: BTreeSet<String> = mine.intersection(&theirs).cloned().collect();
+        let of_moved = |fields: &[PlanField]| -> BTreeSet<String> {
+            fields
+                .iter()
+                .filter(|f| f.relation.as_ref().is_some_and(|r| moved.contains(r)))
+                .map(|f| f.code_name.clone())
+                .collect()
+        };
+        let (gone, gone_too) = (of_moved(&c.fields), of_moved(&o.fields));
+        let keep: BTreeSet<String> = mine
+            .intersection(&theirs)
+            .filter(|p| {
+                let top = p.split('.').next().unwrap_or(p);
+                !gone.contains(top) && !gone_too.contains(top)
+            })
+            .cloned()
+            .collect();
         let docs: Vec<Document> = db
             .collection::<Document>(&c.name)
             .find(doc! {})
@@ -383,4 +414,230 @@ pub(super) fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// The relationship of a schema whose layout the move kinds change (the first one).
+fn moved_relation(plan: &Plan) -> &Decision {
+    plan.relationships.first().expect("a relationship")
+}
+
+/// The collection of an entity's own documents.
+fn own_collection<'a>(plan: &'a Plan, entity: &str) -> Option<&'a Collection> {
+    plan.collections
+        .iter()
+        .find(|c| c.entity == entity && c.role == CollectionRole::Entity)
+}
+
+/// Fills a parent and its children as the Plan's layout of its first relationship keeps them
+/// (one-to-many): `parents` parents, `children` children each given a drawn parent with room
+/// under the array's bound, and `crowded` more children for the first parent (beyond the bound
+/// a new layout has: the over-bound case). Embedded children in the parent's array, ids in the
+/// parent's array, a reference in each child, or both, by the placements; everything inserted
+/// through the old validators.
+pub(super) async fn fill_layout(
+    db: &Database,
+    plan: &Plan,
+    parents: usize,
+    children: usize,
+    crowded: usize,
+    rng: &mut Lcg,
+) {
+    let d = moved_relation(plan);
+    let parent = own_collection(plan, &d.parent).unwrap();
+    let child = own_collection(plan, &d.child);
+    let array = d
+        .placement
+        .iter()
+        .find(|p| p.holder == d.parent && p.collection == parent.name);
+    let bound = array.and_then(|p| p.max_items).unwrap_or(u64::MAX) as usize;
+    let embedded = array.filter(|p| p.shape == Shape::ArrayOfSubdocuments);
+    let child_fields: Vec<PlanField> = match (child, embedded) {
+        (Some(c), _) => c
+            .fields
+            .iter()
+            .filter(|f| f.kind == FieldKind::Scalar && f.name != "_id")
+            .cloned()
+            .collect(),
+        (None, Some(p)) => parent.field_at(&p.path).unwrap().children.clone(),
+        (None, None) => panic!("{}: no children anywhere", d.id),
+    };
+    let mut docs: Vec<Document> = (0..parents)
+        .map(|_| {
+            let mut doc = doc! { "_id": ObjectId::new() };
+            for f in parent.fields.iter().filter(|f| f.kind == FieldKind::Scalar) {
+                if f.name != "_id" {
+                    doc.insert(f.name.clone(), scalar(f, rng));
+                }
+            }
+            doc
+        })
+        .collect();
+    let mut kids: Vec<Vec<Document>> = vec![Vec::new(); parents];
+    for i in 0..children + crowded {
+        let at = if i >= children {
+            0
+        } else {
+            loop {
+                let at = rng.below(parents as u64) as usize;
+                if kids[at].len() < bound {
+                    break at;
+                }
+            }
+        };
+        let mut kid = doc! { "_id": ObjectId::new() };
+        for f in &child_fields {
+            kid.insert(f.name.clone(), scalar(f, rng));
+        }
+        kids[at].push(kid);
+    }
+    let mut stored_children = Vec::new();
+    for (p, kids) in docs.iter_mut().zip(&kids) {
+        let pid = p.get("_id").unwrap().clone();
+        for place in &d.placement {
+            match place.shape {
+                Shape::ArrayOfSubdocuments => {
+                    let elements: Vec<Bson> = kids
+                        .iter()
+                        .map(|k| {
+                            let mut e = k.clone();
+                            e.remove("_id");
+                            Bson::Document(e)
+                        })
+                        .collect();
+                    p.insert(place.path.clone(), elements);
+                }
+                Shape::ArrayOfIds => {
+                    let ids: Vec<Bson> =
+                        kids.iter().map(|k| k.get("_id").unwrap().clone()).collect();
+                    p.insert(place.path.clone(), ids);
+                }
+                Shape::Id => {}
+                other => panic!("no filler for {other:?} ({})", d.id),
+            }
+        }
+        for k in kids {
+            let mut k = k.clone();
+            for place in d.placement.iter().filter(|p| p.shape == Shape::Id) {
+                k.insert(place.path.clone(), pid.clone());
+            }
+            stored_children.push(k);
+        }
+    }
+    db.collection::<Document>(&parent.name)
+        .insert_many(docs)
+        .await
+        .unwrap_or_else(|e| {
+            panic!(
+                "the old validator of {} refuses the filler: {e}",
+                parent.name
+            )
+        });
+    if let Some(c) = child {
+        if !stored_children.is_empty() {
+            db.collection::<Document>(&c.name)
+                .insert_many(stored_children)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!("the old validator of {} refuses the filler: {e}", c.name)
+                });
+        }
+    }
+}
+
+/// The content of one child as the relation's logical data reads it: its scalar fields by code
+/// name (not its `_id`, which embedded children lack).
+fn child_content(d: &Document, fields: &[PlanField]) -> String {
+    let m: BTreeMap<&str, String> = fields
+        .iter()
+        .filter(|f| f.kind == FieldKind::Scalar && f.name != "_id")
+        .filter_map(|f| {
+            d.get(&f.name)
+                .map(|v| (f.code_name.as_str(), format!("{v}")))
+        })
+        .collect();
+    format!("{m:?}")
+}
+
+/// The relationship as data, whatever its layout: each parent's `_id` with the sorted contents
+/// of its children, read from every side the layout stores (an embedded array, an id array, the
+/// children's references), which must agree. Returns the number of children and a checksum.
+pub(super) async fn relation_data(db: &Database, plan: &Plan, relation: &str) -> (usize, u64) {
+    let d = plan.relationship(relation).unwrap();
+    let parent = own_collection(plan, &d.parent).unwrap();
+    let all = |name: String| async move {
+        db.collection::<Document>(&name)
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .await
+            .unwrap()
+            .try_collect::<Vec<Document>>()
+            .await
+            .unwrap()
+    };
+    let parents = all(parent.name.clone()).await;
+    let child = own_collection(plan, &d.child);
+    let children = match child {
+        Some(c) => all(c.name.clone()).await,
+        None => Vec::new(),
+    };
+    let by_id: BTreeMap<String, &Document> = children
+        .iter()
+        .map(|c| (c.get("_id").unwrap().to_string(), c))
+        .collect();
+    let mut views: Vec<(String, BTreeMap<String, Vec<String>>)> = Vec::new();
+    for place in &d.placement {
+        let mut view: BTreeMap<String, Vec<String>> = parents
+            .iter()
+            .map(|p| (p.get("_id").unwrap().to_string(), Vec::new()))
+            .collect();
+        match place.shape {
+            Shape::ArrayOfSubdocuments | Shape::ArrayOfIds => {
+                for p in &parents {
+                    let items = p.get_array(&place.path).cloned().unwrap_or_default();
+                    let contents = items.iter().map(|item| match item {
+                        Bson::Document(e) => {
+                            child_content(e, &parent.field_at(&place.path).unwrap().children)
+                        }
+                        id => child_content(
+                            by_id
+                                .get(&id.to_string())
+                                .unwrap_or_else(|| panic!("{relation}: dangling id {id}")),
+                            &child.unwrap().fields,
+                        ),
+                    });
+                    view.get_mut(&p.get("_id").unwrap().to_string())
+                        .unwrap()
+                        .extend(contents);
+                }
+            }
+            Shape::Id => {
+                for c in &children {
+                    let pid = c
+                        .get(&place.path)
+                        .unwrap_or_else(|| panic!("{relation}: no {} in {c}", place.path));
+                    view.get_mut(&pid.to_string())
+                        .unwrap_or_else(|| panic!("{relation}: {c} refers to no parent"))
+                        .push(child_content(c, &child.unwrap().fields));
+                }
+            }
+            other => panic!("no reader for {other:?} ({relation})"),
+        }
+        for kids in view.values_mut() {
+            kids.sort();
+        }
+        views.push((format!("{}.{}", place.collection, place.path), view));
+    }
+    let (first_place, first) = views.first().unwrap();
+    for (place, view) in &views[1..] {
+        assert_eq!(
+            view, first,
+            "{relation}: {place} and {first_place} disagree"
+        );
+    }
+    let text = format!("{first:?}");
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (first.values().map(Vec::len).sum(), hash)
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::{json, Value};
 
-use super::{Action, Migration, BATCH, CHECKPOINTS};
+use super::{pipelines, Action, Check, Migration, BATCH, CHECKPOINTS, DATA_CODE};
 
 /// The script (deterministic: same migration, same bytes).
 pub fn script(m: &Migration) -> String {
@@ -28,6 +28,11 @@ pub fn script(m: &Migration) -> String {
         q(CHECKPOINTS)
     );
     let _ = writeln!(s, "const migration = {};", q(&m.id));
+    let _ = writeln!(
+        s,
+        "const BATCH = {BATCH};\nconst DATA_CODE = {};",
+        q(DATA_CODE)
+    );
     s.push_str(
         r#"function step(name, work) {
   if (checkpoints.countDocuments({ _id: migration, done: name }) > 0) {
@@ -40,6 +45,31 @@ pub fn script(m: &Migration) -> String {
 }
 function valueAt(doc, path) {
   return path.split(".").reduce((v, k) => (v === undefined || v === null ? undefined : v[k]), doc);
+}
+// The documents of `name` matching `guard`, a batch of _ids at a time in _id order, each batch
+// run through `stages` on the server (their $merge writes).
+function batches(name, guard, stages) {
+  const coll = db.getCollection(name);
+  let last = null;
+  let n = 0;
+  for (;;) {
+    const filter = last === null ? guard : { $and: [guard, { _id: { $gt: last } }] };
+    const ids = coll.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(BATCH).toArray();
+    if (ids.length === 0) return n;
+    const end = ids[ids.length - 1]._id;
+    const range = { $and: [guard, { _id: { $gte: ids[0]._id, $lte: end } }] };
+    coll.aggregate([{ $match: range }].concat(stages), { bypassDocumentValidation: true }).toArray();
+    n += ids.length;
+    last = end;
+  }
+}
+// Stops the script when `pipeline` on `name` finds an offender ({_id, n}).
+function check(name, pipeline, failure, help) {
+  const bad = db.getCollection(name).aggregate(pipeline).toArray();
+  if (bad.length > 0) {
+    const said = failure.replace("{id}", String(bad[0]._id)).replace("{n}", String(bad[0].n));
+    throw new Error("error[" + DATA_CODE + "]: " + said + "\n  help: " + help);
+  }
 }
 "#,
     );
@@ -133,6 +163,57 @@ fn body(s: &mut String, a: &Action) {
             coll(collection),
             Value::String(name.clone())
         ),
+        Action::Check { check } => {
+            s.push_str(&check_js(check));
+            Ok(())
+        }
+        Action::AssignIds { collection, array } => writeln!(
+            s,
+            "  const coll = {coll};\n  const guard = {guard};\n  for (let pass = true; pass; ) {{\n    pass = false;\n    let last = null;\n    for (;;) {{\n      const filter = last === null ? guard : {{ $and: [guard, {{ _id: {{ $gt: last }} }}] }};\n      const batch = coll.find(filter, {{ _id: 1, {a}: 1 }}).sort({{ _id: 1 }}).limit(BATCH).toArray();\n      if (batch.length === 0) break;\n      pass = true;\n      coll.bulkWrite(batch.map((d) => ({{ updateOne: {{\n        filter: {{ _id: d._id, {a}: valueAt(d, {a}) }},\n        update: {{ $set: {{ {a}: valueAt(d, {a}).map((e) => (e._id === undefined ? Object.assign({{ _id: new ObjectId() }}, e) : e)) }} }},\n      }} }})), {{ ordered: false, bypassDocumentValidation: true }});\n      last = batch[batch.length - 1]._id;\n    }}\n  }}",
+            coll = coll(collection),
+            guard = pipelines::assign_ids_guard(array),
+            a = Value::String(array.clone()),
+        ),
+        Action::SplitOut { .. } | Action::ReferToParent { .. } => {
+            batched_js(s, a);
+            Ok(())
+        }
+        Action::Gather {
+            parent_collection, ..
+        } => {
+            batched_js(s, a);
+            if let Some((guard, c)) = pipelines::leftover(a) {
+                let _ = writeln!(
+                    s,
+                    "  if ({}.countDocuments({guard}) > 0) {{",
+                    coll(parent_collection)
+                );
+                s.push_str(&check_js(&c));
+                let _ = writeln!(
+                    s,
+                    "    throw new Error({});\n  }}",
+                    Value::String(format!(
+                        "some parents of {parent_collection} were not gathered: run the script again"
+                    ))
+                );
+            }
+            Ok(())
+        }
+        Action::KeepIds {
+            collection,
+            from,
+            to,
+        } => {
+            let (guard, update) = pipelines::keep_ids(from, to);
+            writeln!(
+                s,
+                "  {}.updateMany({guard}, {update}, {bypass});",
+                coll(collection)
+            )
+        }
+        Action::DropCollection { collection } => {
+            writeln!(s, "  {}.drop();", coll(collection))
+        }
         Action::Backfill {
             source_collection,
             source_path,
@@ -162,4 +243,29 @@ fn body(s: &mut String, a: &Action) {
             )
         }
     };
+}
+
+/// A batched layout move: `batches(collection, guard, stages)`.
+fn batched_js(s: &mut String, a: &Action) {
+    if let Some(b) = pipelines::batched(a) {
+        let _ = writeln!(
+            s,
+            "  batches({}, {}, {});",
+            Value::String(b.collection),
+            b.guard,
+            Value::Array(b.stages)
+        );
+    }
+}
+
+/// A check: `check(collection, pipeline, failure, help)`.
+fn check_js(c: &Check) -> String {
+    let (collection, pipeline) = pipelines::check(c);
+    format!(
+        "  check({}, {}, {}, {});\n",
+        Value::String(collection),
+        Value::Array(pipeline),
+        Value::String(c.failure()),
+        Value::String(c.help())
+    )
 }

@@ -1,10 +1,15 @@
 //! The words of a migration: each step's name and each refused change's message and help.
 
-use super::{Action, Unsupported};
+use super::{Action, Check, Keep, Source, Unsupported};
 
 /// The code of a change `squillion migrate` cannot make yet (documented in
 /// `docs/migrations.md`).
 pub const UNSUPPORTED_CODE: &str = "M0001";
+
+/// The code of stored data that does not fit the new layout (a parent over the new bound, a
+/// dangling id, a child in two parents' arrays or in none): found by a check before anything is
+/// written (documented in `docs/migrations.md`).
+pub const DATA_CODE: &str = "M0002";
 
 /// What a step does, in a few words (the step's name after its phase).
 pub(super) fn action(a: &Action) -> String {
@@ -46,6 +51,178 @@ pub(super) fn action(a: &Action) -> String {
         Action::TightenValidator { collection, .. } => {
             format!("set the new validator of {collection} (strict)")
         }
+        Action::Check { check } => check_name(check),
+        Action::AssignIds { collection, array } => {
+            format!("give each element of {collection}.{array} an _id")
+        }
+        Action::SplitOut {
+            relation,
+            parent_collection,
+            array,
+            child_collection,
+            reference,
+            ..
+        } => format!(
+            "move the {relation} children in {parent_collection}.{array} out into {child_collection}{}",
+            reference
+                .as_ref()
+                .map(|r| format!(" (each with its parent in {})", r.path))
+                .unwrap_or_default()
+        ),
+        Action::KeepIds {
+            collection,
+            from,
+            to,
+        } => {
+            if from == to {
+                format!("keep only the children's ids in {collection}.{to}")
+            } else {
+                format!("keep the children's ids of {collection}.{from} in {to}")
+            }
+        }
+        Action::Gather {
+            relation,
+            parent_collection,
+            child_collection,
+            source,
+            array,
+            keep,
+            ..
+        } => format!(
+            "gather the {relation} children of {child_collection} ({}) into {parent_collection}.{array} ({})",
+            match source {
+                Source::ChildRef { key } => format!("by {key}"),
+                Source::ParentIds { array } => format!("by the ids in {array}"),
+            },
+            match keep {
+                Keep::Embedded { .. } => "embedded",
+                Keep::Ids => "their ids",
+            }
+        ),
+        Action::ReferToParent {
+            relation,
+            parent_collection,
+            array,
+            child_collection,
+            reference,
+        } => format!(
+            "give each {relation} child in {child_collection} its parent in {} (from {parent_collection}.{array})",
+            reference.path
+        ),
+        Action::DropCollection { collection } => format!("drop collection {collection}"),
+    }
+}
+
+/// A check's step name.
+fn check_name(c: &Check) -> String {
+    match c {
+        Check::Bound {
+            relation,
+            parent_collection,
+            child_collection,
+            bound,
+            ..
+        } => format!(
+            "check that no parent in {parent_collection} has more than {bound} {relation} children in {child_collection}"
+        ),
+        Check::Dangling {
+            relation,
+            parent_collection,
+            array,
+            child_collection,
+        } => format!(
+            "check that every id in {parent_collection}.{array} names a {relation} child in {child_collection}"
+        ),
+        Check::Shared {
+            relation,
+            parent_collection,
+            array,
+            child_collection,
+        } => format!(
+            "check that no {relation} child of {child_collection} is in two {parent_collection}.{array} arrays"
+        ),
+        Check::Orphan {
+            relation,
+            parent_collection,
+            array,
+            child_collection,
+        } => format!(
+            "check that every {relation} child of {child_collection} is in a {parent_collection}.{array} array"
+        ),
+    }
+}
+
+impl Check {
+    /// What the first offender does wrong, with `{id}` for its `_id` and `{n}` for its count
+    /// (the CLI and the mongosh script put them in).
+    pub fn failure(&self) -> String {
+        match self {
+            Check::Bound {
+                relation,
+                parent_collection,
+                child_collection,
+                source,
+                bound,
+            } => match source {
+                Source::ChildRef { key } => format!(
+                    "relationship {relation}: the parent {{id}} of {parent_collection} has {{n}} children in {child_collection} (by {key}), over the new layout's bound of {bound}"
+                ),
+                Source::ParentIds { array } => format!(
+                    "relationship {relation}: the parent {{id}} of {parent_collection} holds {{n}} children's ids in {array}, over the new layout's bound of {bound}"
+                ),
+            },
+            Check::Dangling {
+                relation,
+                parent_collection,
+                array,
+                child_collection,
+            } => format!(
+                "relationship {relation}: {{n}} of the ids in {array} of the parent {{id}} of {parent_collection} name no document of {child_collection}"
+            ),
+            Check::Shared {
+                relation,
+                parent_collection,
+                array,
+                child_collection,
+            } => format!(
+                "relationship {relation}: the child {{id}} of {child_collection} is in the {array} arrays of {{n}} parents in {parent_collection}; the new layout gives each child one parent"
+            ),
+            Check::Orphan {
+                relation,
+                parent_collection,
+                array,
+                child_collection,
+            } => format!(
+                "relationship {relation}: the child {{id}} of {child_collection} is in no {array} array of {parent_collection}, and the new layout requires its parent"
+            ),
+        }
+    }
+
+    /// What to do about it.
+    pub fn help(&self) -> String {
+        match self {
+            Check::Bound { bound, .. } => format!(
+                "the new layout keeps at most {bound} children in one parent's array: move or delete that parent's extra children, or raise the bound in the new schema (`many(N)`), then run migrate again; nothing was written"
+            ),
+            Check::Dangling { array, .. } => format!(
+                "remove the dangling ids from {array} (or restore their documents), then run migrate again; nothing was written"
+            ),
+            Check::Shared { array, .. } => format!(
+                "keep the child's id in one parent's {array} only, then run migrate again; nothing was written"
+            ),
+            Check::Orphan { array, .. } => format!(
+                "put the child's id in a parent's {array} or delete the child, or make the reference optional (`one?`) in the new schema, then run migrate again; nothing was written"
+            ),
+        }
+    }
+
+    /// The error for the first offender (its `_id` and count as text).
+    pub fn error(&self, id: &str, n: &str) -> String {
+        format!(
+            "error[{DATA_CODE}]: {}\n  help: {}",
+            self.failure().replace("{id}", id).replace("{n}", n),
+            self.help()
+        )
     }
 }
 

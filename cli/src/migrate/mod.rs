@@ -6,6 +6,8 @@
 //! Exit codes: 0 migrated (or nothing to do), 1 the diff holds changes this version cannot
 //! migrate (nothing written), 2 a file could not be read or checked, or the database refused.
 
+mod moves;
+
 use std::path::PathBuf;
 
 use futures::TryStreamExt;
@@ -139,6 +141,12 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
         let line = if done.contains(&name) {
             format!("already done: {name}")
         } else if dry_run {
+            // Checks only read: a dry run makes them, and stops where the migration would.
+            if let Action::Check { check } = &step.action {
+                if let Err(e) = moves::check(&db, check).await {
+                    return failed(&name, e);
+                }
+            }
             format!("would {name}")
         } else {
             match run_step(&db, step).await {
@@ -162,13 +170,7 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
                     }
                     format!("done: {name}{detail}")
                 }
-                Err(e) => {
-                    errln!(
-                        "error: step `{name}` failed: {}\n  help: the steps before it are recorded in {CHECKPOINTS}; fix the cause and run migrate again to go on from this step",
-                        describe(&e)
-                    );
-                    return Exit::Usage;
-                }
+                Err(e) => return failed(&name, e),
             }
         };
         if let Err(exit) = outln!("{line}") {
@@ -179,6 +181,30 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
         return say("dry run: nothing was written");
     }
     Exit::Ok
+}
+
+/// A step that stopped: the data that does not fit (exit 1), or the server's refusal (exit 2).
+fn failed(name: &str, e: StepError) -> Exit {
+    match e {
+        StepError::Data(error) => {
+            errln!("{error}");
+            errln!("error: step `{name}` stopped the migration: the stored data does not fit the new layout");
+            Exit::Failed
+        }
+        StepError::Server(e) => {
+            errln!(
+                "error: step `{name}` failed: {}\n  help: the steps before it are recorded in {CHECKPOINTS}; fix the cause and run migrate again to go on from this step",
+                describe(&e)
+            );
+            Exit::Usage
+        }
+        StepError::Other(why) => {
+            errln!(
+                "error: step `{name}` failed: {why}\n  help: the steps before it are recorded in {CHECKPOINTS}; fix the cause and run migrate again to go on from this step"
+            );
+            Exit::Usage
+        }
+    }
 }
 
 fn say(line: &str) -> Exit {
@@ -195,11 +221,55 @@ fn document(v: &serde_json::Value) -> Document {
     }
 }
 
+fn bson_value(v: &serde_json::Value) -> Bson {
+    Bson::try_from(v.clone()).unwrap_or(Bson::Null)
+}
+
+/// Why a step stopped.
+enum StepError {
+    /// The server refused or could not be reached.
+    Server(mongodb::error::Error),
+    /// The stored data does not fit the new layout (a check found it): the error, in full.
+    Data(String),
+    /// Something else, in words.
+    Other(String),
+}
+
+impl From<mongodb::error::Error> for StepError {
+    fn from(e: mongodb::error::Error) -> StepError {
+        StepError::Server(e)
+    }
+}
+
 /// Runs one step; `Ok` holds what it changed, for the progress line.
-async fn run_step(db: &Database, step: &Step) -> mongodb::error::Result<String> {
+async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
     let coll = |name: &str| db.collection::<Document>(name);
     let changed = |n: u64| format!(" ({n} document{})", if n == 1 { "" } else { "s" });
+    let walked = |n: u64| format!(" ({n} parent{} walked)", if n == 1 { "" } else { "s" });
     match &step.action {
+        Action::Check { check } => {
+            moves::check(db, check).await?;
+            Ok(String::new())
+        }
+        Action::AssignIds { collection, array } => {
+            Ok(changed(moves::assign_ids(db, collection, array).await?))
+        }
+        Action::SplitOut { .. } | Action::ReferToParent { .. } => {
+            match migration::pipelines::batched(&step.action) {
+                Some(b) => Ok(walked(moves::batched(db, &b).await?)),
+                None => Ok(String::new()),
+            }
+        }
+        Action::Gather { .. } => Ok(walked(moves::gather(db, &step.action).await?)),
+        Action::KeepIds {
+            collection,
+            from,
+            to,
+        } => Ok(changed(moves::keep_ids(db, collection, from, to).await?)),
+        Action::DropCollection { collection } => {
+            coll(collection).drop().await?;
+            Ok(String::new())
+        }
         Action::CreateCollection {
             collection,
             validator,
@@ -341,7 +411,7 @@ async fn coll_mod(
     collection: &str,
     validator: &serde_json::Value,
     level: &str,
-) -> mongodb::error::Result<String> {
+) -> Result<String, StepError> {
     db.run_command(doc! {
         "collMod": collection,
         "validator": document(validator),

@@ -1,0 +1,313 @@
+//! The server-side work of the layout moves, as data: the guard selecting the documents a step
+//! has not done, the aggregation stages run on each batch of them (`$lookup`, `$unwind`,
+//! `$merge`...), and the pipeline of each check. The CLI runs them with the driver and
+//! [`super::mongosh`] writes the same ones into the script, so both do the same work.
+//!
+//! A batched step walks `collection` in `_id` order: the next [`super::BATCH`] `_id`s matching
+//! the guard, then `aggregate([{$match: {$and: [guard, {_id: {$gte: first, $lte: last}}]}},
+//! ...stages])`. Every `$merge` is guarded (`keepExisting`, `discard`, or a guard that the merge
+//! itself makes false), so a batch replayed after a kill changes nothing.
+
+use serde_json::{json, Map, Value};
+
+use super::{Action, Check, Keep, ParentRef, Source};
+
+/// A step run as one aggregation per batch of `_id`s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batched {
+    /// The collection walked.
+    pub collection: String,
+    /// The documents the step has not done.
+    pub guard: Value,
+    /// The stages after the batch's `$match`.
+    pub stages: Vec<Value>,
+}
+
+/// The batched form of a layout move (`SplitOut`, `Gather`, `ReferToParent`).
+pub fn batched(a: &Action) -> Option<Batched> {
+    match a {
+        Action::SplitOut {
+            parent_collection,
+            array,
+            child_collection,
+            reference,
+            version,
+            ..
+        } => {
+            let mut added = Map::new();
+            if let Some(r) = reference {
+                added.insert(r.path.clone(), reference_value(r));
+            }
+            if let Some(v) = version {
+                added.insert("schema_version".to_owned(), json!({ "$toInt": v }));
+            }
+            Some(Batched {
+                collection: parent_collection.clone(),
+                guard: json!({ array: { "$type": "object" } }),
+                stages: vec![
+                    json!({ "$unwind": format!("${array}") }),
+                    // Never a child without its fixed id (the server would make one per run).
+                    json!({ "$match": { format!("{array}._id"): { "$exists": true } } }),
+                    json!({ "$replaceWith": { "$mergeObjects": [format!("${array}"), added] } }),
+                    json!({ "$merge": {
+                        "into": child_collection, "on": "_id",
+                        "whenMatched": "keepExisting", "whenNotMatched": "insert",
+                    } }),
+                ],
+            })
+        }
+        Action::Gather {
+            parent_collection,
+            child_collection,
+            source,
+            array,
+            keep,
+            bound,
+            ..
+        } => {
+            let (lookup, list) = match source {
+                Source::ChildRef { key } => (
+                    json!({ "$lookup": {
+                        "from": child_collection, "localField": "_id", "foreignField": key,
+                        "pipeline": [{ "$sort": { "_id": 1 } }], "as": "__children",
+                    } }),
+                    json!({ "$map": {
+                        "input": "$__children", "as": "c", "in": element(keep),
+                    } }),
+                ),
+                Source::ParentIds { array: ids } => (
+                    json!({ "$lookup": {
+                        "from": child_collection, "localField": ids, "foreignField": "_id",
+                        "as": "__children",
+                    } }),
+                    // In the order of the ids (a `$lookup` does not keep it).
+                    json!({ "$map": {
+                        "input": { "$ifNull": [format!("${ids}"), []] }, "as": "id",
+                        "in": { "$let": {
+                            "vars": { "c": { "$arrayElemAt": [{ "$filter": {
+                                "input": "$__children", "as": "x",
+                                "cond": { "$eq": ["$$x._id", "$$id"] },
+                            } }, 0] } },
+                            "in": element(keep),
+                        } },
+                    } }),
+                ),
+            };
+            let mut stages = vec![lookup, json!({ "$project": { array: list } })];
+            if let Some(b) = bound {
+                stages.push(json!({ "$match": { "$expr": {
+                    "$lte": [{ "$size": format!("${array}") }, b],
+                } } }));
+            }
+            stages.push(json!({ "$merge": {
+                "into": parent_collection, "on": "_id",
+                "whenMatched": "merge", "whenNotMatched": "discard",
+            } }));
+            Some(Batched {
+                collection: parent_collection.clone(),
+                guard: gather_guard(a)?,
+                stages,
+            })
+        }
+        Action::ReferToParent {
+            parent_collection,
+            array,
+            child_collection,
+            reference,
+            ..
+        } => Some(Batched {
+            collection: parent_collection.clone(),
+            guard: json!({ array: { "$exists": true } }),
+            stages: vec![
+                json!({ "$unwind": format!("${array}") }),
+                json!({ "$project": {
+                    "_id": format!("${array}"), reference.path.clone(): reference_value(reference),
+                } }),
+                json!({ "$merge": {
+                    "into": child_collection, "on": "_id",
+                    "whenMatched": "merge", "whenNotMatched": "discard",
+                } }),
+            ],
+        }),
+        _ => None,
+    }
+}
+
+/// The parents a `Gather` has not filled: their array is absent, or still holds ids where the
+/// children are to be embedded in its place.
+fn gather_guard(a: &Action) -> Option<Value> {
+    let Action::Gather {
+        source,
+        array,
+        id_type,
+        ..
+    } = a
+    else {
+        return None;
+    };
+    Some(match source {
+        Source::ParentIds { array: ids } if ids == array => json!({ array: { "$type": id_type } }),
+        _ => json!({ array: { "$exists": false } }),
+    })
+}
+
+/// After a `Gather`: the parents it left (over the bound, by children added since the check),
+/// and the check that names one.
+pub fn leftover(a: &Action) -> Option<(Value, Check)> {
+    let Action::Gather {
+        relation,
+        parent_collection,
+        child_collection,
+        source,
+        bound,
+        ..
+    } = a
+    else {
+        return None;
+    };
+    let check = Check::Bound {
+        relation: relation.clone(),
+        parent_collection: parent_collection.clone(),
+        child_collection: child_collection.clone(),
+        source: source.clone(),
+        bound: (*bound)?,
+    };
+    Some((gather_guard(a)?, check))
+}
+
+/// The reference to the parent, computed from the parent document (`$_id` and the sources of
+/// its copies).
+fn reference_value(r: &ParentRef) -> Value {
+    match &r.id_name {
+        None => json!("$_id"),
+        Some(id) => {
+            let mut ext = Map::new();
+            ext.insert(id.clone(), json!("$_id"));
+            for (name, source) in &r.copies {
+                ext.insert(name.clone(), json!(format!("${source}")));
+            }
+            Value::Object(ext)
+        }
+    }
+}
+
+/// One element of the gathered array, from the child `$$c`.
+fn element(keep: &Keep) -> Value {
+    match keep {
+        Keep::Ids => json!("$$c._id"),
+        Keep::Embedded { fields } => Value::Object(
+            fields
+                .iter()
+                .map(|f| (f.clone(), json!(format!("$$c.{f}"))))
+                .collect(),
+        ),
+    }
+}
+
+/// The guard of `AssignIds`: parents with an element lacking `_id`.
+pub fn assign_ids_guard(array: &str) -> Value {
+    json!({ array: { "$elemMatch": { "_id": { "$exists": false } } } })
+}
+
+/// `KeepIds`: the guard (parents whose array still holds embedded children) and the pipeline
+/// update replacing them by their ids.
+pub fn keep_ids(from: &str, to: &str) -> (Value, Value) {
+    let guard = if from == to {
+        json!({ from: { "$type": "object" } })
+    } else {
+        json!({ from: { "$exists": true }, to: { "$exists": false } })
+    };
+    let update = json!([{ "$set": { to: { "$map": {
+        "input": format!("${from}"), "in": "$$this._id",
+    } } } }]);
+    (guard, update)
+}
+
+/// A check's collection and pipeline: the first offender, as `{_id, n}` (`n`: the count that
+/// offends, where there is one).
+pub fn check(c: &Check) -> (String, Vec<Value>) {
+    let first = |sort: Value| vec![json!({ "$sort": sort }), json!({ "$limit": 1 })];
+    match c {
+        Check::Bound {
+            parent_collection,
+            child_collection,
+            source,
+            bound,
+            ..
+        } => match source {
+            Source::ChildRef { key } => {
+                let mut p = vec![
+                    json!({ "$match": { key: { "$exists": true, "$ne": null } } }),
+                    json!({ "$group": { "_id": format!("${key}"), "n": { "$sum": 1 } } }),
+                    json!({ "$match": { "n": { "$gt": bound } } }),
+                ];
+                p.extend(first(json!({ "n": -1, "_id": 1 })));
+                (child_collection.clone(), p)
+            }
+            Source::ParentIds { array } => {
+                let mut p = vec![
+                    json!({ "$project": { "n": { "$size": {
+                        "$ifNull": [format!("${array}"), []],
+                    } } } }),
+                    json!({ "$match": { "n": { "$gt": bound } } }),
+                ];
+                p.extend(first(json!({ "n": -1, "_id": 1 })));
+                (parent_collection.clone(), p)
+            }
+        },
+        Check::Dangling {
+            parent_collection,
+            array,
+            child_collection,
+            ..
+        } => {
+            let mut p = vec![
+                // Arrays of ids (not yet embedded in their place by a resumed run).
+                json!({ "$match": { format!("{array}.0"): { "$exists": true },
+                    array: { "$not": { "$type": "object" } } } }),
+                json!({ "$lookup": {
+                    "from": child_collection, "localField": array, "foreignField": "_id",
+                    "as": "__found",
+                } }),
+                json!({ "$project": { "n": { "$subtract": [
+                    { "$size": { "$setUnion": [format!("${array}"), []] } },
+                    { "$size": "$__found" },
+                ] } } }),
+                json!({ "$match": { "n": { "$gt": 0 } } }),
+            ];
+            p.extend(first(json!({ "_id": 1 })));
+            (parent_collection.clone(), p)
+        }
+        Check::Shared {
+            parent_collection,
+            array,
+            ..
+        } => {
+            let mut p = vec![
+                json!({ "$unwind": format!("${array}") }),
+                json!({ "$group": { "_id": format!("${array}"), "p": { "$addToSet": "$_id" } } }),
+                json!({ "$project": { "n": { "$size": "$p" } } }),
+                json!({ "$match": { "n": { "$gt": 1 } } }),
+            ];
+            p.extend(first(json!({ "_id": 1 })));
+            (parent_collection.clone(), p)
+        }
+        Check::Orphan {
+            parent_collection,
+            array,
+            child_collection,
+            ..
+        } => {
+            let mut p = vec![
+                json!({ "$lookup": {
+                    "from": parent_collection, "localField": "_id", "foreignField": array,
+                    "as": "__parents",
+                } }),
+                json!({ "$match": { "__parents": { "$size": 0 } } }),
+                json!({ "$project": { "_id": 1 } }),
+            ];
+            p.extend(first(json!({ "_id": 1 })));
+            (child_collection.clone(), p)
+        }
+    }
+}
