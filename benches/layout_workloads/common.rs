@@ -30,6 +30,12 @@ pub trait Variant {
     fn name(&self) -> &'static str;
     /// The schema the variant's module was generated from (`benches/layouts/<variant>.sqn`).
     fn schema(&self) -> &'static str;
+    /// Whether the variant leaves out something the schema's facts ask for (the IoT readings
+    /// without their sensor's summaries): measured and ranked as a point of reference, but not
+    /// an alternative the chosen layout must match, since it does less.
+    fn reference(&self) -> bool {
+        false
+    }
     async fn seed(&self);
     /// Runs one operation; returns the number of children/items it read (checked, so that every
     /// variant reads the same thing).

@@ -212,7 +212,12 @@ struct IotAllRefs {
 
 impl Variant for IotAllRefs {
     fn name(&self) -> &'static str {
-        "child_ref (all references)"
+        "child_ref, nothing precomputed (all references; reference)"
+    }
+    /// No summaries: the schema's `summary count, total(value), max(value)` is dropped, so this
+    /// variant does less on every write than any layout that keeps them.
+    fn reference(&self) -> bool {
+        true
     }
     fn schema(&self) -> &'static str {
         include_str!("../layouts/iot_all_refs.sqn")

@@ -541,3 +541,53 @@ fn two_way_links_cost_a_transaction_each() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Under `two_way` every document of the listed side also holds its own partners' ids, so
+    /// listing a parent's partners reads those ids too: the two_way alternative reads exactly
+    /// `partners x 16` bytes more per listed document than one_way, whose listed documents hold
+    /// nothing of the other side (partners: the listed side's declared typical count, else half
+    /// its bound). Drawn over both ends' bounds, typical counts and declared rates.
+    #[test]
+    fn two_way_reads_carry_the_partners_ids(
+        left in prop::sample::select(vec![5u32, 12, 100]),
+        right in prop::sample::select(vec![20u32, 300, 2000]),
+        typical in prop::option::of(1u32..20),
+        rate in prop::option::of(1u32..200),
+    ) {
+        let typical_text = typical.map_or(String::new(), |t| format!(", typical {t}"));
+        let mut s = format!(
+            "entity Student {{ name: string }}\nentity Course {{ title: string }}\n\
+             relation Student.courses: many({left}) <-> Course.students: many({right}{typical_text}) {{ navigate both }}\n"
+        );
+        if let Some(r) = rate {
+            s.push_str(&format!(
+                "query courses_of on Course {{\n  where students == ?\n  rate {r}/s\n}}\n"
+            ));
+        }
+        let p = plan(&s);
+        let d = &p.relationships[0];
+        prop_assume!(d.parent == "Student");
+        let c = d.cost.as_ref().expect("costed");
+        let find = |l: squillion_codegen::model::Layout| {
+            c.alternatives.iter().find(|a| a.layout == l && !a.nothing_copied)
+        };
+        let (Some(two), Some(one)) = (
+            find(squillion_codegen::model::Layout::TwoWay),
+            find(squillion_codegen::model::Layout::OneWay),
+        ) else {
+            return Err(TestCaseError::fail(format!("two_way and one_way are costed\n{s}")));
+        };
+        let partners = typical.map_or((f64::from(right) / 2.0).max(1.0), f64::from);
+        let listed = c.workload.list_reads * c.workload.children_per_list;
+        let want = listed * partners * 16.0;
+        prop_assert!(
+            (two.bytes_read - one.bytes_read - want).abs() <= 0.02 + want * 1e-6,
+            "two_way reads {} B, one_way {} B, want {want} B more\n{s}",
+            two.bytes_read,
+            one.bytes_read
+        );
+    }
+}

@@ -90,6 +90,9 @@ pub(crate) struct Workload {
     /// Whether an append links two documents that exist already (a many-to-many relation)
     /// rather than adding a new child.
     pub links: bool,
+    /// Ids of the parent's side each child holds when both sides hold references (`two_way`):
+    /// the child's own partners in a many-to-many, its parent otherwise.
+    pub partners: f64,
     /// What the parent keeps of its children on every write of one (`summary` on the parent,
     /// `latest`/`top` subsets), which a layout keeping the children apart pays as a second write.
     pub kept: Kept,
@@ -183,6 +186,18 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         (None, Some(m)) => (m / 2.0).max(1.0),
         (None, None) => UNBOUNDED_CHILDREN,
     };
+    // Ids of the other side each child holds under `two_way`: its partners in a many-to-many
+    // (as many on average as its end declares), its one parent otherwise.
+    let partners = match (
+        rel.kind,
+        child.cardinality.typical,
+        child.cardinality.max(s),
+    ) {
+        (RelationKind::ManyToMany, Some(t), _) => t as f64,
+        (RelationKind::ManyToMany, None, Some(m)) => (m as f64 / 2.0).max(1.0),
+        (RelationKind::ManyToMany, None, None) => UNBOUNDED_CHILDREN,
+        _ => 1.0,
+    };
     let through = ctx.queries_through(&rel.id);
     // The children are listed by their parent through a query that filters through the relation
     // (`where author == ?`) or a query on the parent's children (`on Author.books`).
@@ -260,6 +275,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         declared,
         range_window: f.time_range_window.filter(|_| f.page.is_none()),
         links: rel.kind == RelationKind::ManyToMany,
+        partners,
         kept: kept(ctx, rel),
     }
 }
@@ -329,9 +345,19 @@ fn list_read(w: &Workload, alt: Alternative) -> Estimate {
         Layout::ParentRefs | Layout::TwoWay | Layout::OneWay => Estimate {
             round_trips: 1.0 + batches(k),
             documents_read: 1.0 + k,
-            bytes_read: p + n * ID_BYTES + k * c,
+            bytes_read: p + n * ID_BYTES + k * (c + back_ids(w, alt.layout)),
             ..Estimate::default()
         },
+    }
+}
+
+/// Bytes of the ids a child holds of the other side beyond its own fields: under `two_way`
+/// every child document carries its partners' ids, read with it.
+fn back_ids(w: &Workload, layout: Layout) -> f64 {
+    if layout == Layout::TwoWay {
+        w.partners * ID_BYTES
+    } else {
+        0.0
     }
 }
 
@@ -357,7 +383,7 @@ fn alone_read(w: &Workload, alt: Alternative) -> Estimate {
         _ => Estimate {
             round_trips: 1.0,
             documents_read: 1.0,
-            bytes_read: c,
+            bytes_read: c + back_ids(w, alt.layout),
             ..Estimate::default()
         },
     }
@@ -456,11 +482,11 @@ fn link(w: &Workload, alt: Alternative) -> Estimate {
             ..Estimate::default()
         },
         // Both sides' arrays in one transaction: two updates and the commit; the holder's ids
-        // and the other side's (its own count of ids unknown here: as many as the holder's).
+        // and the other side's.
         Layout::TwoWay => Estimate {
             round_trips: 3.0,
             documents_rewritten: 2.0,
-            bytes_rewritten: p + c + 2.0 * n * ID_BYTES,
+            bytes_rewritten: p + c + (n + w.partners) * ID_BYTES,
             index_entries_written: 2.0,
             transactions: 1.0,
             ..Estimate::default()
