@@ -205,6 +205,33 @@ impl Variant for IotEmbed {
     }
 }
 
+/// A reading written as a document of its own through module `$m`'s repository, and a range
+/// read by the repository's `find` with the range filter (the child_ref methods page by `_id`,
+/// not by time), served by the index `{sensor: 1, ts: 1}` the plan declares. With `$m`'s
+/// summaries kept (`iot_child_ref`), the insert also updates the sensor in its transaction.
+macro_rules! referenced_run {
+    ($self:ident, $m:ident, $op:ident, $i:ident) => {{
+        if $op == Op::Write {
+            let s = h($i, 5) % SENSORS;
+            let r = $m::Reading {
+                id: ObjectId::new(),
+                time: reading_time(READINGS_PER_SENSOR + $i),
+                value: reading_value(s, $i),
+                sensor: s as i32,
+            };
+            $self.readings.insert(&r).await.unwrap();
+            return 0;
+        }
+        let (s, from, to) = iot_window($i, $self.range.get());
+        let rs = $self
+            .readings
+            .find(doc! { "sensor": s, "ts": { "$gte": from, "$lte": to } })
+            .await
+            .unwrap();
+        summarize(rs.iter().map(|r| (&r.time, r.value)), from, to)
+    }};
+}
+
 struct IotAllRefs {
     range: Cell<usize>,
     readings: iot_all_refs::ReadingRepo,
@@ -238,26 +265,7 @@ impl Variant for IotAllRefs {
         self.readings.insert_many(&docs).await.unwrap();
     }
     async fn run(&self, op: Op, i: usize) -> usize {
-        if op == Op::Write {
-            let s = h(i, 5) % SENSORS;
-            let r = iot_all_refs::Reading {
-                id: ObjectId::new(),
-                time: reading_time(READINGS_PER_SENSOR + i),
-                value: reading_value(s, i),
-                sensor: s as i32,
-            };
-            self.readings.insert(&r).await.unwrap();
-            return 0;
-        }
-        // The repository's `find` with the range filter (the child_ref methods page by `_id`,
-        // not by time), served by the index `{sensor: 1, ts: 1}` the plan declares.
-        let (s, from, to) = iot_window(i, self.range.get());
-        let rs = self
-            .readings
-            .find(doc! { "sensor": s, "ts": { "$gte": from, "$lte": to } })
-            .await
-            .unwrap();
-        summarize(rs.iter().map(|r| (&r.time, r.value)), from, to)
+        referenced_run!(self, iot_all_refs, op, i)
     }
 }
 
@@ -300,28 +308,7 @@ impl Variant for IotChildRef {
         }
     }
     async fn run(&self, op: Op, i: usize) -> usize {
-        if op == Op::Write {
-            // The repository's insert: the reading, and its sensor's count, total and maximum in
-            // the same transaction.
-            let s = h(i, 5) % SENSORS;
-            let r = iot_child_ref::Reading {
-                id: ObjectId::new(),
-                time: reading_time(READINGS_PER_SENSOR + i),
-                value: reading_value(s, i),
-                sensor: s as i32,
-            };
-            self.readings.insert(&r).await.unwrap();
-            return 0;
-        }
-        // As all references: the repository's `find` with the range filter, served by the
-        // index `{sensor: 1, ts: 1}` the plan declares.
-        let (s, from, to) = iot_window(i, self.range.get());
-        let rs = self
-            .readings
-            .find(doc! { "sensor": s, "ts": { "$gte": from, "$lte": to } })
-            .await
-            .unwrap();
-        summarize(rs.iter().map(|r| (&r.time, r.value)), from, to)
+        referenced_run!(self, iot_child_ref, op, i)
     }
 }
 
