@@ -107,6 +107,15 @@ impl<'a> Ctx<'a> {
         let mut queries_on: HashMap<&str, Vec<&Query>> = HashMap::new();
         let mut queries_through: HashMap<&str, Vec<&Query>> = HashMap::new();
         let mut children_queries: HashMap<&str, Vec<&Query>> = HashMap::new();
+        // The relation whose end an entity's field is (`Message.channel`): a query filtering on
+        // that end itself (`where channel == ?`) finds the children by their parent as much as
+        // one through a parent's field (`channel.name == ?`).
+        let mut ends: HashMap<(&str, &str), &str> = HashMap::new();
+        for r in &model.relations {
+            for end in [&r.left, &r.right] {
+                ends.insert((end.entity.as_str(), end.field.as_str()), r.id.as_str());
+            }
+        }
         for q in &model.queries {
             if let Some(of) = &q.children {
                 children_queries
@@ -123,12 +132,14 @@ impl<'a> Ctx<'a> {
                 .chain(q.sort.iter().map(|s| &s.path));
             let mut seen = BTreeSet::new();
             for path in paths {
-                if let Some(t) = &path.through {
-                    if seen.insert(t.relation.as_str()) {
-                        queries_through
-                            .entry(t.relation.as_str())
-                            .or_default()
-                            .push(q);
+                let relation = match (&path.through, path.segments.as_slice()) {
+                    (Some(t), _) => Some(t.relation.as_str()),
+                    (None, [end]) => ends.get(&(q.entity.as_str(), end.as_str())).copied(),
+                    _ => None,
+                };
+                if let Some(relation) = relation {
+                    if seen.insert(relation) {
+                        queries_through.entry(relation).or_default().push(q);
                     }
                 }
             }
