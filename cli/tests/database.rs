@@ -338,6 +338,9 @@ mod migrate_data;
 #[path = "database/migrate_refused.rs"]
 mod migrate_refused;
 
+#[path = "database/migrate_kept.rs"]
+mod migrate_kept;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

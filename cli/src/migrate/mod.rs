@@ -254,7 +254,7 @@ async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
         Action::AssignIds { collection, array } => {
             Ok(changed(moves::assign_ids(db, collection, array).await?))
         }
-        Action::SplitOut { .. } | Action::ReferToParent { .. } => {
+        Action::SplitOut { .. } | Action::ReferToParent { .. } | Action::Summarise { .. } => {
             match migration::pipelines::batched(&step.action) {
                 Some(b) => Ok(walked(moves::batched(db, &b).await?)),
                 None => Ok(String::new()),

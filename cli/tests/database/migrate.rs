@@ -336,7 +336,7 @@ pub(super) async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) 
 
 /// Starts `migrate OLD NEW --uri URI` and kills it once its checkpoint records `steps` steps
 /// (then `extra` later: inside the next step), or when it ends by itself.
-async fn killed_migration(old: &Path, new: &Path, t: &TestDb, steps: usize, extra: u64) {
+pub(super) async fn killed_migration(old: &Path, new: &Path, t: &TestDb, steps: usize, extra: u64) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("squillion"))
         .arg("migrate")
         .arg(old)

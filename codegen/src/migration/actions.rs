@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use crate::plan::{FanOut, Index};
 
+use super::kept::{Children, KeptList, KeptSummary};
+
 /// What one step does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -168,6 +170,25 @@ pub enum Action {
         child_collection: String,
         /// The reference each child gets.
         reference: ParentRef,
+    },
+    /// What a parent keeps of its children (summaries, subsets, top-N lists) computed from them,
+    /// as the new code keeps it on write: per batch of parents, the children read where they
+    /// live (`$lookup`, or the embedded array), the values `$project`ed, `$merge`d into the
+    /// parent.
+    Summarise {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection.
+        parent_collection: String,
+        /// Where the children live.
+        children: Children,
+        /// The summaries to compute.
+        summaries: Vec<KeptSummary>,
+        /// The lists of copies to compute.
+        lists: Vec<KeptList>,
+        /// Some value is recomputed in place (the old Plan stored that path too): every parent
+        /// is walked, not only those lacking the new fields.
+        recomputed: bool,
     },
     /// A collection the new Plan no longer has (its children moved into their parents).
     DropCollection {

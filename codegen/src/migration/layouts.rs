@@ -60,26 +60,9 @@ pub(super) fn moves(
     let mut moved = Moved::default();
     for d in &diff.decisions {
         if let Some(s) = relation(old, new, d, refused) {
-            // A validator whose rules stay and whose words change (the layout named in a
-            // reference's description) is not a change the diff lists: set it all the same,
-            // so the server holds the new Plan's validator.
-            let listed = |name: &str| diff.validators.iter().any(|v| v.new_collection == name);
             let collections: std::collections::BTreeSet<&String> =
                 s.paths.iter().map(|(c, _)| c).collect();
-            for name in collections {
-                if let (Some(o), Some(n)) = (old.collection(name), new.collection(name)) {
-                    let validator = crate::validator::validator(n);
-                    if !listed(name) && crate::validator::validator(o) != validator {
-                        steps.push(Step {
-                            phase: Phase::Contract,
-                            action: Action::TightenValidator {
-                                collection: name.clone(),
-                                validator,
-                            },
-                        });
-                    }
-                }
-            }
+            set_described_validators(old, new, diff, collections, steps);
             moved.relations.push(d.relation.clone());
             moved.paths.extend(s.paths);
             moved.collections.extend(s.collections);
@@ -87,6 +70,37 @@ pub(super) fn moves(
         }
     }
     moved
+}
+
+/// A validator whose rules stay and whose words change (the layout or the list named in a
+/// field's description) is not a change the diff lists: it is set all the same in contract, so
+/// the server holds the new Plan's validator.
+pub(super) fn set_described_validators<'a>(
+    old: &Plan,
+    new: &Plan,
+    diff: &PlanDiff,
+    collections: impl IntoIterator<Item = &'a String>,
+    steps: &mut Vec<Step>,
+) {
+    let listed = |name: &str| diff.validators.iter().any(|v| v.new_collection == name);
+    for name in collections {
+        if let (Some(o), Some(n)) = (old.collection(name), new.collection(name)) {
+            let validator = crate::validator::validator(n);
+            let set = |s: &Step| {
+                matches!(&s.action, Action::TightenValidator { collection, .. } if collection == name)
+            };
+            if !listed(name) && crate::validator::validator(o) != validator && !steps.iter().any(set)
+            {
+                steps.push(Step {
+                    phase: Phase::Contract,
+                    action: Action::TightenValidator {
+                        collection: name.clone(),
+                        validator,
+                    },
+                });
+            }
+        }
+    }
 }
 
 /// The steps of one relationship.
@@ -349,7 +363,7 @@ fn unset(collection: &str, path: &str) -> Step {
 }
 
 /// The collection of an entity's own documents.
-fn entity<'a>(plan: &'a Plan, name: &str) -> Option<&'a Collection> {
+pub(super) fn entity<'a>(plan: &'a Plan, name: &str) -> Option<&'a Collection> {
     plan.collections
         .iter()
         .find(|c| c.entity == name && c.role == CollectionRole::Entity)

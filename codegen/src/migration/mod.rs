@@ -11,6 +11,7 @@
 
 mod actions;
 mod fields;
+mod kept;
 mod layouts;
 pub mod mongosh;
 pub mod pipelines;
@@ -24,6 +25,7 @@ use crate::diff::PlanDiff;
 use crate::plan::Plan;
 
 pub use actions::{Action, Check, Keep, ParentRef, Source};
+pub use kept::{Children, KeptList, KeptSummary};
 pub use refused::Unsupported;
 pub use words::{DATA_CODE, UNSUPPORTED_CODE};
 
@@ -90,7 +92,8 @@ pub struct Migration {
 pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Unsupported>> {
     let mut refused = Vec::new();
     let mut steps = Vec::new();
-    let moved = layouts::moves(old, new, diff, &mut steps, &mut refused);
+    let mut moved = layouts::moves(old, new, diff, &mut steps, &mut refused);
+    kept::kept(old, new, diff, &mut moved, &mut steps, &mut refused);
     decisions(diff, &moved.relations, &mut refused);
     // A refused relationship's own collections (buckets, links, overflow) are not listed again.
     let refused_relations: Vec<String> = refused
@@ -245,11 +248,13 @@ fn order(a: &Action) -> (u8, usize) {
         Action::Gather { .. } => (9, 0),
         Action::ReferToParent { .. } => (10, 0),
         Action::Backfill { .. } => (11, 0),
-        Action::SetVersion { .. } => (12, 0),
-        Action::Unset { path, .. } => (13, usize::MAX - path.matches('.').count()),
-        Action::DropCollection { .. } => (14, 0),
-        Action::DropIndex { .. } => (15, 0),
-        Action::TightenValidator { .. } => (16, 0),
+        // Kept summaries and lists after the layouts and copies they read.
+        Action::Summarise { .. } => (12, 0),
+        Action::SetVersion { .. } => (13, 0),
+        Action::Unset { path, .. } => (14, usize::MAX - path.matches('.').count()),
+        Action::DropCollection { .. } => (15, 0),
+        Action::DropIndex { .. } => (16, 0),
+        Action::TightenValidator { .. } => (17, 0),
     }
 }
 

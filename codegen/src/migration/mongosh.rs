@@ -174,7 +174,7 @@ fn body(s: &mut String, a: &Action) {
             guard = pipelines::assign_ids_guard(array),
             a = Value::String(array.clone()),
         ),
-        Action::SplitOut { .. } | Action::ReferToParent { .. } => {
+        Action::SplitOut { .. } | Action::ReferToParent { .. } | Action::Summarise { .. } => {
             batched_js(s, a);
             Ok(())
         }

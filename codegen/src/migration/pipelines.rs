@@ -10,7 +10,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Action, Check, Keep, ParentRef, Source};
+use super::{Action, Check, Children, Keep, KeptList, KeptSummary, ParentRef, Source};
+use crate::model::SummaryFn;
 
 /// A step run as one aggregation per batch of `_id`s.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +130,135 @@ pub fn batched(a: &Action) -> Option<Batched> {
                 } }),
             ],
         }),
+        Action::Summarise {
+            parent_collection,
+            children,
+            summaries,
+            lists,
+            recomputed,
+            ..
+        } => Some(Batched {
+            collection: parent_collection.clone(),
+            guard: summarise_guard(summaries, lists, *recomputed),
+            stages: summarise(parent_collection, children, summaries, lists),
+        }),
         _ => None,
+    }
+}
+
+/// The parents a `Summarise` has not done: those lacking a value it always writes (a count, a
+/// total, a list; a largest or smallest of no children stays absent); every parent when a value
+/// is recomputed in place.
+fn summarise_guard(summaries: &[KeptSummary], lists: &[KeptList], recomputed: bool) -> Value {
+    let always: Vec<Value> = summaries
+        .iter()
+        .filter(|s| matches!(s.function, SummaryFn::Count | SummaryFn::Total))
+        .map(|s| &s.path)
+        .chain(lists.iter().map(|l| &l.path))
+        .map(|p| json!({ p: { "$exists": false } }))
+        .collect();
+    if recomputed || always.is_empty() {
+        json!({})
+    } else {
+        json!({ "$or": always })
+    }
+}
+
+/// The stages of a `Summarise`: the children looked up (for the summaries, and per list in its
+/// order, `$limit`ed, with the kept fields), the new values `$project`ed, `$merge`d into the
+/// parents.
+fn summarise(
+    parent_collection: &str,
+    children: &Children,
+    summaries: &[KeptSummary],
+    lists: &[KeptList],
+) -> Vec<Value> {
+    let mut stages = Vec::new();
+    let all = match children {
+        Children::Embedded { array } => json!({ "$ifNull": [format!("${array}"), []] }),
+        Children::Referenced { collection, source } => {
+            if !summaries.is_empty() {
+                let mut read = Map::new();
+                read.insert("_id".to_owned(), json!(1));
+                for f in summaries.iter().filter_map(|s| s.field.as_ref()) {
+                    read.insert(f.clone(), json!(1));
+                }
+                stages.push(children_lookup(
+                    collection,
+                    source,
+                    vec![json!({ "$project": read })],
+                    "__children",
+                ));
+            }
+            for (i, l) in lists.iter().enumerate() {
+                let (sort, _) = l.ranking();
+                let mut copy = Map::new();
+                copy.insert("_id".to_owned(), json!(1));
+                for k in &l.keep {
+                    copy.insert(k.clone(), json!(1));
+                }
+                stages.push(children_lookup(
+                    collection,
+                    source,
+                    vec![
+                        json!({ "$sort": { l.sort_by.clone(): sort, "_id": sort } }),
+                        json!({ "$limit": l.n }),
+                        json!({ "$project": copy }),
+                    ],
+                    &format!("__list{i}"),
+                ));
+            }
+            json!("$__children")
+        }
+    };
+    let mut values = Map::new();
+    for s in summaries {
+        values.insert(s.path.clone(), summary_value(s, &all));
+    }
+    for (i, l) in lists.iter().enumerate() {
+        let list = format!("$__list{i}");
+        let value = match l.ranking() {
+            (_, true) => json!({ "$reverseArray": list }),
+            (_, false) => json!(list),
+        };
+        values.insert(l.path.clone(), value);
+    }
+    stages.push(json!({ "$project": values }));
+    stages.push(json!({ "$merge": {
+        "into": parent_collection, "on": "_id",
+        "whenMatched": "merge", "whenNotMatched": "discard",
+    } }));
+    stages
+}
+
+/// `$lookup` of a parent's children into `as`, through `pipeline`.
+fn children_lookup(collection: &str, source: &Source, pipeline: Vec<Value>, r#as: &str) -> Value {
+    let (local, foreign) = match source {
+        Source::ChildRef { key } => ("_id".to_owned(), key.clone()),
+        Source::ParentIds { array } => (array.clone(), "_id".to_owned()),
+    };
+    json!({ "$lookup": {
+        "from": collection, "localField": local, "foreignField": foreign,
+        "pipeline": pipeline, "as": r#as,
+    } })
+}
+
+/// One summary of the children `all` (an array expression), of the type the new validator
+/// gives it; a largest or smallest of no values is left absent (`$$REMOVE`), as the runtime
+/// leaves it.
+fn summary_value(s: &KeptSummary, all: &Value) -> Value {
+    let values = |f: &str| json!({ "$map": { "input": all, "in": format!("$$this.{f}") } });
+    let typed = |v: Value| match s.bson_type.as_str() {
+        "long" => json!({ "$toLong": v }),
+        "double" => json!({ "$toDouble": v }),
+        "decimal" => json!({ "$toDecimal": v }),
+        _ => v,
+    };
+    match (s.function, &s.field) {
+        (SummaryFn::Total, Some(f)) => typed(json!({ "$sum": values(f) })),
+        (SummaryFn::Max, Some(f)) => json!({ "$ifNull": [{ "$max": values(f) }, "$$REMOVE"] }),
+        (SummaryFn::Min, Some(f)) => json!({ "$ifNull": [{ "$min": values(f) }, "$$REMOVE"] }),
+        _ => typed(json!({ "$size": all })),
     }
 }
 

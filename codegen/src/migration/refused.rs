@@ -65,6 +65,16 @@ pub enum Unsupported {
         /// The collection.
         collection: String,
     },
+    /// A top-N list added to embedded children: its copies hold the child's `_id`, which
+    /// embedded children lack (the new code fills it from what the application offers).
+    ListWithoutIds {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection.
+        collection: String,
+        /// The list's stored path.
+        path: String,
+    },
     /// An index whose keys or options changed under the same name.
     IndexRedefined {
         /// The collection.

@@ -1,6 +1,6 @@
 //! The words of a migration: each step's name and each refused change's message and help.
 
-use super::{Action, Check, Keep, Source, Unsupported};
+use super::{Action, Check, Children, Keep, Source, Unsupported};
 
 /// The code of a change `squillion migrate` cannot make yet (documented in
 /// `docs/migrations.md`).
@@ -109,6 +109,35 @@ pub(super) fn action(a: &Action) -> String {
             "give each {relation} child in {child_collection} its parent in {} (from {parent_collection}.{array})",
             reference.path
         ),
+        Action::Summarise {
+            relation,
+            parent_collection,
+            children,
+            summaries,
+            lists,
+            ..
+        } => {
+            let paths: Vec<&str> = summaries
+                .iter()
+                .map(|s| s.path.as_str())
+                .chain(lists.iter().map(|l| l.path.as_str()))
+                .collect();
+            format!(
+                "compute {} of {parent_collection} from its {relation} children ({})",
+                paths.join(", "),
+                match children {
+                    Children::Embedded { array } => format!("embedded in {array}"),
+                    Children::Referenced {
+                        collection,
+                        source: Source::ChildRef { key },
+                    } => format!("in {collection}, by {key}"),
+                    Children::Referenced {
+                        collection,
+                        source: Source::ParentIds { array },
+                    } => format!("in {collection}, by the ids in {array}"),
+                }
+            )
+        }
         Action::DropCollection { collection } => format!("drop collection {collection}"),
     }
 }
@@ -271,6 +300,13 @@ impl Unsupported {
             Unsupported::IndexRedefined { collection, name } => {
                 format!("index {collection}.{name}: its keys or options changed")
             }
+            Unsupported::ListWithoutIds {
+                relation,
+                collection,
+                path,
+            } => format!(
+                "relationship {relation}: the top-N list {collection}.{path} is new, and its copies need the _id of children that are embedded without one"
+            ),
             Unsupported::IdChanged { collection } => {
                 format!("the _id of {collection} changed (a natural key added, removed or moved)")
             }
@@ -298,6 +334,9 @@ impl Unsupported {
             Unsupported::IdChanged { .. } => {
                 "changing _id means copying every document under its new _id and rewriting every reference to it, not implemented yet; keep the old key in this version".to_owned()
             }
+            Unsupported::ListWithoutIds { path, .. } => format!(
+                "under `embed` the new code fills `{path}` only from what the application offers (`offer_{path}`), never from the children: fill it by hand, or keep the children in their own collection (`force child_ref`) so that migrate computes it from them"
+            ),
             Unsupported::IndexRedefined { name, .. } => format!(
                 "give the new index another name (the old one is dropped after the move), or drop `{name}` by hand and run `squillion indexes --apply`"
             ),
