@@ -83,9 +83,9 @@ fn text(v: Option<&Bson>) -> String {
 /// parent's `_id` (embedded elements, or the children's documents by reference or by id).
 async fn children_of(db: &Database, plan: &Plan, d: &Decision) -> BTreeMap<String, Vec<Document>> {
     let own = |entity: &str| {
-        plan.collections
-            .iter()
-            .find(|c| c.entity == entity && c.role == squillion_codegen::plan::CollectionRole::Entity)
+        plan.collections.iter().find(|c| {
+            c.entity == entity && c.role == squillion_codegen::plan::CollectionRole::Entity
+        })
     };
     let all = |name: String| async move {
         db.collection::<Document>(&name)
@@ -157,7 +157,12 @@ fn list_of(
     keep: &[String],
 ) -> Bson {
     let mut sorted: Vec<&Document> = kids.iter().collect();
-    let key = |d: &Document| (d.get(sort_by).unwrap().clone(), d.get("_id").unwrap().clone());
+    let key = |d: &Document| {
+        (
+            d.get(sort_by).unwrap().clone(),
+            d.get("_id").unwrap().clone(),
+        )
+    };
     sorted.sort_by(|x, y| {
         let ((a, ia), (b, ib)) = (key(x), key(y));
         cmp(&a, &b).then(cmp(&ia, &ib))
@@ -218,8 +223,14 @@ async fn assert_kept_fields(db: &Database, plan: &Plan, what: &str) -> usize {
                 ComputedFn::Summary { summary } => match summary {
                     SummaryFn::Count => Some(Bson::Int32(mine.len() as i32)),
                     SummaryFn::Total => Some(Bson::Int32(values(field).iter().sum::<i64>() as i32)),
-                    SummaryFn::Max => values(field).into_iter().max().map(|v| Bson::Int32(v as i32)),
-                    SummaryFn::Min => values(field).into_iter().min().map(|v| Bson::Int32(v as i32)),
+                    SummaryFn::Max => values(field)
+                        .into_iter()
+                        .max()
+                        .map(|v| Bson::Int32(v as i32)),
+                    SummaryFn::Min => values(field)
+                        .into_iter()
+                        .min()
+                        .map(|v| Bson::Int32(v as i32)),
                     SummaryFn::Avg => continue,
                 },
                 ComputedFn::TopN {
@@ -277,7 +288,10 @@ async fn kept_case(kind: Kind, layout: &str, seed: u64, kill: Option<(usize, u64
         // through the old validator.
         if let Some(c) = plans[0].collections.iter().find(|c| c.entity == n.child) {
             t.db.collection::<Document>(&c.name)
-                .update_many(doc! {}, vec![doc! { "$set": { n.b: { "$mod": [format!("${}", n.b), 3] } } }])
+                .update_many(
+                    doc! {},
+                    vec![doc! { "$set": { n.b: { "$mod": [format!("${}", n.b), 3] } } }],
+                )
                 .await
                 .unwrap();
         }
@@ -303,7 +317,11 @@ async fn kept_case(kind: Kind, layout: &str, seed: u64, kill: Option<(usize, u64
             migrate(old, new, &t, &["--print", "mongosh"]).await.stdout,
             "{what}: deterministic script"
         );
-        assert_eq!(dump(&t.db).await, untouched, "{what}: a dry run or a print wrote");
+        assert_eq!(
+            dump(&t.db).await,
+            untouched,
+            "{what}: a dry run or a print wrote"
+        );
         let steps: Vec<&str> = dry
             .stdout
             .lines()
@@ -311,7 +329,9 @@ async fn kept_case(kind: Kind, layout: &str, seed: u64, kill: Option<(usize, u64
             .collect();
         for s in &steps {
             assert!(
-                script.stdout.contains(&format!("step({}", Value::String((*s).to_owned()))),
+                script
+                    .stdout
+                    .contains(&format!("step({}", Value::String((*s).to_owned()))),
                 "{what}: `{s}` not in the script"
             );
         }
@@ -341,7 +361,12 @@ async fn kept_case(kind: Kind, layout: &str, seed: u64, kill: Option<(usize, u64
         let parent = &new_plan.collections[0].name;
         let old_parent = old_plan.collection(parent).unwrap();
         for f in &old_parent.fields {
-            if new_plan.collection(parent).unwrap().field(&f.name).is_none() {
+            if new_plan
+                .collection(parent)
+                .unwrap()
+                .field(&f.name)
+                .is_none()
+            {
                 let left =
                     t.db.collection::<Document>(parent)
                         .count_documents(doc! { &f.name: { "$exists": true } })
@@ -353,8 +378,16 @@ async fn kept_case(kind: Kind, layout: &str, seed: u64, kill: Option<(usize, u64
         let after = dump(&t.db).await;
         let again = migrate(old, new, &t, &[]).await;
         again.expect(0, &what);
-        assert!(again.stdout.starts_with("already migrated"), "{what}\n{}", again.stdout);
-        assert_eq!(dump(&t.db).await, after, "{what}: the second run changed the database");
+        assert!(
+            again.stdout.starts_with("already migrated"),
+            "{what}\n{}",
+            again.stdout
+        );
+        assert_eq!(
+            dump(&t.db).await,
+            after,
+            "{what}: the second run changed the database"
+        );
     }
     t.cleanup().await;
 }

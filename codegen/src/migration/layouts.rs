@@ -86,10 +86,10 @@ pub(super) fn set_described_validators<'a>(
     for name in collections {
         if let (Some(o), Some(n)) = (old.collection(name), new.collection(name)) {
             let validator = crate::validator::validator(n);
-            let set = |s: &Step| {
-                matches!(&s.action, Action::TightenValidator { collection, .. } if collection == name)
-            };
-            if !listed(name) && crate::validator::validator(o) != validator && !steps.iter().any(set)
+            let set = |s: &Step| matches!(&s.action, Action::TightenValidator { collection, .. } if collection == name);
+            if !listed(name)
+                && crate::validator::validator(o) != validator
+                && !steps.iter().any(set)
             {
                 steps.push(Step {
                     phase: Phase::Contract,

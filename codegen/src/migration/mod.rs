@@ -4,10 +4,11 @@
 //! source, `schema_version` raised), **contract** (removed fields unset, dropped indexes dropped,
 //! validators tightened).
 //!
-//! A change this slice cannot migrate (a layout flip, a bucket, a subset, a changed `_id`, a type
-//! change...) is an [`Unsupported`] change: the whole migration is refused, never made without
-//! it. The steps are data; the CLI applies them with the driver and [`mongosh`] writes them as a
-//! script.
+//! Layout moves among `embed`, `child_ref`, `parent_refs` and `two_way` are made by `layouts`,
+//! summaries and kept lists added, removed or changed under the same layout by `kept`. A change
+//! this slice cannot migrate (a bucket, an outlier, a changed `_id`, a type change...) is an
+//! [`Unsupported`] change: the whole migration is refused, never made without it. The steps are
+//! data; the CLI applies them with the driver and [`mongosh`] writes them as a script.
 
 mod actions;
 mod fields;
