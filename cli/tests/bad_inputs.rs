@@ -1,4 +1,4 @@
-//! A corpus of bad schemas (`tests/bad/`, syntax and semantic mistakes, 120 files): each file's
+//! A corpus of bad schemas (`tests/bad/`, syntax and semantic mistakes, 121 files): each file's
 //! first line says the diagnostic it must get (`// expect: E0301 at 2:15`, line and column of the
 //! file itself). `squillion check` answers every one with exit 1 and that coded diagnostic at that
 //! position, `plan` and `generate` fail the same way, and every diagnostic of every file has a

@@ -205,3 +205,58 @@ fn a_wide_character_after_any_number_is_cut_on_a_boundary() {
     }
     assert!(tried > 1_000, "only {tried} damaged files");
 }
+
+/// A declaration takes one name: a word from another language between the keyword and the name
+/// (`value type LineItem`, `entity class Book`) or a name in two words gets a help that writes
+/// the declaration as meant, for every filler, both keywords and names drawn at random.
+mod two_names {
+    use super::*;
+
+    const FILLERS: &[&str] = &[
+        "type",
+        "struct",
+        "class",
+        "model",
+        "object",
+        "document",
+        "collection",
+        "record",
+        "table",
+    ];
+
+    proptest! {
+        #[test]
+        fn a_filler_before_the_name_is_dropped_in_the_help(
+            keyword in prop::sample::select(vec!["value", "entity"]),
+            filler in prop::sample::select(FILLERS.to_vec()),
+            name in "[A-Z][a-z]{1,8}(_[a-z]{1,5})?",
+        ) {
+            let src = format!("{keyword} {filler} {name} {{\n  quantity: int32\n}}\n");
+            let help = help_of(&src);
+            prop_assert_eq!(
+                help,
+                format!("`{keyword}` takes one name, then its body in braces: `{keyword} {name} {{ ... }}`"),
+                "{}", src
+            );
+            // The error points at the second name, where the body should have begun.
+            let d = errors(&src);
+            let at = src.find(&format!(" {name} ")).unwrap() + 1;
+            prop_assert_eq!(d[0].span.start, at, "{}", src);
+        }
+
+        #[test]
+        fn a_name_in_two_words_keeps_the_first(
+            keyword in prop::sample::select(vec!["value", "entity"]),
+            first in "[A-Z][a-z]{1,8}",
+            second in "[A-Z][a-z]{1,8}",
+        ) {
+            prop_assume!(!FILLERS.contains(&first.as_str()));
+            let src = format!("{keyword} {first} {second} {{ quantity: int32 }}\n");
+            prop_assert_eq!(
+                help_of(&src),
+                format!("`{keyword}` takes one name, then its body in braces: `{keyword} {first} {{ ... }}`"),
+                "{}", src
+            );
+        }
+    }
+}

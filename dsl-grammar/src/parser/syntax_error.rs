@@ -365,11 +365,46 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if has("`:`") && (has("`variant`") || rest.starts_with(|c: char| c.is_alphabetic())) {
         return "a field is written `name: type`, for example `title: string`".into();
     }
+    if has("`{`") && rest.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        if let Some(help) = two_names_help(before, word) {
+            return help;
+        }
+    }
     if has("`entity`") && has("`relation`") {
         return "a file holds `settings`, `value`, `entity`, `relation` and `query` declarations"
             .into();
     }
     construct_help(expected).into()
+}
+
+/// Words people put between a declaration's keyword and its name, from other languages
+/// (`value type LineItem`, `entity class Book`).
+const FILLERS: &[&str] = &[
+    "type",
+    "struct",
+    "class",
+    "model",
+    "object",
+    "document",
+    "collection",
+    "record",
+    "table",
+];
+
+/// A second name where a declaration's body should begin (`value type LineItem {`, `entity
+/// Order Item {`): a declaration takes one name. The help writes the declaration with the name
+/// meant: the second word after a filler like `type`, else the first.
+fn two_names_help(before: &str, word: &str) -> Option<String> {
+    let mut words = before.split_whitespace().rev();
+    let name = words.next()?;
+    let keyword = words.next()?;
+    if !matches!(keyword, "value" | "entity") {
+        return None;
+    }
+    let meant = if FILLERS.contains(&name) { word } else { name };
+    Some(format!(
+        "`{keyword}` takes one name, then its body in braces: `{keyword} {meant} {{ ... }}`"
+    ))
 }
 
 /// What the construct the parser was in looks like, from what it expected next.
