@@ -2,6 +2,10 @@
 //! `summary count, total(value), max(value)`, `growth append_heavy`. 10 sensors of 4,000
 //! readings; the hot read is a sensor's readings over a window with their count, total and
 //! maximum.
+//!
+//! Benchmark harness: every value and schema here is the benchmark's own, and the server is the
+//! one it started; a failed write or read means the measurement is void, so it stops the run
+//! (`unwrap`) rather than reporting numbers for work that did not happen.
 
 use std::cell::Cell;
 

@@ -180,6 +180,8 @@ fn predicted(chosen: &Plan, variant: &Plan, relation: &str) -> (f64, bool) {
             .map(|a| (a.micros, false))
     };
     if keeps(&c) && !keeps(&v) {
+        // Every relationship of a checked schema is costed (the engine records a cost for each
+        // decision); the variants' schemas are the benchmark's own.
         return own().expect("the variant's layout is costed");
     }
     alternatives(&c)

@@ -10,10 +10,9 @@ mod moves;
 
 use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Database;
-use squillion_codegen::migration::{self, Action, Migration, Step, BATCH, CHECKPOINTS};
+use squillion_codegen::migration::{self, Action, Migration, Step, CHECKPOINTS};
 
 use crate::database::{describe, with_database, Connection};
 use crate::diff::{plan_at, plan_of_file};
@@ -362,18 +361,8 @@ async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
             let (sources, copies) = (coll(source_collection), coll(&fan_out.collection));
             let (mut last, mut modified) = (None::<Bson>, 0u64);
             loop {
-                let filter = match &last {
-                    Some(id) => doc! { "_id": { "$gt": id.clone() } },
-                    None => doc! {},
-                };
-                let batch: Vec<Document> = sources
-                    .find(filter)
-                    .projection(doc! { source_path: 1 })
-                    .sort(doc! { "_id": 1 })
-                    .limit(i64::from(BATCH))
-                    .await?
-                    .try_collect()
-                    .await?;
+                let batch =
+                    moves::next_batch(&sources, &doc! {}, &last, doc! { source_path: 1 }).await?;
                 let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
                     break;
                 };

@@ -6,7 +6,7 @@
 
 use futures::TryStreamExt;
 use mongodb::bson::{doc, oid::ObjectId, Bson, Document};
-use mongodb::Database;
+use mongodb::{Collection, Database};
 use squillion_codegen::migration::pipelines::{self, Batched};
 use squillion_codegen::migration::{Action, Check, BATCH};
 
@@ -43,9 +43,29 @@ fn text(b: &Bson) -> String {
 /// The filter of the documents matching `guard` after `last`.
 fn after(guard: &Document, last: &Option<Bson>) -> Document {
     match last {
+        Some(id) if guard.is_empty() => doc! { "_id": { "$gt": id.clone() } },
         Some(id) => doc! { "$and": [guard.clone(), { "_id": { "$gt": id.clone() } }] },
         None => guard.clone(),
     }
+}
+
+/// The next batch of a walk in `_id` order: up to `BATCH` documents matching `guard` after
+/// `last`, with `projection`. Every batched step walks its collection this way, so that a
+/// killed run resumes at the same boundaries.
+pub(super) async fn next_batch(
+    coll: &Collection<Document>,
+    guard: &Document,
+    last: &Option<Bson>,
+    projection: Document,
+) -> Result<Vec<Document>, StepError> {
+    Ok(coll
+        .find(after(guard, last))
+        .projection(projection)
+        .sort(doc! { "_id": 1 })
+        .limit(i64::from(BATCH))
+        .await?
+        .try_collect()
+        .await?)
 }
 
 /// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch; returns
@@ -56,14 +76,7 @@ pub(super) async fn batched(db: &Database, b: &Batched) -> Result<u64, StepError
     let stages: Vec<Document> = b.stages.iter().map(document).collect();
     let (mut last, mut walked) = (None::<Bson>, 0u64);
     loop {
-        let ids: Vec<Document> = coll
-            .find(after(&guard, &last))
-            .projection(doc! { "_id": 1 })
-            .sort(doc! { "_id": 1 })
-            .limit(i64::from(BATCH))
-            .await?
-            .try_collect()
-            .await?;
+        let ids = next_batch(&coll, &guard, &last, doc! { "_id": 1 }).await?;
         let (Some(first), Some(end)) = (
             ids.first().and_then(|d| d.get("_id")),
             ids.last().and_then(|d| d.get("_id")),
@@ -120,14 +133,7 @@ pub(super) async fn assign_ids(
     loop {
         let (mut last, mut found) = (None::<Bson>, false);
         loop {
-            let batch: Vec<Document> = coll
-                .find(after(&guard, &last))
-                .projection(doc! { "_id": 1, array: 1 })
-                .sort(doc! { "_id": 1 })
-                .limit(i64::from(BATCH))
-                .await?
-                .try_collect()
-                .await?;
+            let batch = next_batch(&coll, &guard, &last, doc! { "_id": 1, array: 1 }).await?;
             let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
                 break;
             };

@@ -396,7 +396,7 @@ fn append(w: &Workload, alt: Alternative) -> Estimate {
     let mut e = written(w, alt);
     let kept = w.kept.on_parent(alt.layout);
     if kept > 0.0 {
-        if e.documents_rewritten > 0.0 && alt.layout != Layout::Bucket {
+        if parent_rewritten_by_append(alt.layout) {
             // The parent is rewritten by the append already (its array): what it keeps goes in
             // the same write.
             e.bytes_rewritten += kept;
@@ -410,6 +410,16 @@ fn append(w: &Workload, alt: Alternative) -> Estimate {
         }
     }
     e
+}
+
+/// Whether adding a child under `layout` rewrites its parent anyway (the embedded children or
+/// the array of ids are in it), so that what the parent keeps of its children goes in that
+/// write; otherwise (a child document of its own, a bucket) keeping it is a second write.
+pub(crate) fn parent_rewritten_by_append(layout: Layout) -> bool {
+    matches!(
+        layout,
+        Layout::Embed | Layout::ParentRefs | Layout::OneWay | Layout::TwoWay
+    )
 }
 
 /// The writes of one child added, before what its parent keeps of it.

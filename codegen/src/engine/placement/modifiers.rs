@@ -193,7 +193,7 @@ pub(super) fn modifiers(
             out.obligations.push(Obligation::SummaryUpdate {
                 child: child.entity.clone(),
                 path: path.clone(),
-                same_write: !matches!(choice.strategy, Layout::ChildRef | Layout::LinkCollection),
+                same_write: crate::engine::cost::parent_rewritten_by_append(choice.strategy),
             });
         }
         averages(
