@@ -72,7 +72,7 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `author.id_1__id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range)
+    /// - `author.id_1__id_1`: child_ref (Author.books): an Author's Books through `author.id`; query `books_by_author`, 50/s (equality, then sort and `_id` for keyset pages, then range); fan-out (Author.books): updating Author.first_name finds its copies through `author.id`; fan-out (Author.books): updating Author.last_name finds its copies through `author.id`
     ///
     /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     ///

@@ -123,7 +123,7 @@ impl Order {
     ///
     /// - `number_1__id_1`: query `order_by_number`, 400/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `customer.id_1_placed_on_-1__id_1_total_1`: query `orders_of_customer`, 40/s (equality, then sort and `_id` to break ties, then range)
+    /// - `customer.id_1_placed_on_-1__id_1_total_1`: query `orders_of_customer`, 40/s (equality, then sort and `_id` to break ties, then range); fan-out (Customer.orders): updating Customer.name finds its copies through `customer.id`; fan-out (Customer.orders): updating Customer.address finds its copies through `customer.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"number":1},"name":"number_1","unique":true},{"key":{"customer.id":1,"_id":1},"name":"customer.id_1__id_1"},{"key":{"number":1,"_id":1},"name":"number_1__id_1"},{"key":{"customer.id":1,"placed_on":-1,"_id":1,"total":1},"name":"customer.id_1_placed_on_-1__id_1_total_1"}]"#,

@@ -197,8 +197,18 @@ fn keep_names_the_childs_id_and_its_references() {
     let user = &copy.children[2];
     assert_eq!(user.bson_type, "object");
     assert!(user.children.iter().any(|f| f.name == "name"));
-    // The copy is not where User.logs is stored: no index is built on it for that relation.
-    assert!(hosts.indexes.is_empty(), "{:?}", hosts.indexes);
+    // The copy is not where User.logs is stored: no index is built on it to list a User's
+    // messages. The only index on it finds the copies when a User's name changes.
+    let on_copy: Vec<&[String]> = hosts.indexes.iter().map(|i| i.reasons.as_slice()).collect();
+    assert_eq!(hosts.indexes.len(), 1, "{on_copy:?}");
+    assert_eq!(hosts.indexes[0].keys[0].path, "logmsgs.user.id");
+    assert!(
+        hosts.indexes[0]
+            .reasons
+            .iter()
+            .all(|r| r.starts_with("fan-out (User.logs)")),
+        "{on_copy:?}"
+    );
     assert_eq!(
         errors(
             "entity H { n: string }\nentity M { t: date }\nentity U { n: string }\n\

@@ -1845,7 +1845,7 @@ impl Chapter {
     ///
     /// - `book.id_1__id_1`: child_ref (Book.chapters): a Book's Chapters through `book.id`
     ///
-    /// - `book.id_1_heading_1__id_1`: query `chapters_by_book` (equality, then sort and `_id` to break ties, then range)
+    /// - `book.id_1_heading_1__id_1`: query `chapters_by_book` (equality, then sort and `_id` to break ties, then range); fan-out (Book.chapters): updating Book.title finds its copies through `book.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"book.id":1,"_id":1},"name":"book.id_1__id_1"},{"key":{"book.id":1,"heading":1,"_id":1},"name":"book.id_1_heading_1__id_1"}]"#,

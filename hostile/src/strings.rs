@@ -5,12 +5,9 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// Collection `art`i|c<l>e"s\ "# \u{202e} q`. One document per Article.
-/// Estimated size: about 8600 bytes on average, 20100 bytes at worst.
+/// Estimated size: about 195 bytes on average, 3195 bytes at worst.
 ///
-/// Layout of `Article.comments`: parent_refs. Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Article.title travel with the references (rule 5: read far more often than updated)
-/// Rules: rule 2, rule 4, rule 5, extended reference.
-///
-/// Repository: `ArticleRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_comments`, `remove_comments`, `load_comments`, `load_comments_projected`, `set_title`, `set_body`, `set_score`, `inc_score`, `set_slug`.
+/// Repository: `ArticleRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_body`, `set_score`, `inc_score`, `set_slug`.
 /// Its declared queries (below): `article_by_score`, `article_by_score_page`, `article_by_score_stream`, `count_article_by_score`, `article_by_slug`, `article_by_slug_page`, `article_by_slug_stream`, `count_article_by_slug`.
 #[derive(
     Debug,
@@ -53,9 +50,6 @@ pub struct Article {
     /// `</code><script>x</script>` (BSON `string`).
     #[serde(rename = "</code><script>x</script>")]
     pub slug: ::std::string::String,
-    /// parent_refs (Article.comments): Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
-    #[squillion(parent_refs(to = Comment, max = 1000))]
-    pub comments: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 1000>,
 }
 impl Article {
     /// The collection's name.
@@ -75,7 +69,7 @@ impl Article {
     /// The `$jsonSchema` validator of `art`i|c<l>e"s\ "# \u{202e} q`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r###"{"bsonType":"object","required":["_id","ti`t|l<e>\" \\ \"## \u202e","line\nbreak\tand tab","{{ score }}","</code><script>x</script>","comments"],"properties":{"_id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string"},"line\nbreak\tand tab":{"bsonType":"string"},"{{ score }}":{"bsonType":"int"},"</code><script>x</script>":{"bsonType":"string"},"comments":{"bsonType":"array","maxItems":1000,"items":{"bsonType":"objectId"},"description":"parent_refs (Article.comments): Comments are read on their own and an Article has up to 1,000 Comments: the Article holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-..."}},"title":"art`i|c<l>e\"s\\ \"# \u202e q documents"}"###,
+            r###"{"bsonType":"object","required":["_id","ti`t|l<e>\" \\ \"## \u202e","line\nbreak\tand tab","{{ score }}","</code><script>x</script>"],"properties":{"_id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string"},"line\nbreak\tand tab":{"bsonType":"string"},"{{ score }}":{"bsonType":"int"},"</code><script>x</script>":{"bsonType":"string"}},"title":"art`i|c<l>e\"s\\ \"# \u202e q documents"}"###,
         )
     }
     /// The validator document of `art`i|c<l>e"s\ "# \u{202e} q`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -305,7 +299,10 @@ pub enum ShapeVariant {
 /// Collection `comment\u{2066}s`. One document per Comment.
 /// Estimated size: about 141 bytes on average, 2141 bytes at worst.
 ///
-/// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_text`, `set_article`.
+/// Layout of `Article.comments`: child_ref. each Comment shows Article.title, kept in step by updates that find the copies through the Comment's reference to its Article, indexed; that index also lists an Article's Comments, so no id array in the Article repeats it (rules 4 and 5; seed 004 denormalizing from one to many). Copies of Article.title travel with the references (rule 5: read far more often than updated)
+/// Rules: rule 5, rule 4, extended reference.
+///
+/// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_article`, `count_by_article`, `set_text`, `set_article`.
 #[derive(
     Debug,
     Clone,
@@ -323,7 +320,8 @@ pub enum ShapeVariant {
         source = "ti`t|l<e>\" \\ \"## \u{202e}",
         by = "article.id",
         copy = "article.ti`t|l<e>\" \\ \"## \u{202e}"
-    )
+    ),
+    index(keys("article.id" = 1, "_id" = 1), name = "article.id_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Comment {
@@ -333,20 +331,25 @@ pub struct Comment {
     /// `t\u{2069}ext` (BSON `string`).
     #[serde(rename = "t\u{2069}ext")]
     pub text: ::std::string::String,
-    /// extended reference (Article.comments): the Article's id, carried so the copies can be kept in step
+    /// child_ref (Article.comments): each Comment shows Article.title, kept in step by updates that find the copies through the Comment's reference to its Article, indexed; that index also lists an Article's Comments, so no id array in the Article repeats it (rules 4 and 5; seed 004 denormalizing from one to many)
+    #[squillion(child_ref(to = Article, id = "id"))]
     pub article: ArticleRef,
 }
 impl Comment {
     /// The collection's name.
     pub const COLLECTION: &'static str = "comment\u{2066}s";
     /// The indexes of `comment\u{2066}s` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `article.id_1__id_1`: child_ref (Article.comments): an Article's Comments through `article.id`; fan-out (Article.comments): updating Article.title finds its copies through `article.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
-        ::std::vec::Vec::new()
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"article.id":1,"_id":1},"name":"article.id_1__id_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `comment\u{2066}s`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r###"{"bsonType":"object","required":["_id","t\u2069ext","article"],"properties":{"_id":{"bsonType":"objectId"},"t\u2069ext":{"bsonType":"string"},"article":{"bsonType":"object","required":["id","ti`t|l<e>\" \\ \"## \u202e"],"properties":{"id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string","description":"copy of Article.title (rule 5, extended reference): read 50 times per update"}},"description":"extended reference (Article.comments): the Article's id, carried so the copies can be kept in step"}},"title":"comment\u2066s documents"}"###,
+            r###"{"bsonType":"object","required":["_id","t\u2069ext","article"],"properties":{"_id":{"bsonType":"objectId"},"t\u2069ext":{"bsonType":"string"},"article":{"bsonType":"object","required":["id","ti`t|l<e>\" \\ \"## \u202e"],"properties":{"id":{"bsonType":"objectId"},"ti`t|l<e>\" \\ \"## \u202e":{"bsonType":"string","description":"copy of Article.title (rule 5, extended reference): read 50 times per update"}},"description":"child_ref (Article.comments): each Comment shows Article.title, kept in step by updates that find the copies through the Comment's reference to its Article, indexed; that index also lists an Article's..."}},"title":"comment\u2066s documents"}"###,
         )
     }
     /// The validator document of `comment\u{2066}s`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -231,6 +231,13 @@ pub(crate) enum Reason {
     },
     /// Read from the child to its parent only.
     ReadFromChild { parent: String, child: String },
+    /// The children carry copies of their parent's mutable fields: the fan-out finds them by
+    /// their parent's id, indexed, and that index lists them too.
+    CarriesParentCopies {
+        parent: String,
+        child: String,
+        sources: Vec<String>,
+    },
     /// Two-way references, read both ways.
     BothWays {
         parent: String,
@@ -416,6 +423,9 @@ pub(crate) enum Against {
     ParentNotRead { parent: String, child: String },
     /// Finding a child's parent would need a multikey index.
     ParentNeedsMultikey { parent: String, child: String },
+    /// The children store their parent's id for their copies' fan-out, indexed: an id array
+    /// in the parent would be kept beside that index.
+    ArrayBesideFanOut { parent: String, child: String },
     /// Listing a parent's children would need an index query.
     ListNeedsIndex { parent: String, child: String },
     /// An id array serves the parent's reads without an index.

@@ -682,8 +682,19 @@ pub(crate) fn with_copies(
     let Some(mut bare) = cost.chosen().cloned() else {
         return;
     };
+    // The fan-out finds the copies through an index on the source's id where they live. A
+    // child's own reference is indexed already under child_ref (and a bucket's or an embedded
+    // child's copies share their parent's document); an id array leaves it unindexed, so each
+    // child added writes one more index entry.
+    let fan_out_index = Estimate {
+        index_entries_written: if upkept.is_empty() { 0.0 } else { w.appends },
+        ..Estimate::default()
+    };
     for a in &mut cost.alternatives {
         add_to(a, &upkeep);
+        if fan_out_unindexed_by_layout(a.layout) {
+            add_to(a, &fan_out_index);
+        }
     }
     add_to(&mut bare, &extra);
     bare.chosen = false;
@@ -698,6 +709,12 @@ pub(crate) fn with_copies(
             1.0
         };
     }
+}
+
+/// Whether `layout` leaves the references that find a relationship's copies unindexed (an id
+/// array lists the children by `_id`), so their fan-out needs an index of its own.
+fn fan_out_unindexed_by_layout(layout: Layout) -> bool {
+    matches!(layout, Layout::ParentRefs | Layout::OneWay | Layout::TwoWay)
 }
 
 /// `a + e`, figures and estimated time.

@@ -115,14 +115,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             });
             continue;
         }
-        let immutable = ctx
-            .entity(&want.from)
-            .map(|e| {
-                want.fields
-                    .iter()
-                    .all(|f| e.field(f).is_some_and(|fl| fl.facts.immutable))
-            })
-            .unwrap_or(false);
+        let immutable = all_immutable(ctx, &want);
         result.facts.push(Fact::Shown {
             sources,
             on: want.on.clone(),
@@ -133,19 +126,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             },
             query: want.query.clone(),
         });
-        let copy = match want.ratio {
-            // An immutable field never changes: its copies never fan out, whatever the ratio.
-            _ if immutable => Ok(()),
-            Some(r) if r <= 1.0 => Err(basis::Declined::UpdatedOften { ratio: r }),
-            Some(r) if r < threshold => Err(basis::Declined::BelowThreshold {
-                ratio: r,
-                threshold,
-            }),
-            Some(_) => Ok(()),
-            None if want.query.is_some() => Ok(()),
-            None => Err(basis::Declined::NoRatio),
-        };
-        if let Err(reason) = copy {
+        if let Err(reason) = verdict(&want, immutable, threshold) {
             result.declined.push(Declined {
                 source: source_words,
                 reason,
@@ -169,6 +150,68 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         }
     }
     result
+}
+
+/// Rule 5's verdict on a wanted copy, before it is placed.
+fn verdict(want: &Want, immutable: bool, threshold: f64) -> Result<(), basis::Declined> {
+    match want.ratio {
+        // An immutable field never changes: its copies never fan out, whatever the ratio.
+        _ if immutable => Ok(()),
+        Some(r) if r <= 1.0 => Err(basis::Declined::UpdatedOften { ratio: r }),
+        Some(r) if r < threshold => Err(basis::Declined::BelowThreshold {
+            ratio: r,
+            threshold,
+        }),
+        Some(_) => Ok(()),
+        None if want.query.is_some() => Ok(()),
+        None => Err(basis::Declined::NoRatio),
+    }
+}
+
+/// Whether every field `want` asks for is `@immutable`.
+fn all_immutable(ctx: &Ctx<'_>, want: &Want) -> bool {
+    ctx.entity(&want.from).is_some_and(|e| {
+        want.fields
+            .iter()
+            .all(|f| e.field(f).is_some_and(|fl| fl.facts.immutable))
+    })
+}
+
+/// The copies of a one-to-many relationship rule 5 will keep, by where they live: whether its
+/// children carry mutable fields of their parent (kept in step by a fan-out that finds them by
+/// the parent's id), and whether its parent shows any of its children's fields. Read before the
+/// layout is chosen: the same verdicts [`copies`] gives after.
+pub(crate) struct CopySides {
+    /// The parent's mutable fields its children carry (`Customer.name`); empty when none.
+    pub mutable_on_child: Vec<String>,
+    pub on_parent: bool,
+}
+
+pub(crate) fn copy_sides(ctx: &Ctx<'_>, rel: &Relation) -> CopySides {
+    let threshold = ctx.settings.denormalize_min_ratio;
+    let (parent, child) = (&rel.parent().entity, &rel.child().entity);
+    let mut sides = CopySides {
+        mutable_on_child: Vec::new(),
+        on_parent: false,
+    };
+    for want in wants(ctx, rel)
+        .into_iter()
+        .flat_map(|w| split_immutable(ctx, w))
+    {
+        let immutable = all_immutable(ctx, &want);
+        if verdict(&want, immutable, threshold).is_err() {
+            continue;
+        }
+        if want.on == *child && want.from == *parent {
+            if !immutable {
+                let fields = want.fields.iter().map(|f| format!("{parent}.{f}"));
+                sides.mutable_on_child.extend(fields);
+            }
+        } else if want.on == *parent {
+            sides.on_parent = true;
+        }
+    }
+    sides
 }
 
 /// Rule 5 decides per field: the `@immutable` fields of a `show` are copied whatever the ratio

@@ -327,6 +327,12 @@ pub(crate) fn reason(r: &Reason) -> String {
             a(child),
             a(parent)
         ),
+        Reason::CarriesParentCopies { parent, child, sources } => format!(
+            "each {child} shows {}, kept in step by updates that find the copies through the {child}'s reference to its {parent}, indexed; that index also lists {}'s {}, so no id array in the {parent} repeats it (rules 4 and 5; seed 004 denormalizing from one to many)",
+            list(sources),
+            a(parent),
+            plural(child)
+        ),
         Reason::BothWays { parent, child, max } => format!(
             "both directions are read often and {} per {parent} fit an id array: the {parent} holds its {child} ids and each {child} holds its {parent}'s id (seed 004 two-way referencing)",
             up_to(*max, child)

@@ -112,6 +112,9 @@ pub(crate) fn against(x: &Against) -> String {
             "finding {}'s {parent} through an id array in the {parent} needs a multikey index on that array, where the {child}'s own reference is one read",
             a(child)
         ),
+        Against::ArrayBesideFanOut { parent, child } => format!(
+            "each {child} stores its {parent}'s id for the copies it shows, indexed for their updates: an id array in the {parent} would repeat what that index already lists"
+        ),
         Against::ListNeedsIndex { parent, child } => format!(
             "listing {}'s {} would need a query on an index instead of reading its array",
             a(parent),

@@ -92,6 +92,7 @@ impl Person {
     implied_indexes = false,
     copy_of(from = Part, source = "name", by = "parts[].id", copy = "parts[].name"),
     index(keys("catalog_number" = 1), name = "catalog_number_1", unique),
+    index(keys("parts.id" = 1), name = "parts.id_1"),
     index(keys("catalog_number" = 1, "_id" = 1), name = "catalog_number_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -117,10 +118,12 @@ impl Product {
     ///
     /// - `catalog_number_1`: field `catalog_number` is declared @unique
     ///
+    /// - `parts.id_1`: fan-out (Product.parts): updating Part.name finds its copies through `parts.id`
+    ///
     /// - `catalog_number_1__id_1`: query `product_by_catalog_number`, 50/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true},{"key":{"catalog_number":1,"_id":1},"name":"catalog_number_1__id_1"}]"#,
+            r#"[{"key":{"catalog_number":1},"name":"catalog_number_1","unique":true},{"key":{"parts.id":1},"name":"parts.id_1"},{"key":{"catalog_number":1,"_id":1},"name":"catalog_number_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
@@ -240,6 +243,7 @@ impl ProductRepo {
         by = "product.id",
         copy = "product.catalog_number"
     ),
+    index(keys("product.id" = 1), name = "product.id_1"),
     index(keys("partno" = 1, "_id" = 1), name = "partno_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -266,10 +270,12 @@ impl Part {
     pub const COLLECTION: &'static str = "parts";
     /// The indexes of `parts` the Plan declares, each with the query or rule it serves.
     ///
+    /// - `product.id_1`: fan-out (Product.parts): updating Product.name finds its copies through `product.id`; fan-out (Product.parts): updating Product.catalog_number finds its copies through `product.id`
+    ///
     /// - `partno_1__id_1`: query `part_by_partno`, 5/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"partno":1,"_id":1},"name":"partno_1__id_1"}]"#,
+            r#"[{"key":{"product.id":1},"name":"product.id_1"},{"key":{"partno":1,"_id":1},"name":"partno_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `parts`.
@@ -550,7 +556,7 @@ impl LogMessage {
     pub const COLLECTION: &'static str = "logmsg";
     /// The indexes of `logmsg` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `host.id_1_time_-1__id_1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`
+    /// - `host.id_1_time_-1__id_1`: child_ref (Host.logmsgs): a Host's LogMessages through `host.id`; fan-out (Host.logmsgs): updating Host.ipaddr finds its copies through `host.id`; fan-out (Host.logmsgs): updating Host.name finds its copies through `host.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"host.id":1,"time":-1,"_id":1},"name":"host.id_1_time_-1__id_1"}]"#,

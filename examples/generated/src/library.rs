@@ -97,7 +97,7 @@ impl Book {
     ///
     /// - `title_1__id_1`: query `books_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     ///
-    /// - `author.id_1_title_1__id_1`: query `book_listing`, 50/s (equality, then sort and `_id` for keyset pages, then range)
+    /// - `author.id_1_title_1__id_1`: query `book_listing`, 50/s (equality, then sort and `_id` for keyset pages, then range); fan-out (Author.books): updating Author.first_name finds its copies through `author.id`; fan-out (Author.books): updating Author.last_name finds its copies through `author.id`
     ///
     /// - `author.first_name_1__id_1`: query `books_by_author_first_name`, 200/s (equality, then range, then `_id` for keyset pages)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {

@@ -379,6 +379,24 @@ fn relationship(
             );
         }
     }
+    // Every update of a copied field's source finds the copies by the source's id: an index on
+    // that path (folded into the layout's own index where it already leads one), or each
+    // update scans the collection holding them.
+    for copy in d.denormalized.iter().filter(|c| !c.immutable) {
+        let f = &copy.fan_out;
+        if f.match_path == "_id" {
+            continue;
+        }
+        add(
+            &f.collection,
+            vec![(f.match_path.clone(), 1)],
+            format!(
+                "fan-out ({}): updating {} finds its copies through `{}`",
+                d.id, copy.source, f.match_path
+            ),
+            false,
+        );
+    }
     if let Some(b) = &d.bucket {
         let parent = id_path(&b.collection, &b.parent_path);
         add(

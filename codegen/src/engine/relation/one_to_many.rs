@@ -5,6 +5,7 @@ use crate::plan::RuleId;
 
 use super::super::basis::{Against, Growth, Reason};
 use super::super::context::Ctx;
+use super::super::denormalize::copy_sides;
 use super::{base_facts, choice, rejected, view, Choice};
 
 pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
@@ -407,6 +408,28 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             facts,
             rej,
         );
+    }
+
+    // Children that show their parent's mutable fields store its id beside the copies, and
+    // each update of those fields finds the copies by it through an index: that index lists the
+    // children as well, so an id array in the parent would only repeat it (unless the array
+    // holds copies of the children the parent shows).
+    let sides = copy_sides(ctx, rel);
+    if p != c && !sides.mutable_on_child.is_empty() && !sides.on_parent {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Rule4, RuleId::Rule5],
+            Against::ArrayBesideFanOut {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
+        let reason = Reason::CarriesParentCopies {
+            parent: p,
+            child: c,
+            sources: sides.mutable_on_child,
+        };
+        return child_ref(reason, vec![RuleId::Rule5, RuleId::Rule4], rej);
     }
 
     rej.push(rejected(
