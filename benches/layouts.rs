@@ -141,7 +141,9 @@ fn main() {
             all.push(o);
         };
         if run("blog") {
-            done(blog::run(&client, ops, rounds, &mut dbs).await);
+            for o in blog::run(&client, ops, rounds, &mut dbs).await {
+                done(o);
+            }
         }
         if run("iot") {
             for o in iot::run(&client, ops, rounds, &mut dbs).await {

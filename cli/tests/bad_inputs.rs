@@ -91,6 +91,15 @@ fn every_bad_input_gets_its_coded_positioned_diagnostic_and_exit_1() {
                     "{name}: an error without a help line: {d}"
                 );
             }
+            // Sentences, not source layout: a string continued over lines without `\` keeps
+            // the next line's indentation.
+            for key in ["message", "help"] {
+                let text = d[key].as_str().unwrap_or("");
+                assert!(
+                    !text.contains("  ") && text.trim() == text,
+                    "{name}: the {key} has a run of spaces: {text:?}"
+                );
+            }
         }
         // The rendered form: file:line:col of the expected diagnostic, its code, and a snippet
         // whose lines stay short however long the file's lines are.

@@ -403,8 +403,13 @@ pub enum FactKind {
     },
     /// `navigate both` or `navigate Entity`.
     Navigate(Ident),
-    /// `growth append_heavy, unbounded`.
-    Growth(Vec<Ident>),
+    /// `growth append_heavy, unbounded rate 200/s`.
+    Growth {
+        /// The kinds (`append_heavy`, `unbounded`, `static`).
+        kinds: Vec<Ident>,
+        /// Children added per unit of time (`rate 200/s`).
+        rate: Option<Quantity>,
+    },
     /// `atomic_move`.
     AtomicMove,
     /// `page 50 by created_on desc`.

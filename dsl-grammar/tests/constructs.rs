@@ -308,7 +308,17 @@ fn every_relation_fact() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(fact("navigate both"), FactKind::Navigate(i) if i.name == "both"));
-    assert!(matches!(fact("growth append_heavy, unbounded"), FactKind::Growth(k) if k.len() == 2));
+    assert!(
+        matches!(fact("growth append_heavy, unbounded"), FactKind::Growth { kinds, rate: None } if kinds.len() == 2)
+    );
+    assert!(matches!(
+        fact("growth append_heavy rate 200/s"),
+        FactKind::Growth { kinds, rate: Some(q) } if kinds.len() == 1 && q.unit.as_ref().is_some_and(|u| u.name == "/s")
+    ));
+    assert!(matches!(
+        fact("growth rate 5/min"),
+        FactKind::Growth { kinds, rate: Some(_) } if kinds.is_empty()
+    ));
     assert!(matches!(fact("atomic_move"), FactKind::AtomicMove));
     match fact("page 50 by created_on desc") {
         FactKind::Page { size, by: Some(by) } => {

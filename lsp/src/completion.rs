@@ -172,7 +172,14 @@ fn relation_body(cx: &Context, symbols: &Symbols, ends: &[String]) -> Vec<Offer>
             all
         }
         Some("force") => plain(&words::layouts(), CompletionItemKind::ENUM_MEMBER),
-        Some("growth") => plain(words::growth_kinds(), CompletionItemKind::ENUM_MEMBER),
+        Some("growth") => {
+            let mut all = plain(words::growth_kinds(), CompletionItemKind::ENUM_MEMBER);
+            // `growth rate 200/s`; after a comma only another kind.
+            if cx.last() != Some(&crate::context::Token::Punct(",")) {
+                all.extend(keywords(&["rate"]));
+            }
+            all
+        }
         Some("summary") => plain(&words::summary_functions(), CompletionItemKind::FUNCTION),
         Some("time_range") => keywords(&["by"]),
         Some("by" | "keep") => {

@@ -365,7 +365,7 @@ impl Symbols {
                         self.refer_field_type(f);
                     }
                 }
-                FactKind::Growth(_) | FactKind::AtomicMove | FactKind::Force { .. } => {}
+                FactKind::Growth { .. } | FactKind::AtomicMove | FactKind::Force { .. } => {}
             }
         }
     }

@@ -85,6 +85,8 @@ pub(crate) struct Workload {
     pub with_parent: bool,
     /// Whether any rate came from the schema (a query `rate` or a `ratio`).
     pub declared: bool,
+    /// Whether `growth ... rate` set the children added (otherwise the defaults did).
+    pub appends_declared: bool,
     /// Children one time-range read covers, as declared.
     pub range_window: Option<u64>,
     /// Whether an append links two documents that exist already (a many-to-many relation)
@@ -255,6 +257,8 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
     let reads = list_reads + alone_reads;
     let appends = if ctx.is_static(rel) {
         0.0
+    } else if let Some(rate) = f.add_rate_per_second {
+        rate
     } else if f.append_heavy {
         reads.max(DEFAULT_READS) * APPEND_HEAVY_WRITES_PER_READ
     } else {
@@ -273,6 +277,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         // only the undeclared default (the parent shown with its children) reads the parent.
         with_parent: by_parent == 0.0 && f.page.is_none() && f.time_range.is_none(),
         declared,
+        appends_declared: f.add_rate_per_second.is_some(),
         range_window: f.time_range_window.filter(|_| f.page.is_none()),
         links: rel.kind == RelationKind::ManyToMany,
         partners,
@@ -552,8 +557,15 @@ pub(crate) fn alternatives(rel: &Relation, chosen: Alternative, bucket: u64) -> 
 }
 
 /// Rounds to two decimals (the Plan's numbers are estimates, and stable in JSON).
+/// Two decimals, or three significant digits below 0.01 (a rate of 20 a day is 0.000231 a
+/// second, not 0).
 fn round(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+    if x != 0.0 && x.abs() < 0.01 {
+        let scale = 10f64.powi(2 - x.abs().log10().floor() as i32);
+        (x * scale).round() / scale
+    } else {
+        (x * 100.0).round() / 100.0
+    }
 }
 
 /// The Plan's record of the costs: every alternative, whether the rules accept it, which one won.
@@ -577,6 +589,7 @@ pub(crate) fn record(
             child_bytes: w.child_bytes.round() as u64,
             parent_bytes: w.parent_bytes.round() as u64,
             declared: w.declared,
+            appends_declared: w.appends_declared,
             range_window: w.range_window,
         },
         alternatives: costed

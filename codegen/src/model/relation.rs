@@ -327,6 +327,8 @@ pub struct RelationFacts {
     pub unbounded: bool,
     /// `growth static`: the children are loaded with the parent once and never added or removed.
     pub fixed: bool,
+    /// Children added per second across the application (`growth rate 200/s`), when declared.
+    pub add_rate_per_second: Option<f64>,
     /// A child must move between parents atomically.
     pub atomic_move: bool,
     /// Paged reads of the children.

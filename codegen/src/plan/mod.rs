@@ -246,8 +246,12 @@ pub struct WorkloadPlan {
     pub child_bytes: u64,
     /// Average size of the parent without its children, in bytes.
     pub parent_bytes: u64,
-    /// Whether a query rate declared in the schema set the reads (otherwise the defaults did).
+    /// Whether a query rate declared in the schema set the reads (otherwise the defaults did;
+    /// without this or `appends_declared` the rules decide alone).
     pub declared: bool,
+    /// Whether `growth ... rate` set the children added (otherwise one of the defaults did).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub appends_declared: bool,
     /// Children one time-range read covers, as declared (`time_range by ts window 3600`);
     /// absent for other reads and for a time range without a window (1,000 assumed).
     #[serde(default, skip_serializing_if = "Option::is_none")]

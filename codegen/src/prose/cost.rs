@@ -5,6 +5,12 @@ use crate::plan::{AlternativeCost, CostPlan, WorkloadPlan};
 
 /// A number as the cost lines show it: whole when it is, else at most two decimals.
 fn num(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.005 {
+        // A small rate keeps two significant digits: 0.00023, not 0.
+        let digits = (1 - x.abs().log10().floor() as i32).max(0) as usize;
+        let s = format!("{x:.digits$}");
+        return s.trim_end_matches('0').trim_end_matches('.').to_owned();
+    }
     if (x - x.round()).abs() < 0.005 {
         format!("{}", x.round() as i64)
     } else {
@@ -45,10 +51,11 @@ pub fn workload(w: &WorkloadPlan) -> String {
         ));
     }
     parts.push(format!("{} added", per(w.appends, "child", "children")));
-    let source = if w.declared {
-        "from the declared query rates"
-    } else {
-        "default rates: no query rate declared, so the rules decide"
+    let source = match (w.declared, w.appends_declared) {
+        (true, true) => "from the declared query and growth rates",
+        (true, false) => "from the declared query rates",
+        (false, true) => "from the declared growth rate, reads at the default rate",
+        (false, false) => "default rates: no query rate declared, so the rules decide",
     };
     format!(
         "per unit of workload, {} ({}; a child ~{}, its parent ~{} on average)",

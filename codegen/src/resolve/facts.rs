@@ -68,7 +68,7 @@ fn fact_name(kind: &FactKind) -> &'static str {
         FactKind::Standalone(_) => "standalone",
         FactKind::Show { .. } => "show",
         FactKind::Navigate(_) => "navigate",
-        FactKind::Growth(_) => "growth",
+        FactKind::Growth { .. } => "growth",
         FactKind::AtomicMove => "atomic_move",
         FactKind::Page { .. } => "page",
         FactKind::Latest { .. } => "latest",
@@ -121,7 +121,11 @@ impl Facts<'_> {
                     facts.navigate = Navigate::Entity(target.name.clone());
                 }
             }
-            FactKind::Growth(kinds) => {
+            FactKind::Growth { kinds, rate } => {
+                if let Some(q) = rate {
+                    facts.add_rate_per_second =
+                        units::rate_per_second(r, q, "the `rate` of `growth`");
+                }
                 for kind in kinds {
                     match kind.name.as_str() {
                         "append_heavy" => facts.append_heavy = true,
@@ -157,7 +161,27 @@ impl Facts<'_> {
                         .with_label("says no child is ever added")
                         .with_related(growing.span, "says children keep arriving")
                         .with_help(
-                            "`static` children are loaded once with their parent; remove it, or                              remove the kinds that say children are added",
+                            "`static` children are loaded once with their parent; remove it, or \
+                             remove the kinds that say children are added",
+                        ),
+                    );
+                    facts.fixed = false;
+                }
+                if let (Some(fixed), Some(q)) = (fixed, rate) {
+                    r.report(
+                        Diagnostic::error(
+                            codes::GROWTH_CONTRADICTS_STATIC,
+                            fixed.span,
+                            format!(
+                                "`growth static` contradicts its `rate` in relation `{}`",
+                                self.rel.id
+                            ),
+                        )
+                        .with_label("says no child is ever added")
+                        .with_related(q.span, "says how many children are added")
+                        .with_help(
+                            "`static` children are loaded once with their parent; remove it, or \
+                             remove the `rate`",
                         ),
                     );
                     facts.fixed = false;

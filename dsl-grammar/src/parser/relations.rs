@@ -124,7 +124,21 @@ pub(super) fn fact(pair: Pair<'_, Rule>) -> Build<Fact> {
             }
         }
         Rule::navigate_fact => FactKind::Navigate(ident(c.next(Rule::ident)?)),
-        Rule::growth_fact => FactKind::Growth(c.rest().map(ident).collect()),
+        Rule::growth_fact => {
+            let mut kinds = Vec::new();
+            let mut rate = None;
+            for p in c.rest() {
+                match p.as_rule() {
+                    Rule::ident => kinds.push(ident(p)),
+                    Rule::growth_rate => {
+                        let q = p.into_inner().find(|q| q.as_rule() == Rule::quantity);
+                        rate = q.map(quantity).transpose()?;
+                    }
+                    _ => {}
+                }
+            }
+            FactKind::Growth { kinds, rate }
+        }
         Rule::atomic_move_fact => FactKind::AtomicMove,
         Rule::page_fact => {
             let size = quantity(c.next(Rule::quantity)?)?;

@@ -87,9 +87,10 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation, ineligible: &[Ineligible]) -
             // The rules' own choice does not fit: the cheapest the rules accept that fits, else
             // the relation's own collection of references, else the cheapest that fits.
             refit(&mut choice, rel, &costed, ineligible, x);
-        } else if w.declared {
-            // The workload decides only where the schema declares one: without rates the rules'
-            // own order stands, and the costs under the default workload are shown beside it.
+        } else if w.declared || w.appends_declared {
+            // The workload decides only where the schema declares one (a query's rate or the
+            // growth's): without rates the rules' own order stands, and the costs under the
+            // default workload are shown beside it.
             choose_by_cost(&mut choice, &costed);
         }
         for x in ineligible {
