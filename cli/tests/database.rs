@@ -341,6 +341,15 @@ mod migrate_refused;
 #[path = "database/migrate_kept.rs"]
 mod migrate_kept;
 
+#[path = "database/migrate_buckets.rs"]
+mod migrate_buckets;
+
+#[path = "database/migrate_buckets_refused.rs"]
+mod migrate_buckets_refused;
+
+#[path = "database/migrate_evolution.rs"]
+mod migrate_evolution;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -253,13 +253,23 @@ async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
         Action::AssignIds { collection, array } => {
             Ok(changed(moves::assign_ids(db, collection, array).await?))
         }
-        Action::SplitOut { .. } | Action::ReferToParent { .. } | Action::Summarise { .. } => {
-            match migration::pipelines::batched(&step.action) {
-                Some(b) => Ok(walked(moves::batched(db, &b).await?)),
-                None => Ok(String::new()),
-            }
+        Action::SplitOut { .. }
+        | Action::ReferToParent { .. }
+        | Action::Summarise { .. }
+        | Action::FillBuckets { .. } => match migration::pipelines::batched(&step.action) {
+            Some(b) => Ok(walked(moves::batched(db, &b).await?)),
+            None => Ok(String::new()),
+        },
+        Action::SplitBuckets { .. } => match migration::pipelines::batched(&step.action) {
+            Some(b) => Ok(format!(
+                " ({} buckets walked)",
+                moves::batched(db, &b).await?
+            )),
+            None => Ok(String::new()),
+        },
+        Action::Gather { .. } | Action::GatherBuckets { .. } => {
+            Ok(walked(moves::gather(db, &step.action).await?))
         }
-        Action::Gather { .. } => Ok(walked(moves::gather(db, &step.action).await?)),
         Action::KeepIds {
             collection,
             from,

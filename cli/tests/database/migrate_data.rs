@@ -13,6 +13,9 @@ pub(super) fn scalar(f: &PlanField, rng: &mut Lcg) -> Bson {
         "int" => Bson::Int32(rng.below(10_000) as i32),
         "double" => Bson::Double(rng.below(10_000) as f64 / 8.0),
         "objectId" => Bson::ObjectId(ObjectId::new()),
+        "date" => Bson::DateTime(DateTime::from_millis(
+            1_600_000_000_000 + rng.below(1_000_000_000) as i64,
+        )),
         other => panic!("no filler for {other} ({})", f.path),
     };
     if f.array_depth == 0 {
@@ -220,8 +223,15 @@ pub(super) async fn logical_data(
     for r in &moved {
         out.insert(format!("rel {r}"), relation_data(db, plan, r).await);
     }
-    for c in &plan.collections {
-        let Some(o) = other.collections.iter().find(|o| o.entity == c.entity) else {
+    // Entities' own documents only: buckets are read as their relationship's data.
+    let own = |c: &&Collection| c.role == CollectionRole::Entity;
+    for c in plan.collections.iter().filter(own) {
+        let Some(o) = other
+            .collections
+            .iter()
+            .filter(own)
+            .find(|o| o.entity == c.entity)
+        else {
             continue;
         };
         let (mut mine, mut theirs) = (BTreeSet::new(), BTreeSet::new());
@@ -585,7 +595,31 @@ pub(super) async fn relation_data(db: &Database, plan: &Plan, relation: &str) ->
         .map(|c| (c.get("_id").unwrap().to_string(), c))
         .collect();
     let mut views: Vec<(String, BTreeMap<String, Vec<String>>)> = Vec::new();
-    for place in &d.placement {
+    if let Some(b) = &d.bucket {
+        // Buckets: each bucket's items under the parent it refers to.
+        let mut view: BTreeMap<String, Vec<String>> = parents
+            .iter()
+            .map(|p| (p.get("_id").unwrap().to_string(), Vec::new()))
+            .collect();
+        let holder = plan.collection(&b.collection).unwrap();
+        let fields = &holder.field_at(&b.items_path).unwrap().children;
+        for bucket in all(b.collection.clone()).await {
+            let pid = bucket.get(&b.parent_path).unwrap().to_string();
+            let items = bucket.get_array(&b.items_path).cloned().unwrap_or_default();
+            view.get_mut(&pid)
+                .unwrap_or_else(|| panic!("{relation}: {bucket} refers to no parent"))
+                .extend(
+                    items
+                        .iter()
+                        .map(|i| child_content(i.as_document().unwrap(), fields)),
+                );
+        }
+        for kids in view.values_mut() {
+            kids.sort();
+        }
+        views.push((format!("{}.{}", b.collection, b.items_path), view));
+    }
+    for place in d.placement.iter().filter(|_| d.bucket.is_none()) {
         let mut view: BTreeMap<String, Vec<String>> = parents
             .iter()
             .map(|p| (p.get("_id").unwrap().to_string(), Vec::new()))

@@ -10,7 +10,8 @@ use squillion_testkit::Lcg;
 /// The change kinds it refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Refused {
-    /// The relation's bound drops: the layout flips.
+    /// The layout flips from ids in the parent to buckets (only `child_ref` and `embed` move to
+    /// buckets).
     LayoutFlip,
     /// A field's type changes.
     TypeChange,
@@ -24,15 +25,21 @@ enum Refused {
 fn refused_pair(kind: Refused, n: &Names) -> (String, String) {
     let old = schema_text(n, "", "int32", n.bound, "", "", "many(100000)");
     let new = match kind {
-        Refused::LayoutFlip => schema_text(
-            n,
-            "",
-            "int32",
-            n.bound,
-            "",
-            "  force bucket(10)\n",
-            "many(100000)",
-        ),
+        Refused::LayoutFlip => {
+            let ids = "  force parent_refs\n";
+            return (
+                schema_text(n, "", "int32", n.bound, "", ids, "many(300)"),
+                schema_text(
+                    n,
+                    "",
+                    "int32",
+                    n.bound,
+                    "",
+                    "  force bucket(10)\n",
+                    "many(300)",
+                ),
+            );
+        }
         Refused::TypeChange => schema_text(n, "", "string", n.bound, "", "", "many(100000)"),
         Refused::NaturalKey => schema_text(n, "", "int32", n.bound, "", "", "many(100000)")
             .replacen(

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::plan::{FanOut, Index};
 
 use super::kept::{Children, KeptList, KeptSummary};
+use super::BucketLayout;
 
 /// What one step does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -190,6 +191,53 @@ pub enum Action {
         /// is walked, not only those lacking the new fields.
         recomputed: bool,
     },
+    /// A relationship's children put into bucket documents (`child_ref`, `embed` -> `bucket`):
+    /// per batch of parents, the children read where the old layout keeps them, sorted in the
+    /// buckets' order, cut into buckets of [`BucketLayout::size`], each bucket written whole by
+    /// `$merge` (`keepExisting`) under a fixed `_id` (the k-th smallest of its parent's
+    /// children's ids), so a replay writes nothing twice.
+    FillBuckets {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection (walked in `_id` order).
+        parent_collection: String,
+        /// Where the old layout keeps the children (embedded with ids given, or by reference).
+        children: Children,
+        /// The new buckets.
+        buckets: BucketLayout,
+    },
+    /// The children of bucket documents moved out into their own collection (`bucket` ->
+    /// `child_ref`): per batch of buckets, `$unwind` the items (given ids first), `$replaceWith`
+    /// each with the reference to the bucket's parent, `$merge` on `_id` keeping existing.
+    SplitBuckets {
+        /// The relationship.
+        relation: String,
+        /// The old buckets.
+        buckets: BucketLayout,
+        /// The children's collection.
+        child_collection: String,
+        /// The reference each child gets to its parent.
+        reference: ParentRef,
+        /// The children's `schema_version`, if their collection is versioned.
+        version: Option<u32>,
+    },
+    /// The children of bucket documents gathered into the parent's array (`bucket` -> `embed`):
+    /// per batch of parents, one `$lookup` of their buckets, the items concatenated in bucket
+    /// order, parents within the bound `$merge`d.
+    GatherBuckets {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection.
+        parent_collection: String,
+        /// The old buckets.
+        buckets: BucketLayout,
+        /// The new array's stored path.
+        array: String,
+        /// The new element's stored fields.
+        fields: Vec<String>,
+        /// The new array's bound.
+        bound: Option<u64>,
+    },
     /// A collection the new Plan no longer has (its children moved into their parents).
     DropCollection {
         /// The collection.
@@ -288,6 +336,29 @@ pub enum Check {
         array: String,
         /// The children's collection.
         child_collection: String,
+    },
+    /// Every child (or bucket) refers to a parent that exists: the new layout keeps children
+    /// under their parent (buckets walked from the parent, or gathered into it).
+    Unparented {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection.
+        parent_collection: String,
+        /// The collection holding the references (the children's, or the buckets').
+        collection: String,
+        /// The path of the parent's id in its documents.
+        key: String,
+    },
+    /// No parent has more children in its buckets than the new array holds.
+    BucketBound {
+        /// The relationship.
+        relation: String,
+        /// The parent's collection.
+        parent_collection: String,
+        /// The old buckets.
+        buckets: BucketLayout,
+        /// The new bound.
+        bound: u64,
     },
     /// Every child is in some parent's array (the new reference is required).
     Orphan {

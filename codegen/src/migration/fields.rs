@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::diff::{CollectionKey, FieldState, PlanDiff};
-use crate::plan::{Collection, Plan};
+use crate::plan::{Collection, CollectionRole, Plan};
 
 use super::layouts::Moved;
 use super::{Action, Phase, Step, Unsupported};
@@ -21,17 +21,16 @@ pub(super) fn fields(
     // Relationships refused with their decision: their fields are not listed again.
     let refused_relations: BTreeSet<String> = refused
         .iter()
-        .filter_map(|r| match r {
-            Unsupported::Decision { relation, .. } => Some(relation.clone()),
-            _ => None,
-        })
+        .filter_map(|r| r.relation().map(str::to_owned))
         .collect();
+    // A field's relationship: its own, or that of the buckets holding it.
     let relation_of = |plan: &Plan, s: &Option<FieldState>| {
         let s = s.as_ref()?;
-        plan.collection(&s.collection)?
-            .field_at(&s.path)?
-            .relation
-            .clone()
+        let holder = plan.collection(&s.collection)?;
+        if let CollectionRole::Bucket { relation } = &holder.role {
+            return Some(relation.clone());
+        }
+        holder.field_at(&s.path)?.relation.clone()
     };
     // The ids inside references wrapped into objects: filled by the wrap.
     let wraps: BTreeSet<String> = diff

@@ -16,15 +16,15 @@ use super::{Action, Check, Keep, ParentRef, Phase, Source, Step, Unsupported};
 
 /// Where one layout keeps a relationship.
 #[derive(Debug, Default)]
-struct Sides {
+pub(super) struct Sides {
     /// The parent's array of embedded children.
-    embedded: Option<String>,
+    pub embedded: Option<String>,
     /// The parent's array of ids.
-    ids: Option<String>,
+    pub ids: Option<String>,
     /// The reference in each child.
-    reference: Option<ParentRef>,
+    pub reference: Option<ParentRef>,
     /// The new array's bound (the array of the parent, embedded or of ids).
-    bound: Option<u64>,
+    pub bound: Option<u64>,
 }
 
 /// A relationship whose layout change this module migrates: the steps it makes and the stored
@@ -59,7 +59,9 @@ pub(super) fn moves(
 ) -> Moved {
     let mut moved = Moved::default();
     for d in &diff.decisions {
-        if let Some(s) = relation(old, new, d, refused) {
+        let planned = relation(old, new, d, refused)
+            .or_else(|| super::buckets::relation(old, new, d, refused));
+        if let Some(s) = planned {
             let collections: std::collections::BTreeSet<&String> =
                 s.paths.iter().map(|(c, _)| c).collect();
             set_described_validators(old, new, diff, collections, steps);
@@ -104,10 +106,10 @@ pub(super) fn set_described_validators<'a>(
 }
 
 /// The steps of one relationship.
-struct Planned {
-    steps: Vec<Step>,
-    paths: Vec<(String, String)>,
-    collections: Vec<String>,
+pub(super) struct Planned {
+    pub steps: Vec<Step>,
+    pub paths: Vec<(String, String)>,
+    pub collections: Vec<String>,
 }
 
 fn relation(
@@ -345,14 +347,14 @@ fn relation(
     Some(out)
 }
 
-fn check(check: Check) -> Step {
+pub(super) fn check(check: Check) -> Step {
     Step {
         phase: Phase::Expand,
         action: Action::Check { check },
     }
 }
 
-fn unset(collection: &str, path: &str) -> Step {
+pub(super) fn unset(collection: &str, path: &str) -> Step {
     Step {
         phase: Phase::Contract,
         action: Action::Unset {
@@ -377,7 +379,7 @@ fn id_type(c: &Collection) -> String {
 
 /// Where a decision keeps its relationship, from its placements; `None` for a shape these moves
 /// do not handle.
-fn sides(plan: &Plan, d: &Decision) -> Option<Sides> {
+pub(super) fn sides(plan: &Plan, d: &Decision) -> Option<Sides> {
     let mut s = Sides::default();
     for p in &d.placement {
         let top_level = !p.path.contains('.');
@@ -402,7 +404,12 @@ fn sides(plan: &Plan, d: &Decision) -> Option<Sides> {
 
 /// The reference at `path` in the child's collection, plain or extended with copies of the
 /// parent's fields.
-fn parent_ref(plan: &Plan, child: &Collection, path: &str, d: &Decision) -> Option<ParentRef> {
+pub(super) fn parent_ref(
+    plan: &Plan,
+    child: &Collection,
+    path: &str,
+    d: &Decision,
+) -> Option<ParentRef> {
     let field = child.field(path)?;
     if field.bson_type != "object" {
         return Some(ParentRef {
@@ -434,7 +441,7 @@ fn parent_ref(plan: &Plan, child: &Collection, path: &str, d: &Decision) -> Opti
 
 /// A required field of the children's new collection that neither the embedded element holds
 /// nor the move writes (`_id`, the reference, `schema_version`), if any.
-fn missing_fields(
+pub(super) fn missing_fields(
     child: &Collection,
     element: &crate::plan::PlanField,
     after: &Sides,

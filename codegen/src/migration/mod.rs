@@ -11,6 +11,8 @@
 //! data; the CLI applies them with the driver and [`mongosh`] writes them as a script.
 
 mod actions;
+mod bucket_stages;
+mod buckets;
 mod fields;
 mod kept;
 mod layouts;
@@ -26,6 +28,7 @@ use crate::diff::PlanDiff;
 use crate::plan::Plan;
 
 pub use actions::{Action, Check, Keep, ParentRef, Source};
+pub use buckets::{BucketLayout, BucketLimit, BucketValue};
 pub use kept::{Children, KeptList, KeptSummary};
 pub use refused::Unsupported;
 pub use words::{DATA_CODE, UNSUPPORTED_CODE};
@@ -95,21 +98,29 @@ pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Un
     let mut steps = Vec::new();
     let mut moved = layouts::moves(old, new, diff, &mut steps, &mut refused);
     kept::kept(old, new, diff, &mut moved, &mut steps, &mut refused);
+    buckets::unlisted(old, new, diff, &mut refused);
     decisions(diff, &moved.relations, &mut refused);
     // A refused relationship's own collections (buckets, links, overflow) are not listed again.
     let refused_relations: Vec<String> = refused
         .iter()
-        .filter_map(|r| match r {
-            Unsupported::Decision { relation, .. } => Some(relation.clone()),
-            _ => None,
-        })
+        .filter_map(|r| r.relation().map(str::to_owned))
+        .collect();
+    // ...nor the children's own collection it adds or removes (children into or out of buckets).
+    let refused_children: Vec<&str> = refused_relations
+        .iter()
+        .filter_map(|r| new.relationship(r).or_else(|| old.relationship(r)))
+        .map(|d| d.child.as_str())
         .collect();
     for c in &diff.collections {
-        if c.key
+        let of_refused = c
+            .key
             .relation
             .as_ref()
-            .is_some_and(|r| refused_relations.contains(r))
-        {
+            .is_some_and(|r| refused_relations.contains(r));
+        let children_moved = c.key.role == "entity"
+            && (c.old.is_none() || c.new.is_none())
+            && refused_children.contains(&c.key.entity.as_str());
+        if of_refused || children_moved {
             continue;
         }
         let by_move = [&c.old, &c.new]
@@ -117,8 +128,9 @@ pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Un
             .flatten()
             .any(|s| moved.collections.contains(&s.name));
         match (&c.old, &c.new, c.key.role.as_str()) {
-            (Some(_), None, "entity") if by_move => {}
-            (None, Some(n), "entity") => {
+            // A collection a move drops (or, for buckets, fills: created below like an entity's).
+            (Some(_), None, _) if by_move => {}
+            (None, Some(n), role) if role == "entity" || by_move => {
                 if let Some(coll) = new.collection(&n.name) {
                     steps.push(Step {
                         phase: Phase::Expand,
@@ -244,9 +256,11 @@ fn order(a: &Action) -> (u8, usize) {
         // Layouts before copies: ids assigned before children are split out, split out
         // before the parent keeps only their ids.
         Action::AssignIds { .. } => (6, 0),
-        Action::SplitOut { .. } => (7, 0),
+        Action::SplitOut { .. } | Action::SplitBuckets { .. } | Action::FillBuckets { .. } => {
+            (7, 0)
+        }
         Action::KeepIds { .. } => (8, 0),
-        Action::Gather { .. } => (9, 0),
+        Action::Gather { .. } | Action::GatherBuckets { .. } => (9, 0),
         Action::ReferToParent { .. } => (10, 0),
         Action::Backfill { .. } => (11, 0),
         // Kept summaries and lists after the layouts and copies they read.
@@ -263,10 +277,14 @@ fn order(a: &Action) -> (u8, usize) {
 /// made by [`layouts`]: refused. Copies added or removed (and placements that follow from them)
 /// are judged by their fields.
 fn decisions(diff: &PlanDiff, moved: &[String], refused: &mut Vec<Unsupported>) {
+    let already: Vec<String> = refused
+        .iter()
+        .filter_map(|r| r.relation().map(str::to_owned))
+        .collect();
     for d in diff
         .decisions
         .iter()
-        .filter(|d| !moved.contains(&d.relation))
+        .filter(|d| !moved.contains(&d.relation) && !already.contains(&d.relation))
     {
         let layout = |s: &Option<crate::diff::DecisionState>| s.as_ref().map(|s| s.layout.clone());
         let patterns = match (&d.old, &d.new) {

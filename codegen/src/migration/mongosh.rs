@@ -174,11 +174,18 @@ fn body(s: &mut String, a: &Action) {
             guard = pipelines::assign_ids_guard(array),
             a = Value::String(array.clone()),
         ),
-        Action::SplitOut { .. } | Action::ReferToParent { .. } | Action::Summarise { .. } => {
+        Action::SplitOut { .. }
+        | Action::ReferToParent { .. }
+        | Action::Summarise { .. }
+        | Action::FillBuckets { .. }
+        | Action::SplitBuckets { .. } => {
             batched_js(s, a);
             Ok(())
         }
         Action::Gather {
+            parent_collection, ..
+        }
+        | Action::GatherBuckets {
             parent_collection, ..
         } => {
             batched_js(s, a);

@@ -10,7 +10,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Action, Check, Children, Keep, KeptList, KeptSummary, ParentRef, Source};
+use super::{
+    bucket_stages, Action, Check, Children, Keep, KeptList, KeptSummary, ParentRef, Source,
+};
 use crate::model::SummaryFn;
 
 /// A step run as one aggregation per batch of `_id`s.
@@ -24,9 +26,42 @@ pub struct Batched {
     pub stages: Vec<Value>,
 }
 
-/// The batched form of a layout move (`SplitOut`, `Gather`, `ReferToParent`).
+/// The batched form of a layout move (`SplitOut`, `Gather`, `ReferToParent`, `Summarise` and
+/// the moves to and from buckets).
 pub fn batched(a: &Action) -> Option<Batched> {
     match a {
+        Action::FillBuckets {
+            parent_collection,
+            children,
+            buckets,
+            ..
+        } => Some(bucket_stages::fill(parent_collection, children, buckets)),
+        Action::SplitBuckets {
+            buckets,
+            child_collection,
+            reference,
+            version,
+            ..
+        } => Some(bucket_stages::split(
+            buckets,
+            child_collection,
+            reference,
+            *version,
+        )),
+        Action::GatherBuckets {
+            parent_collection,
+            buckets,
+            array,
+            fields,
+            bound,
+            ..
+        } => Some(bucket_stages::gather(
+            parent_collection,
+            buckets,
+            array,
+            fields,
+            *bound,
+        )),
         Action::SplitOut {
             parent_collection,
             array,
@@ -226,7 +261,7 @@ fn summarise(
 /// One summary of the children `all` (an array expression), of the type the new validator
 /// gives it; a largest or smallest of no values is left absent (`$$REMOVE`), as the runtime
 /// leaves it.
-fn summary_value(s: &KeptSummary, all: &Value) -> Value {
+pub(super) fn summary_value(s: &KeptSummary, all: &Value) -> Value {
     let values = |f: &str| json!({ "$map": { "input": all, "in": format!("$$this.{f}") } });
     let typed = |v: Value| match s.bson_type.as_str() {
         "long" => json!({ "$toLong": v }),
@@ -260,9 +295,26 @@ fn gather_guard(a: &Action) -> Option<Value> {
     })
 }
 
-/// After a `Gather`: the parents it left (over the bound, by children added since the check),
-/// and the check that names one.
+/// After a `Gather` or `GatherBuckets`: the parents it left (over the bound, by children added
+/// since the check), and the check that names one.
 pub fn leftover(a: &Action) -> Option<(Value, Check)> {
+    if let Action::GatherBuckets {
+        relation,
+        parent_collection,
+        buckets,
+        array,
+        bound,
+        ..
+    } = a
+    {
+        let check = Check::BucketBound {
+            relation: relation.clone(),
+            parent_collection: parent_collection.clone(),
+            buckets: buckets.clone(),
+            bound: (*bound)?,
+        };
+        return Some((bucket_stages::gather_guard(array), check));
+    }
     let Action::Gather {
         relation,
         parent_collection,
@@ -286,7 +338,7 @@ pub fn leftover(a: &Action) -> Option<(Value, Check)> {
 
 /// The reference to the parent, computed from the parent document (`$_id` and the sources of
 /// its copies).
-fn reference_value(r: &ParentRef) -> Value {
+pub(super) fn reference_value(r: &ParentRef) -> Value {
     match &r.id_name {
         None => json!("$_id"),
         Some(id) => {
@@ -335,6 +387,9 @@ pub fn keep_ids(from: &str, to: &str) -> (Value, Value) {
 /// A check's collection and pipeline: the first offender, as `{_id, n}` (`n`: the count that
 /// offends, where there is one).
 pub fn check(c: &Check) -> (String, Vec<Value>) {
+    if let Some(bucket_check) = bucket_stages::check(c) {
+        return bucket_check;
+    }
     let first = |sort: Value| vec![json!({ "$sort": sort }), json!({ "$limit": 1 })];
     match c {
         Check::Bound {
@@ -418,5 +473,7 @@ pub fn check(c: &Check) -> (String, Vec<Value>) {
             p.extend(first(json!({ "_id": 1 })));
             (child_collection.clone(), p)
         }
+        Check::Unparented { collection, .. } => (collection.clone(), Vec::new()),
+        Check::BucketBound { buckets, .. } => (buckets.collection.clone(), Vec::new()),
     }
 }

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use super::buckets::BucketLimit;
+
 /// A change of the diff this slice of `migrate` cannot make, by what it is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -17,6 +19,17 @@ pub enum Unsupported {
         new: Option<String>,
         /// Only its patterns changed (subset, buckets, summaries, outlier), not its layout.
         patterns: bool,
+    },
+    /// A relationship moved to or from buckets in a way this version cannot make correctly.
+    Buckets {
+        /// The relationship.
+        relation: String,
+        /// The old layout.
+        old: String,
+        /// The new layout.
+        new: String,
+        /// What stops it.
+        why: BucketLimit,
     },
     /// A collection removed or renamed (or added for something other than an entity).
     Collection {
@@ -82,4 +95,17 @@ pub enum Unsupported {
         /// The index.
         name: String,
     },
+}
+
+impl Unsupported {
+    /// The relationship a refused layout change is about (its own collections and fields are
+    /// not refused again).
+    pub fn relation(&self) -> Option<&str> {
+        match self {
+            Unsupported::Decision { relation, .. } | Unsupported::Buckets { relation, .. } => {
+                Some(relation)
+            }
+            _ => None,
+        }
+    }
 }

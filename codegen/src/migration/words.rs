@@ -1,6 +1,6 @@
 //! The words of a migration: each step's name and each refused change's message and help.
 
-use super::{Action, Check, Children, Keep, Source, Unsupported};
+use super::{Action, BucketLayout, BucketLimit, Check, Children, Keep, Source, Unsupported};
 
 /// The code of a change `squillion migrate` cannot make yet (documented in
 /// `docs/migrations.md`).
@@ -138,7 +138,58 @@ pub(super) fn action(a: &Action) -> String {
                 }
             )
         }
+        Action::FillBuckets {
+            relation,
+            parent_collection,
+            children,
+            buckets,
+        } => format!(
+            "put the {relation} children ({}) into buckets of {} in {} ({})",
+            match children {
+                Children::Embedded { array } => format!("embedded in {parent_collection}.{array}"),
+                Children::Referenced {
+                    collection,
+                    source: Source::ChildRef { key },
+                } => format!("in {collection}, by {key}"),
+                Children::Referenced {
+                    collection,
+                    source: Source::ParentIds { array },
+                } => format!("in {collection}, by the ids in {parent_collection}.{array}"),
+            },
+            buckets.size,
+            buckets.collection,
+            bucket_order(buckets)
+        ),
+        Action::SplitBuckets {
+            relation,
+            buckets,
+            child_collection,
+            reference,
+            ..
+        } => format!(
+            "move the {relation} children out of the buckets in {}.{} into {child_collection} (each with its parent in {})",
+            buckets.collection, buckets.items, reference.path
+        ),
+        Action::GatherBuckets {
+            relation,
+            parent_collection,
+            buckets,
+            array,
+            ..
+        } => format!(
+            "gather the {relation} children of the buckets in {} (by {}) into {parent_collection}.{array} (embedded, in bucket order)",
+            buckets.collection,
+            buckets.parent.key()
+        ),
         Action::DropCollection { collection } => format!("drop collection {collection}"),
+    }
+}
+
+/// The order children are put into buckets in.
+fn bucket_order(b: &BucketLayout) -> String {
+    match &b.order_by {
+        Some(f) => format!("ordered by {f}, then _id"),
+        None => "in the order they were added".to_owned(),
     }
 }
 
@@ -177,6 +228,23 @@ fn check_name(c: &Check) -> String {
             child_collection,
         } => format!(
             "check that every {relation} child of {child_collection} is in a {parent_collection}.{array} array"
+        ),
+        Check::Unparented {
+            relation,
+            parent_collection,
+            collection,
+            key,
+        } => format!(
+            "check that every {relation} document of {collection} refers by {key} to a parent in {parent_collection}"
+        ),
+        Check::BucketBound {
+            relation,
+            parent_collection,
+            buckets,
+            bound,
+        } => format!(
+            "check that no parent in {parent_collection} has more than {bound} {relation} children in the buckets of {}",
+            buckets.collection
         ),
     }
 }
@@ -224,13 +292,31 @@ impl Check {
             } => format!(
                 "relationship {relation}: the child {{id}} of {child_collection} is in no {array} array of {parent_collection}, and the new layout requires its parent"
             ),
+            Check::Unparented {
+                relation,
+                parent_collection,
+                collection,
+                key,
+            } => format!(
+                "relationship {relation}: the document {{id}} of {collection} refers by {key} to no parent in {parent_collection}, and the new layout keeps children only under their parent"
+            ),
+            Check::BucketBound {
+                relation,
+                parent_collection,
+                buckets,
+                bound,
+            } => format!(
+                "relationship {relation}: the parent {{id}} of {parent_collection} has {{n}} children in the buckets of {} (by {}), over the new layout's bound of {bound}",
+                buckets.collection,
+                buckets.parent.key()
+            ),
         }
     }
 
     /// What to do about it.
     pub fn help(&self) -> String {
         match self {
-            Check::Bound { bound, .. } => format!(
+            Check::Bound { bound, .. } | Check::BucketBound { bound, .. } => format!(
                 "the new layout keeps at most {bound} children in one parent's array: move or delete that parent's extra children, or raise the bound in the new schema (`many(N)`), then run migrate again; nothing was written"
             ),
             Check::Dangling { array, .. } => format!(
@@ -238,6 +324,9 @@ impl Check {
             ),
             Check::Shared { array, .. } => format!(
                 "keep the child's id in one parent's {array} only, then run migrate again; nothing was written"
+            ),
+            Check::Unparented { collection, key, .. } => format!(
+                "give that document of {collection} its parent's id in {key}, or delete it, then run migrate again; nothing was written"
             ),
             Check::Orphan { array, .. } => format!(
                 "put the child's id in a parent's {array} or delete the child, or make the reference optional (`one?`) in the new schema, then run migrate again; nothing was written"
@@ -277,6 +366,15 @@ impl Unsupported {
                 (None, _) => format!("relationship {relation} is new"),
                 (_, None) => format!("relationship {relation} was removed"),
             },
+            Unsupported::Buckets {
+                relation,
+                old,
+                new,
+                why,
+            } => format!(
+                "relationship {relation}: layout {old} -> {new}: {}",
+                bucket_limit(why)
+            ),
             Unsupported::Collection { entity, old, new } => match (old, new) {
                 (Some(o), Some(n)) => format!("collection {o} of {entity} renamed to {n}"),
                 (Some(o), None) => format!("collection {o} of {entity} removed"),
@@ -319,6 +417,7 @@ impl Unsupported {
             Unsupported::Decision { .. } | Unsupported::Collection { .. } => {
                 "moving data between layouts is not implemented yet (docs/migrations.md lists the steps); migrate this change by hand, or keep the old layout with `force` and migrate the rest first".to_owned()
             }
+            Unsupported::Buckets { why, .. } => bucket_help(why),
             Unsupported::FieldType { .. } => {
                 "converting stored values is not implemented yet; convert them by hand ($convert in a pipeline update), or keep the old type".to_owned()
             }
@@ -340,6 +439,58 @@ impl Unsupported {
             Unsupported::IndexRedefined { name, .. } => format!(
                 "give the new index another name (the old one is dropped after the move), or drop `{name}` by hand and run `squillion indexes --apply`"
             ),
+        }
+    }
+}
+
+/// What stops a move to or from buckets.
+fn bucket_limit(why: &BucketLimit) -> String {
+    match why {
+        BucketLimit::Rebucketed => {
+            "the buckets' size, order, time range or summaries changed, and stored buckets are not cut again in place".to_owned()
+        }
+        BucketLimit::OtherLayout => {
+            "only one-to-many moves between buckets and `child_ref` or `embed` are made".to_owned()
+        }
+        BucketLimit::ParentKeeps => {
+            "the parent keeps summaries, a subset, a top-N list or an outlier's overflow beside the layout that moves".to_owned()
+        }
+        BucketLimit::ChildIds { bson_type } => format!(
+            "the children's _id is a {bson_type}, and the buckets' ids are taken from the children's ObjectIds"
+        ),
+        BucketLimit::Field { path } => {
+            format!("the bucket field {path} is not one migrate computes (a count, summary or time range)")
+        }
+        BucketLimit::CopiedReference { path } => {
+            format!("the children's new reference {path} copies fields of the parent")
+        }
+        BucketLimit::ChildCollectionStays { collection } => {
+            format!("the children keep their collection {collection} beside the buckets")
+        }
+    }
+}
+
+/// What to do instead of a refused move to or from buckets.
+fn bucket_help(why: &BucketLimit) -> String {
+    match why {
+        BucketLimit::Rebucketed => {
+            "migrate in two steps through plain documents: first to a schema with `force child_ref` on this relationship (OLD -> MID), then to the new buckets (MID -> NEW)".to_owned()
+        }
+        BucketLimit::OtherLayout => {
+            "migrate in two steps: first to `force child_ref` on this relationship, then to the new layout".to_owned()
+        }
+        BucketLimit::ParentKeeps => {
+            "migrate the layout and what the parent keeps in separate versions: remove the parent's summaries and lists first (or add them after the move), then run migrate for each step".to_owned()
+        }
+        BucketLimit::ChildIds { .. } => {
+            "keep ObjectId `_id`s on the children in this version (drop the natural key), or move the children into buckets by hand".to_owned()
+        }
+        BucketLimit::Field { .. } => "fill the buckets by hand, or drop that field from the new schema for this version".to_owned(),
+        BucketLimit::CopiedReference { .. } => {
+            "move the children out with a plain reference in this version, then add the copies (`show`) in the next: migrate backfills them".to_owned()
+        }
+        BucketLimit::ChildCollectionStays { .. } => {
+            "migrate this change by hand, or keep the old layout with `force`".to_owned()
         }
     }
 }
