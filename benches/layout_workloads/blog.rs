@@ -279,24 +279,43 @@ impl Variant for BlogParentRefs {
 const MIXES: [Option<(u32, u32)>; 3] = [None, Some((100, 2)), Some((2, 30))];
 
 /// A variant's schema with a declared workload: page reads `reads`/s (a query on the post's
-/// comments) and comments added `adds`/s (`growth ... rate`). The generated code is the same
-/// (no rate changes an operation the workload calls); only the Plan's costs and choice differ.
+/// comments), comments added `adds`/s (`growth ... rate`) and the comments a post has, as the
+/// benchmark seeds them (`typical 200`). The generated code is the same (no rate or typical
+/// count changes an operation the workload calls); only the Plan's costs and choice differ.
 fn with_rates(schema: &str, rates: Option<(u32, u32)>) -> String {
     let Some((reads, adds)) = rates else {
         return schema.to_owned();
     };
-    let mut s = schema.replacen(
-        "growth append_heavy, unbounded\n",
-        &format!("growth append_heavy, unbounded rate {adds}/s\n"),
-        1,
-    );
-    assert_ne!(
-        s, schema,
-        "the blog schemas declare `growth append_heavy, unbounded`"
+    let mut s = schema
+        .replacen(
+            "growth append_heavy, unbounded\n",
+            &format!("growth append_heavy, unbounded rate {adds}/s\n"),
+            1,
+        )
+        .replacen(
+            "squillions <->",
+            &format!("squillions(typical {COMMENTS_PER_POST}) <->"),
+            1,
+        );
+    assert!(
+        s.contains(" rate ") && s.contains("typical"),
+        "the blog schemas declare `squillions` and `growth append_heavy, unbounded`"
     );
     s.push_str(&format!(
         "\n/// A page of comments, {reads} a second.\nquery comment_page on BlogPost.comments {{\n  rate {reads}/s\n}}\n"
     ));
+    s
+}
+
+/// A variant's schema with its layout forced: the buckets' schema leaves the choice to the
+/// engine, which under a declared workload may choose otherwise, and the row measures buckets.
+fn forced(schema: &str) -> String {
+    if schema.contains("  force ") {
+        return schema.to_owned();
+    }
+    let page = format!("page {COMMENT_PAGE} by created_on asc\n");
+    let s = schema.replacen(&page, &format!("{page}  force bucket({COMMENT_PAGE})\n"), 1);
+    assert_ne!(s, schema, "the blog schemas page by created_on");
     s
 }
 
@@ -343,7 +362,7 @@ pub async fn run(
         let mut rows =
             crate::measure!(&mix, ops, rounds, k * rounds; chosen, embed, parent_refs, all_refs);
         for r in &mut rows {
-            r.schema = with_rates(&r.schema, rates);
+            r.schema = with_rates(&forced(&r.schema), rates);
         }
         let title = match rates {
             None => "Blog (seed 003): BlogPost.comments, pages of 50, append-heavy, no rates declared".to_owned(),
