@@ -139,6 +139,12 @@ proptest! {
         prop_assert_eq!(with.alone_reads, without.alone_reads, "{}", src);
         prop_assert_eq!(with.children_per_list, without.children_per_list, "{}", src);
         prop_assert_eq!(with.declared, c.list_rate.is_some(), "{}", src);
+        // The words say where the additions come from: declared, or a default per read.
+        let said = squillion_codegen::prose::cost::workload(&with);
+        prop_assert!(said.contains("growth rate"), "{said}");
+        let said = squillion_codegen::prose::cost::workload(&without);
+        let default = if c.list_rate.is_some() { "the children added are the default" } else { "default rates" };
+        prop_assert!(said.contains(default) && !said.contains("growth rate"), "{said}\n{}", text(&c, false));
     }
 
     /// With the rate declared, the workload decides among what the rules accept: the chosen

@@ -51,11 +51,17 @@ pub fn workload(w: &WorkloadPlan) -> String {
         ));
     }
     parts.push(format!("{} added", per(w.appends, "child", "children")));
+    let reads = (w.list_reads + w.alone_reads).max(1.0);
     let source = match (w.declared, w.appends_declared) {
-        (true, true) => "from the declared query and growth rates",
-        (true, false) => "from the declared query rates",
-        (false, true) => "from the declared growth rate, reads at the default rate",
-        (false, false) => "default rates: no query rate declared, so the rules decide",
+        (true, true) => "from the declared query and growth rates".to_owned(),
+        (true, false) if w.appends > 0.0 => format!(
+            "from the declared query rates; the children added are the default, {} per read, \
+             until `growth ... rate` declares them",
+            num(w.appends / reads)
+        ),
+        (true, false) => "from the declared query rates".to_owned(),
+        (false, true) => "from the declared growth rate, reads at the default rate".to_owned(),
+        (false, false) => "default rates: no query rate declared, so the rules decide".to_owned(),
     };
     format!(
         "per unit of workload, {} ({}; a child ~{}, its parent ~{} on average)",

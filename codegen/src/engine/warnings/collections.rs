@@ -170,9 +170,13 @@ pub(crate) fn collections(
                             .map(|m| format!("an array of up to {} elements", count(m)))
                             .unwrap_or_else(|| "an array with no bound".to_owned())
                     ),
-                    Some(
-                        "index arrays only when a query needs it, and keep them bounded".to_owned(),
-                    ),
+                    Some(if f.max_items.is_some() && layout_made(i) {
+                        "the layout reads or updates through this index; each element costs an \
+                         index entry, so keep the array's bound as low as the data allows"
+                            .to_owned()
+                    } else {
+                        "index arrays only when a query needs it, and keep them bounded".to_owned()
+                    }),
                     Some(&c.name),
                     None,
                 );
@@ -381,4 +385,12 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
         }
         walk(e, c, &f.children, spans);
     }
+}
+
+/// Whether the engine made `i` for a layout's own reads or writes (another direction, a fan-out),
+/// not for a declared field fact or a query.
+fn layout_made(i: &crate::plan::Index) -> bool {
+    i.reasons
+        .iter()
+        .all(|r| !r.contains(" is declared @") && !r.starts_with("query "))
 }
