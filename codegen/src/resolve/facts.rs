@@ -23,6 +23,7 @@ pub(super) fn resolve(
     r: &mut Resolver<'_>,
     model: &Model,
     decl: &RelationDecl,
+    all: &[Declared],
     rel: &Relation,
     entities: [Option<&Entity>; 2],
 ) -> (RelationFacts, Vec<Field>) {
@@ -32,6 +33,7 @@ pub(super) fn resolve(
     };
     let cx = Facts {
         model,
+        all,
         rel,
         entities,
         child,
@@ -81,8 +83,16 @@ fn fact_name(kind: &FactKind) -> &'static str {
 }
 
 /// The relation being resolved, and its entities where they exist.
+/// A relation as declared: its id and its two entities (left, right).
+pub(super) struct Declared {
+    pub(super) id: String,
+    pub(super) entities: [String; 2],
+}
+
 pub(super) struct Facts<'m> {
     pub(super) model: &'m Model,
+    /// Every relation of the file, as declared.
+    pub(super) all: &'m [Declared],
     pub(super) rel: &'m Relation,
     /// Left and right entities.
     pub(super) entities: [Option<&'m Entity>; 2],
@@ -406,6 +416,18 @@ impl Facts<'_> {
         false
     }
 
+    /// Another relation between `a` and `b`, as declared (its id).
+    fn relation_between(&self, a: &str, b: &str) -> Option<&str> {
+        self.all
+            .iter()
+            .find(|d| {
+                d.id != self.rel.id
+                    && ((d.entities[0] == a && d.entities[1] == b)
+                        || (d.entities[0] == b && d.entities[1] == a))
+            })
+            .map(|d| d.id.as_str())
+    }
+
     fn entity(&self, name: &str) -> Option<&Entity> {
         self.entities
             .iter()
@@ -460,6 +482,29 @@ impl Facts<'_> {
                     continue;
                 }
             } else {
+                if !self.ends().contains(&entity.name.as_str()) {
+                    if let Some(other) = self.relation_between(&entity.name, &on.name) {
+                        r.report(
+                            Diagnostic::error(
+                                codes::NOT_A_RELATION_ENTITY,
+                                entity.span,
+                                format!(
+                                    "`show` names `{}`, which is not an end of relation `{}`",
+                                    entity.name, self.rel.id
+                                ),
+                            )
+                            .with_label(format!("`{}` is an end of `{other}`", entity.name))
+                            .with_help(format!(
+                                "{}'s fields reach {} through relation `{other}`: state this \
+                                 `show` in that relation's body",
+                                entity.name, on.name
+                            )),
+                        );
+                        ok = false;
+                        from = Some(entity);
+                        continue;
+                    }
+                }
                 if !self.is_end(r, entity, "`show`") {
                     ok = false;
                     from = Some(entity);

@@ -36,9 +36,19 @@ pub(super) fn resolve_all<'d>(
     let mut ends: BTreeMap<(String, String), Span> = BTreeMap::new();
     // Pairs of ends already declared, in a canonical order -> the declaration.
     let mut pairs: BTreeMap<[(String, String); 2], Span> = BTreeMap::new();
+    let decls: Vec<&RelationDecl> = decls.collect();
+    // Every relation as written (`Author.books`, its two entities): where a fact names an entity
+    // of another relation, the help points there.
+    let all: Vec<facts::Declared> = decls
+        .iter()
+        .map(|d| facts::Declared {
+            id: format!("{}.{}", d.left.entity.name, d.left.field.name),
+            entities: [d.left.entity.name.clone(), d.right.entity.name.clone()],
+        })
+        .collect();
     let mut out = Vec::new();
     for decl in decls {
-        out.push(relation(r, model, decl, &mut ends, &mut pairs));
+        out.push(relation(r, model, decl, &all, &mut ends, &mut pairs));
     }
     out
 }
@@ -47,6 +57,7 @@ fn relation(
     r: &mut Resolver<'_>,
     model: &Model,
     decl: &RelationDecl,
+    all: &[facts::Declared],
     ends: &mut BTreeMap<(String, String), Span>,
     pairs: &mut BTreeMap<[(String, String); 2], Span>,
 ) -> Relation {
@@ -127,7 +138,8 @@ fn relation(
         fields: Vec::new(),
         span: decl.span,
     };
-    let (facts, fields) = facts::resolve(r, model, decl, &relation, [left_entity, right_entity]);
+    let (facts, fields) =
+        facts::resolve(r, model, decl, all, &relation, [left_entity, right_entity]);
     relation.facts = facts;
     relation.fields = fields;
     relation
