@@ -91,8 +91,7 @@ impl Customer {
         copy = "customer.address"
     ),
     index(keys("number" = 1), name = "number_1", unique),
-    index(keys("customer.id" = 1), name = "customer.id_1"),
-    index(keys("number" = 1, "_id" = 1), name = "number_1__id_1")
+    index(keys("customer.id" = 1), name = "customer.id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Order {
@@ -115,14 +114,12 @@ impl Order {
     pub const COLLECTION: &'static str = "orders";
     /// The indexes of `orders` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `number_1`: field `number` is declared @unique
+    /// - `number_1`: field `number` is declared @unique; query `order_by_number`, 400/s (equality on the unique `number`: at most one document)
     ///
     /// - `customer.id_1`: fan-out (Customer.orders): updating Customer.name finds its copies through `customer.id`; fan-out (Customer.orders): updating Customer.address finds its copies through `customer.id`
-    ///
-    /// - `number_1__id_1`: query `order_by_number`, 400/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"number":1},"name":"number_1","unique":true},{"key":{"customer.id":1},"name":"customer.id_1"},{"key":{"number":1,"_id":1},"name":"number_1__id_1"}]"#,
+            r#"[{"key":{"number":1},"name":"number_1","unique":true},{"key":{"customer.id":1},"name":"customer.id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `orders`.
@@ -139,7 +136,7 @@ impl Order {
     }
 }
 impl OrderRepo {
-    /// Query `order_by_number` on `orders`, served by the index `number_1__id_1`.
+    /// Query `order_by_number` on `orders`, served by the index `number_1`.
     pub async fn order_by_number(
         &self,
         number: &str,

@@ -26,11 +26,7 @@
         name = "</code><script>x</script>_1",
         unique
     ),
-    index(keys("{{ score }}" = 1, "_id" = 1), name = "{{ score }}_1__id_1"),
-    index(
-        keys("</code><script>x</script>" = 1, "_id" = 1),
-        name = "</code><script>x</script>_1__id_1"
-    )
+    index(keys("{{ score }}" = 1, "_id" = 1), name = "{{ score }}_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Article {
@@ -56,14 +52,12 @@ impl Article {
     pub const COLLECTION: &'static str = "art`i|c<l>e\"s\\ \"# \u{202e} q";
     /// The indexes of `art`i|c<l>e"s\ "# \u{202e} q` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `</code><script>x</script>_1`: field `</code><script>x</script>` is declared @unique
+    /// - `</code><script>x</script>_1`: field `</code><script>x</script>` is declared @unique; query `article_by_slug` (equality on the unique `</code><script>x</script>`: at most one document)
     ///
     /// - `{{ score }}_1__id_1`: query `article_by_score` (equality, then sort and `_id` for keyset pages, then range); field `{{ score }}` is declared @index
-    ///
-    /// - `</code><script>x</script>_1__id_1`: query `article_by_slug` (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"</code><script>x</script>":1},"name":"</code><script>x</script>_1","unique":true},{"key":{"{{ score }}":1,"_id":1},"name":"{{ score }}_1__id_1"},{"key":{"</code><script>x</script>":1,"_id":1},"name":"</code><script>x</script>_1__id_1"}]"#,
+            r#"[{"key":{"</code><script>x</script>":1},"name":"</code><script>x</script>_1","unique":true},{"key":{"{{ score }}":1,"_id":1},"name":"{{ score }}_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `art`i|c<l>e"s\ "# \u{202e} q`.
@@ -150,7 +144,7 @@ impl ArticleRepo {
             )
             .await
     }
-    /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1__id_1`.
+    /// Query `article_by_slug` on `art`i|c<l>e"s\ "# \u{202e} q`, served by the index `</code><script>x</script>_1`.
     pub async fn article_by_slug(
         &self,
         slug: &str,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::{Operator, Query};
-use crate::plan::{Collection, Decision, FieldKind, PlanField};
+use crate::plan::{Collection, Decision, FieldKind, Index, PlanField};
 
 use super::{case_insensitive, index, Want};
 use crate::engine::context::Ctx;
@@ -110,6 +110,8 @@ pub(super) fn query(
     let mut attribute_range = false;
     let mut ignore_case = false;
     let mut sparse = false;
+    // An equality on a field with its own unique index: that index finds the one document.
+    let mut unique_eq: Option<Index> = None;
     let rate = q
         .rate_per_second
         .map(|r| {
@@ -160,11 +162,26 @@ pub(super) fn query(
             }
             continue;
         }
+        if cond.op == Operator::Eq && unique_eq.is_none() {
+            unique_eq = unique_single(c, &path, field, cond.ignore_case);
+        }
         match cond.op {
             Operator::Eq | Operator::In => eq.push((path, 1)),
             Operator::Near | Operator::Within => geo.push((path, 1)),
             _ => range.push((path, 1)),
         }
+    }
+    if let Some(mut i) = unique_eq {
+        // Folds into the declared unique index (same keys and options): no second index.
+        i.reasons = vec![format!(
+            "query `{}`{rate} (equality on the unique `{}`: at most one document)",
+            q.name, i.keys[0].path
+        )];
+        out.push(Want {
+            collection: c.name.clone(),
+            index: i,
+        });
+        return;
     }
     let mut sort = Vec::new();
     for key in &q.sort {
@@ -272,4 +289,27 @@ pub(super) fn query(
         collection: c.name.clone(),
         index: i,
     });
+}
+
+/// The declared unique index on `path` alone (as `declared` makes it) when it serves an equality
+/// on `path` compared as the query compares (`ignore_case` or not): a top-level field of the
+/// document's own, not in an array, not a variant's, not a copy.
+fn unique_single(c: &Collection, path: &str, f: &PlanField, ignore_case: bool) -> Option<Index> {
+    let flags = &f.flags;
+    let collated = flags.ignore_case && f.bson_type == "string";
+    if !flags.unique
+        || f.variant.is_some()
+        || f.kind == FieldKind::Denormalized
+        || super::path_in_array(&c.fields, path)
+        || collated != ((ignore_case || flags.ignore_case) && f.bson_type == "string")
+    {
+        return None;
+    }
+    let mut i = index(&[(path, 1)], String::new());
+    i.unique = true;
+    i.sparse = f.optional;
+    if collated {
+        i.collation = Some(case_insensitive());
+    }
+    Some(i)
 }
