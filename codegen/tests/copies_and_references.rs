@@ -13,6 +13,9 @@ use squillion_codegen::model::Layout;
 use squillion_codegen::plan::Plan;
 use squillion_grammar::SourceFile;
 
+mod planned;
+use planned::plan;
+
 const PAIRS: &[(&str, &str)] = &[
     ("Customer", "Review"),
     ("Product", "Part"),
@@ -21,17 +24,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Warehouse", "Box"),
     ("Category", "Entry"),
 ];
-
-fn plan(src: &str) -> Plan {
-    let source = SourceFile::new("gen.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
-        Err(diags) => panic!(
-            "schema does not check:\n{}\n{src}",
-            source.render(&diags, false)
-        ),
-    }
-}
 
 fn lower(name: &str) -> String {
     name.to_lowercase()

@@ -5,19 +5,10 @@
 //! of immutable fields cost nothing to keep, so going without them never costs less.
 
 use proptest::prelude::*;
-use squillion_codegen::plan::{AlternativeCost, Decision, Plan};
-use squillion_grammar::SourceFile;
+use squillion_codegen::plan::{AlternativeCost, Decision};
 
-fn plan(src: &str) -> Plan {
-    let source = SourceFile::new("gen.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
-        Err(diags) => panic!(
-            "schema does not check:\n{}\n{src}",
-            source.render(&diags, false)
-        ),
-    }
-}
+mod planned;
+use planned::plan;
 
 const CLASSES: &[&str] = &[
     "many(300)",

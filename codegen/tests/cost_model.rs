@@ -8,16 +8,8 @@ use proptest::strategy::ValueTree;
 use squillion_codegen::plan::{AlternativeCost, Decision, Plan};
 use squillion_grammar::SourceFile;
 
-fn plan(src: &str) -> Plan {
-    let source = SourceFile::new("gen.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
-        Err(diags) => panic!(
-            "schema does not check:\n{}\n{src}",
-            source.render(&diags, false)
-        ),
-    }
-}
+mod planned;
+use planned::plan;
 
 const CLASSES: &[&str] = &[
     "few(5)",

@@ -7,18 +7,9 @@
 
 use proptest::prelude::*;
 use squillion_codegen::plan::{Plan, WorkloadPlan};
-use squillion_grammar::SourceFile;
 
-fn plan(src: &str) -> Plan {
-    let source = SourceFile::new("gen.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
-        Err(diags) => panic!(
-            "schema does not check:\n{}\n{src}",
-            source.render(&diags, false)
-        ),
-    }
-}
+mod planned;
+use planned::plan;
 
 const ENDS: &[&str] = &[
     "few(10)",
@@ -137,5 +128,54 @@ proptest! {
         prop_assert!(direct.list_reads >= f64::from(c.rate) - 0.01, "{direct:?}\n{ctx}");
         let alone = f64::from(c.alone.unwrap_or(0));
         prop_assert!(direct.alone_reads <= alone.max(1.0) + 0.01, "{direct:?}\n{ctx}");
+    }
+}
+
+/// A child of two parents, found by both (`where post == ? and user == ?`: did this user like
+/// this post): one child the two share, read alone, for both relations; the query on one parent
+/// alone (the reference) is that parent's list.
+fn two_parents(rate: u32, both: bool, extra: bool, card: &str) -> String {
+    let mut cond = "post == ?".to_owned();
+    if both {
+        cond.push_str(" and user == ?");
+    }
+    if extra {
+        cond.push_str(" and at > ?");
+    }
+    format!(
+        "entity Post {{ title: string }}\nentity User {{ name: string }}\nentity Like {{ at: date }}\n\
+         relation Post.likes: {card} <-> Like.post: one\n\
+         relation User.likes: {card} <-> Like.user: one\n\
+         query find_like on Like {{\n  where {cond}\n  rate {rate}/s\n}}\n"
+    )
+}
+
+fn workload_of(p: &Plan, id: &str) -> WorkloadPlan {
+    p.relationship(id)
+        .and_then(|d| d.cost.as_ref())
+        .map(|c| c.workload.clone())
+        .expect("costed")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_query_naming_both_parents_reads_one_child(
+        rate in 1u32..2000,
+        extra in any::<bool>(),
+        card in prop::sample::select(vec!["many(300)", "many(5000, typical 30)", "squillions"]),
+    ) {
+        let src = two_parents(rate, true, extra, card);
+        let p = plan(&src);
+        for id in ["Post.likes", "User.likes"] {
+            let w = workload_of(&p, id);
+            prop_assert!(w.alone_reads >= f64::from(rate) - 0.01, "{id}: {w:?}\n{src}");
+            prop_assert!(w.list_reads <= 1.0, "{id}: {w:?}\n{src}");
+        }
+        // The reference: by the post alone, it lists the post's likes.
+        let one = plan(&two_parents(rate, false, extra, card));
+        let w = workload_of(&one, "Post.likes");
+        prop_assert!(w.list_reads >= f64::from(rate) - 0.01, "{w:?}");
     }
 }

@@ -7,6 +7,9 @@ use squillion_codegen::model::Layout;
 use squillion_codegen::plan::{CollectionRole, Decision, FieldKind, Plan, PlanField, Shape};
 use squillion_grammar::SourceFile;
 
+mod planned;
+use planned::plan;
+
 /// Parent/child name pairs: regular plurals, `y`/`s`/`x` endings, words that start with a vowel.
 const PAIRS: &[(&str, &str)] = &[
     ("Author", "Book"),
@@ -24,16 +27,6 @@ const PAIRS: &[(&str, &str)] = &[
 ];
 
 /// The plan of a schema that must check.
-fn plan(src: &str) -> Plan {
-    let source = SourceFile::new("gen.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
-        Err(diags) => panic!(
-            "schema does not check:\n{}\n{src}",
-            source.render(&diags, false)
-        ),
-    }
-}
 
 fn snake(name: &str) -> String {
     let mut out = String::new();

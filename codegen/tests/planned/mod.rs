@@ -1,0 +1,18 @@
+//! The Plan of a schema given as text, for the tests that state schemas inline: one place that
+//! loads, checks and plans it, and says why when it does not check.
+#![allow(dead_code)]
+
+use squillion_codegen::plan::Plan;
+use squillion_grammar::SourceFile;
+
+/// The Plan of `src`, which must check (the panic shows its diagnostics and the text).
+pub fn plan(src: &str) -> Plan {
+    let source = SourceFile::new("gen.sqn", src);
+    match squillion_codegen::load(&source) {
+        Ok(checked) => squillion_codegen::engine::plan(&checked.model, &source),
+        Err(diags) => panic!(
+            "schema does not check:\n{}\n{src}",
+            source.render(&diags, false)
+        ),
+    }
+}
