@@ -26,8 +26,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Library", "Story"),
 ];
 
-/// The plan of a schema that must check.
-
 fn snake(name: &str) -> String {
     let mut out = String::new();
     for (i, c) in name.chars().enumerate() {
