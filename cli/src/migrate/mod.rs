@@ -256,7 +256,8 @@ async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
-        | Action::FillBuckets { .. } => match migration::pipelines::batched(&step.action) {
+        | Action::FillBuckets { .. }
+        | Action::LinkPairs { .. } => match migration::pipelines::batched(&step.action) {
             Some(b) => Ok(walked(moves::batched(db, &b).await?)),
             None => Ok(String::new()),
         },
