@@ -539,9 +539,15 @@ pub fn check(c: &Check) -> (String, Vec<Value>) {
             other_array,
             ..
         } => {
-            let back = json!({ "$ifNull": [{ "$arrayElemAt": [{ "$map": {
-                "input": "$__other", "in": format!("$$this.{other_array}"),
-            } }, 0] }, []] });
+            // A document missing lists nothing; one whose array is gone (a resumed run past
+            // the contract) was checked before its array was unset.
+            let back = json!({ "$cond": [
+                { "$eq": [{ "$size": "$__other" }, 0] },
+                [],
+                { "$ifNull": [{ "$arrayElemAt": [{ "$map": {
+                    "input": "$__other", "in": format!("$$this.{other_array}"),
+                } }, 0] }, ["$_id"]] },
+            ] });
             let mut p = vec![
                 json!({ "$unwind": format!("${array}") }),
                 json!({ "$lookup": {
