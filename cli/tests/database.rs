@@ -347,6 +347,9 @@ mod migrate_buckets;
 #[path = "database/migrate_buckets_refused.rs"]
 mod migrate_buckets_refused;
 
+#[path = "database/migrate_links.rs"]
+mod migrate_links;
+
 #[path = "database/migrate_evolution.rs"]
 mod migrate_evolution;
 

@@ -135,6 +135,9 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
             m.id
         ));
     }
+    // Checks that passed are recorded with the first write after them, so that data refused by
+    // a later check leaves the database (checkpoint included) as it was.
+    let mut passed: Vec<String> = Vec::new();
     for step in &m.steps {
         let name = step.name();
         let line = if done.contains(&name) {
@@ -149,12 +152,18 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
             format!("would {name}")
         } else {
             match run_step(&db, step).await {
+                Ok(detail) if matches!(step.action, Action::Check { .. }) => {
+                    passed.push(name.clone());
+                    format!("done: {name}{detail}")
+                }
                 Ok(detail) => {
+                    passed.push(name.clone());
+                    let names = std::mem::take(&mut passed);
                     let recorded = checkpoints
                         .update_one(
                             doc! { "_id": &m.id },
                             doc! {
-                                "$addToSet": { "done": &name },
+                                "$addToSet": { "done": { "$each": &names } },
                                 "$setOnInsert": { "from": &m.old_source, "to": &m.new_source },
                             },
                         )
@@ -256,7 +265,8 @@ async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
-        | Action::FillBuckets { .. } => match migration::pipelines::batched(&step.action) {
+        | Action::FillBuckets { .. }
+        | Action::LinkPairs { .. } => match migration::pipelines::batched(&step.action) {
             Some(b) => Ok(walked(moves::batched(db, &b).await?)),
             None => Ok(String::new()),
         },

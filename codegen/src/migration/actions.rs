@@ -238,6 +238,26 @@ pub enum Action {
         /// The new array's bound.
         bound: Option<u64>,
     },
+    /// A many-to-many relationship's link collection filled from one side's arrays of ids
+    /// (`one_way`, `two_way` -> `link_collection`): per batch of holders, `$unwind` the array,
+    /// one link `{holder_key, other_key}` per pair, `$merge` on the pair (its unique index)
+    /// keeping existing links; the server gives each new link its `_id`.
+    LinkPairs {
+        /// The relationship.
+        relation: String,
+        /// The collection holding the arrays.
+        holder_collection: String,
+        /// The array of the other side's ids.
+        array: String,
+        /// The link collection.
+        link_collection: String,
+        /// The link's key naming the holder.
+        holder_key: String,
+        /// The link's key naming the other side.
+        other_key: String,
+        /// The links' `schema_version`, if their collection is versioned.
+        version: Option<u32>,
+    },
     /// A collection the new Plan no longer has (its children moved into their parents).
     DropCollection {
         /// The collection.
@@ -281,6 +301,18 @@ pub enum Source {
     ParentIds {
         /// The parent's array of ids.
         array: String,
+    },
+    /// Many-to-many: each document of the other side lists this one's id in `array`.
+    Partners {
+        /// The other side's array of ids.
+        array: String,
+    },
+    /// Many-to-many: one link document per pair names this side at `key`, the other at `other`.
+    Links {
+        /// The link's key naming this side.
+        key: String,
+        /// The link's key naming the other side.
+        other: String,
     },
 }
 
@@ -359,6 +391,20 @@ pub enum Check {
         buckets: BucketLayout,
         /// The new bound.
         bound: u64,
+    },
+    /// Many-to-many, both sides holding arrays: every id in `collection.array` names a
+    /// document whose `other_array` lists it back.
+    OneSided {
+        /// The relationship.
+        relation: String,
+        /// The side read.
+        collection: String,
+        /// Its array of the other side's ids.
+        array: String,
+        /// The other side.
+        other_collection: String,
+        /// Its array of this side's ids.
+        other_array: String,
     },
     /// Every child is in some parent's array (the new reference is required).
     Orphan {

@@ -29,7 +29,9 @@ pub(super) fn fill(parent_collection: &str, children: &Children, b: &BucketLayou
         ),
         Children::Referenced { collection, source } => {
             let (local, foreign) = match source {
-                Source::ChildRef { key } => ("_id".to_owned(), key.clone()),
+                Source::ChildRef { key }
+                | Source::Partners { array: key }
+                | Source::Links { key, .. } => ("_id".to_owned(), key.clone()),
                 Source::ParentIds { array } => (array.clone(), "_id".to_owned()),
             };
             stages.push(json!({ "$lookup": {

@@ -60,7 +60,8 @@ pub(super) fn moves(
     let mut moved = Moved::default();
     for d in &diff.decisions {
         let planned = relation(old, new, d, refused)
-            .or_else(|| super::buckets::relation(old, new, d, refused));
+            .or_else(|| super::buckets::relation(old, new, d, refused))
+            .or_else(|| super::links::relation(old, new, d, refused));
         if let Some(s) = planned {
             let collections: std::collections::BTreeSet<&String> =
                 s.paths.iter().map(|(c, _)| c).collect();

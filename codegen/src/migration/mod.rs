@@ -5,6 +5,7 @@
 //! validators tightened).
 //!
 //! Layout moves among `embed`, `child_ref`, `parent_refs` and `two_way` are made by `layouts`,
+//! many-to-many moves among `one_way`, `two_way` and `link_collection` by `links`,
 //! summaries and kept lists added, removed or changed under the same layout by `kept`. A change
 //! this slice cannot migrate (a bucket, an outlier, a changed `_id`, a type change...) is an
 //! [`Unsupported`] change: the whole migration is refused, never made without it. The steps are
@@ -16,6 +17,7 @@ mod buckets;
 mod fields;
 mod kept;
 mod layouts;
+mod links;
 pub mod mongosh;
 pub mod pipelines;
 mod refused;
@@ -30,6 +32,7 @@ use crate::plan::Plan;
 pub use actions::{Action, Check, Keep, ParentRef, Source};
 pub use buckets::{BucketLayout, BucketLimit, BucketValue};
 pub use kept::{Children, KeptList, KeptSummary};
+pub use links::LinkLimit;
 pub use refused::Unsupported;
 pub use words::{DATA_CODE, UNSUPPORTED_CODE};
 
@@ -256,9 +259,10 @@ fn order(a: &Action) -> (u8, usize) {
         // Layouts before copies: ids assigned before children are split out, split out
         // before the parent keeps only their ids.
         Action::AssignIds { .. } => (6, 0),
-        Action::SplitOut { .. } | Action::SplitBuckets { .. } | Action::FillBuckets { .. } => {
-            (7, 0)
-        }
+        Action::SplitOut { .. }
+        | Action::SplitBuckets { .. }
+        | Action::FillBuckets { .. }
+        | Action::LinkPairs { .. } => (7, 0),
         Action::KeepIds { .. } => (8, 0),
         Action::Gather { .. } | Action::GatherBuckets { .. } => (9, 0),
         Action::ReferToParent { .. } => (10, 0),

@@ -178,7 +178,8 @@ fn body(s: &mut String, a: &Action) {
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
         | Action::FillBuckets { .. }
-        | Action::SplitBuckets { .. } => {
+        | Action::SplitBuckets { .. }
+        | Action::LinkPairs { .. } => {
             batched_js(s, a);
             Ok(())
         }

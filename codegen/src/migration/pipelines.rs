@@ -111,6 +111,24 @@ pub fn batched(a: &Action) -> Option<Batched> {
                         "input": "$__children", "as": "c", "in": element(keep),
                     } }),
                 ),
+                Source::Partners { array: key } | Source::Links { key, .. } => {
+                    let partner = match source {
+                        Source::Links { other, .. } => format!("$$c.{other}"),
+                        _ => "$$c._id".to_owned(),
+                    };
+                    // A plain `$lookup` (the pipeline form is far slower on the test server),
+                    // sorted by `_id`: for links, the order they were made in.
+                    (
+                        json!({ "$lookup": {
+                            "from": child_collection, "localField": "_id", "foreignField": key,
+                            "as": "__children",
+                        } }),
+                        json!({ "$map": {
+                            "input": { "$sortArray": { "input": "$__children", "sortBy": { "_id": 1 } } },
+                            "as": "c", "in": partner,
+                        } }),
+                    )
+                }
                 Source::ParentIds { array: ids } => (
                     json!({ "$lookup": {
                         "from": child_collection, "localField": ids, "foreignField": "_id",
@@ -143,6 +161,36 @@ pub fn batched(a: &Action) -> Option<Batched> {
                 collection: parent_collection.clone(),
                 guard: gather_guard(a)?,
                 stages,
+            })
+        }
+        Action::LinkPairs {
+            holder_collection,
+            array,
+            link_collection,
+            holder_key,
+            other_key,
+            version,
+            ..
+        } => {
+            let mut link = Map::new();
+            link.insert("_id".to_owned(), json!(0));
+            link.insert(holder_key.clone(), json!("$_id"));
+            link.insert(other_key.clone(), json!(format!("${array}")));
+            if let Some(v) = version {
+                link.insert("schema_version".to_owned(), json!({ "$literal": v }));
+            }
+            Some(Batched {
+                collection: holder_collection.clone(),
+                guard: json!({ array: { "$exists": true } }),
+                stages: vec![
+                    json!({ "$unwind": format!("${array}") }),
+                    json!({ "$project": link }),
+                    // On the pair (the link collection's unique index): a replay finds it.
+                    json!({ "$merge": {
+                        "into": link_collection, "on": [holder_key, other_key],
+                        "whenMatched": "keepExisting", "whenNotMatched": "insert",
+                    } }),
+                ],
             })
         }
         Action::ReferToParent {
@@ -214,7 +262,9 @@ fn summarise(
         Children::Embedded { array } => json!({ "$ifNull": [format!("${array}"), []] }),
         Children::Referenced { collection, source } => {
             let (local, foreign) = match source {
-                Source::ChildRef { key } => ("_id".to_owned(), key.clone()),
+                Source::ChildRef { key }
+                | Source::Partners { array: key }
+                | Source::Links { key, .. } => ("_id".to_owned(), key.clone()),
                 Source::ParentIds { array } => (array.clone(), "_id".to_owned()),
             };
             stages.push(json!({ "$lookup": {
@@ -399,7 +449,16 @@ pub fn check(c: &Check) -> (String, Vec<Value>) {
             bound,
             ..
         } => match source {
-            Source::ChildRef { key } => {
+            Source::Partners { array } => {
+                let mut p = vec![
+                    json!({ "$unwind": format!("${array}") }),
+                    json!({ "$group": { "_id": format!("${array}"), "n": { "$sum": 1 } } }),
+                    json!({ "$match": { "n": { "$gt": bound } } }),
+                ];
+                p.extend(first(json!({ "n": -1, "_id": 1 })));
+                (child_collection.clone(), p)
+            }
+            Source::ChildRef { key } | Source::Links { key, .. } => {
                 let mut p = vec![
                     json!({ "$match": { key: { "$exists": true, "$ne": null } } }),
                     json!({ "$group": { "_id": format!("${key}"), "n": { "$sum": 1 } } }),
@@ -472,6 +531,34 @@ pub fn check(c: &Check) -> (String, Vec<Value>) {
             ];
             p.extend(first(json!({ "_id": 1 })));
             (child_collection.clone(), p)
+        }
+        Check::OneSided {
+            collection,
+            array,
+            other_collection,
+            other_array,
+            ..
+        } => {
+            // A document missing lists nothing; one whose array is gone (a resumed run past
+            // the contract) was checked before its array was unset.
+            let back = json!({ "$cond": [
+                { "$eq": [{ "$size": "$__other" }, 0] },
+                [],
+                { "$ifNull": [{ "$arrayElemAt": [{ "$map": {
+                    "input": "$__other", "in": format!("$$this.{other_array}"),
+                } }, 0] }, ["$_id"]] },
+            ] });
+            let mut p = vec![
+                json!({ "$unwind": format!("${array}") }),
+                json!({ "$lookup": {
+                    "from": other_collection, "localField": array, "foreignField": "_id",
+                    "as": "__other",
+                } }),
+                json!({ "$match": { "$expr": { "$not": [{ "$in": ["$_id", back] }] } } }),
+                json!({ "$group": { "_id": "$_id", "n": { "$sum": 1 } } }),
+            ];
+            p.extend(first(json!({ "_id": 1 })));
+            (collection.clone(), p)
         }
         Check::Unparented { collection, .. } => (collection.clone(), Vec::new()),
         Check::BucketBound { buckets, .. } => (buckets.collection.clone(), Vec::new()),

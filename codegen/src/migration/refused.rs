@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::buckets::BucketLimit;
+use super::links::LinkLimit;
 
 /// A change of the diff this slice of `migrate` cannot make, by what it is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,6 +31,18 @@ pub enum Unsupported {
         new: String,
         /// What stops it.
         why: BucketLimit,
+    },
+    /// A many-to-many relationship moved among `one_way`, `two_way` and `link_collection` in a
+    /// way this version cannot make correctly.
+    Links {
+        /// The relationship.
+        relation: String,
+        /// The old layout.
+        old: String,
+        /// The new layout.
+        new: String,
+        /// What stops it.
+        why: LinkLimit,
     },
     /// A collection removed or renamed (or added for something other than an entity).
     Collection {
@@ -102,9 +115,9 @@ impl Unsupported {
     /// not refused again).
     pub fn relation(&self) -> Option<&str> {
         match self {
-            Unsupported::Decision { relation, .. } | Unsupported::Buckets { relation, .. } => {
-                Some(relation)
-            }
+            Unsupported::Decision { relation, .. }
+            | Unsupported::Buckets { relation, .. }
+            | Unsupported::Links { relation, .. } => Some(relation),
             _ => None,
         }
     }

@@ -1,6 +1,8 @@
 //! The words of a migration: each step's name and each refused change's message and help.
 
-use super::{Action, BucketLayout, BucketLimit, Check, Children, Keep, Source, Unsupported};
+use super::{
+    Action, BucketLayout, BucketLimit, Check, Children, Keep, LinkLimit, Source, Unsupported,
+};
 
 /// The code of a change `squillion migrate` cannot make yet (documented in
 /// `docs/migrations.md`).
@@ -90,10 +92,7 @@ pub(super) fn action(a: &Action) -> String {
             ..
         } => format!(
             "gather the {relation} children of {child_collection} ({}) into {parent_collection}.{array} ({})",
-            match source {
-                Source::ChildRef { key } => format!("by {key}"),
-                Source::ParentIds { array } => format!("by the ids in {array}"),
-            },
+            source_words(source),
             match keep {
                 Keep::Embedded { .. } => "embedded",
                 Keep::Ids => "their ids",
@@ -127,14 +126,9 @@ pub(super) fn action(a: &Action) -> String {
                 paths.join(", "),
                 match children {
                     Children::Embedded { array } => format!("embedded in {array}"),
-                    Children::Referenced {
-                        collection,
-                        source: Source::ChildRef { key },
-                    } => format!("in {collection}, by {key}"),
-                    Children::Referenced {
-                        collection,
-                        source: Source::ParentIds { array },
-                    } => format!("in {collection}, by the ids in {array}"),
+                    Children::Referenced { collection, source } => {
+                        format!("in {collection}, {}", source_words(source))
+                    }
                 }
             )
         }
@@ -149,12 +143,11 @@ pub(super) fn action(a: &Action) -> String {
                 Children::Embedded { array } => format!("embedded in {parent_collection}.{array}"),
                 Children::Referenced {
                     collection,
-                    source: Source::ChildRef { key },
-                } => format!("in {collection}, by {key}"),
-                Children::Referenced {
-                    collection,
                     source: Source::ParentIds { array },
                 } => format!("in {collection}, by the ids in {parent_collection}.{array}"),
+                Children::Referenced { collection, source } => {
+                    format!("in {collection}, {}", source_words(source))
+                }
             },
             buckets.size,
             buckets.collection,
@@ -181,7 +174,26 @@ pub(super) fn action(a: &Action) -> String {
             buckets.collection,
             buckets.parent.key()
         ),
+        Action::LinkPairs {
+            relation,
+            holder_collection,
+            array,
+            link_collection,
+            ..
+        } => format!(
+            "link each {relation} pair of {holder_collection}.{array} in {link_collection} (one document per pair)"
+        ),
         Action::DropCollection { collection } => format!("drop collection {collection}"),
+    }
+}
+
+/// How a gather finds a parent's children (or partners).
+fn source_words(source: &Source) -> String {
+    match source {
+        Source::ChildRef { key } => format!("by {key}"),
+        Source::ParentIds { array } => format!("by the ids in {array}"),
+        Source::Partners { array } => format!("by their {array} arrays"),
+        Source::Links { key, .. } => format!("by the links' {key}"),
     }
 }
 
@@ -229,6 +241,15 @@ fn check_name(c: &Check) -> String {
         } => format!(
             "check that every {relation} child of {child_collection} is in a {parent_collection}.{array} array"
         ),
+        Check::OneSided {
+            relation,
+            collection,
+            array,
+            other_collection,
+            other_array,
+        } => format!(
+            "check that every {relation} id in {collection}.{array} names a document of {other_collection} that lists it back in {other_array}"
+        ),
         Check::Unparented {
             relation,
             parent_collection,
@@ -267,7 +288,22 @@ impl Check {
                 Source::ParentIds { array } => format!(
                     "relationship {relation}: the parent {{id}} of {parent_collection} holds {{n}} children's ids in {array}, over the new layout's bound of {bound}"
                 ),
+                Source::Partners { array } => format!(
+                    "relationship {relation}: the document {{id}} of {parent_collection} is in the {array} arrays of {{n}} documents of {child_collection}, over the new layout's bound of {bound}"
+                ),
+                Source::Links { key, .. } => format!(
+                    "relationship {relation}: the document {{id}} of {parent_collection} has {{n}} links in {child_collection} (by {key}), over the new layout's bound of {bound}"
+                ),
             },
+            Check::OneSided {
+                relation,
+                collection,
+                array,
+                other_collection,
+                other_array,
+            } => format!(
+                "relationship {relation}: the document {{id}} of {collection} lists {{n}} ids in {array} whose documents of {other_collection} are missing or do not list it back in {other_array}"
+            ),
             Check::Dangling {
                 relation,
                 parent_collection,
@@ -328,6 +364,11 @@ impl Check {
             Check::Unparented { collection, key, .. } => format!(
                 "give that document of {collection} its parent's id in {key}, or delete it, then run migrate again; nothing was written"
             ),
+            Check::OneSided {
+                array, other_array, ..
+            } => format!(
+                "a two-way pair must be on both sides: add the missing id to {other_array} (or remove it from {array}, or remove the dangling id), then run migrate again; nothing was written"
+            ),
             Check::Orphan { array, .. } => format!(
                 "put the child's id in a parent's {array} or delete the child, or make the reference optional (`one?`) in the new schema, then run migrate again; nothing was written"
             ),
@@ -375,6 +416,19 @@ impl Unsupported {
                 "relationship {relation}: layout {old} -> {new}: {}",
                 bucket_limit(why)
             ),
+            Unsupported::Links {
+                relation,
+                old,
+                new,
+                why,
+            } => format!(
+                "relationship {relation}: layout {old} -> {new}: {}",
+                match why {
+                    LinkLimit::Fields => "the relationship's own fields (or copies) are stored beside each pair, and pairs with fields are not moved between layouts",
+                    LinkLimit::SameEntity => "both ends are the same entity, and links between documents of one collection are not moved between layouts",
+                    LinkLimit::Patterns => "an outlier cap, summaries or kept lists go with the layout, and they are not moved with it",
+                }
+            ),
             Unsupported::Collection { entity, old, new } => match (old, new) {
                 (Some(o), Some(n)) => format!("collection {o} of {entity} renamed to {n}"),
                 (Some(o), None) => format!("collection {o} of {entity} removed"),
@@ -418,6 +472,11 @@ impl Unsupported {
                 "moving data between layouts is not implemented yet (docs/migrations.md lists the steps); migrate this change by hand, or keep the old layout with `force` and migrate the rest first".to_owned()
             }
             Unsupported::Buckets { why, .. } => bucket_help(why),
+            Unsupported::Links { why, .. } => match why {
+                LinkLimit::Fields => "move the pairs and their fields by hand, or keep the old layout with `force` for this relationship; many-to-many moves carry plain pairs of ids only".to_owned(),
+                LinkLimit::SameEntity => "move the pairs by hand, or keep the old layout with `force` for this relationship".to_owned(),
+                LinkLimit::Patterns => "migrate in two steps: first drop the outlier cap, summaries or lists under the old layout (OLD -> MID), then change the layout (MID -> NEW)".to_owned(),
+            },
             Unsupported::FieldType { .. } => {
                 "converting stored values is not implemented yet; convert them by hand ($convert in a pipeline update), or keep the old type".to_owned()
             }
