@@ -322,6 +322,24 @@ fn pair(change: Change, n: &Names) -> (String, String) {
     }
 }
 
+/// Runs the migration from `old` to `new` again, after a run that finished: it says so and
+/// writes nothing.
+pub(super) async fn a_second_run_changes_nothing(old: &Path, new: &Path, t: &TestDb, what: &str) {
+    let after = dump(&t.db).await;
+    let again = migrate(old, new, t, &[]).await;
+    again.expect(0, what);
+    assert!(
+        again.stdout.starts_with("already migrated"),
+        "{what}\n{}",
+        again.stdout
+    );
+    assert_eq!(
+        dump(&t.db).await,
+        after,
+        "{what}: the second run changed the database"
+    );
+}
+
 pub(super) async fn migrate(old: &Path, new: &Path, t: &TestDb, extra: &[&str]) -> Run {
     let mut args: Vec<OsString> = vec![
         "migrate".into(),
@@ -516,19 +534,7 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     }
 
     // A second run does nothing and says so.
-    let after = dump(&t.db).await;
-    let again = migrate(&old, &new, &t, &[]).await;
-    again.expect(0, &what);
-    assert!(
-        again.stdout.starts_with("already migrated"),
-        "{what}\n{}",
-        again.stdout
-    );
-    assert_eq!(
-        dump(&t.db).await,
-        after,
-        "{what}: the second run changed the database"
-    );
+    a_second_run_changes_nothing(&old, &new, &t, &what).await;
     t.cleanup().await;
     (recorded, steps)
 }
