@@ -180,3 +180,55 @@ fn growth_rate_mistakes_are_coded() {
     assert!(errors("rate 5/min").is_empty());
     assert!(errors("append_heavy, unbounded rate 1_000/s").is_empty());
 }
+
+/// A rate declared on one relation of a child is the additions of its other one-to-many
+/// relations where every child has exactly one parent (a comment added to a post is a comment of
+/// its author); not where the child may have none (`one?`), nor where no rate is declared.
+#[test]
+fn a_declared_rate_is_carried_to_the_childs_other_parents() {
+    for (number, unit, seconds) in [
+        (50u32, "/s", 1.0),
+        (30, "/min", 60.0),
+        (2_000, "/day", 86_400.0),
+    ] {
+        for optional in [false, true] {
+            for declared in [true, false] {
+                let growth = if declared {
+                    format!("  growth append_heavy rate {number}{unit}\n")
+                } else {
+                    String::new()
+                };
+                let opt = if optional { "?" } else { "" };
+                let src = format!(
+                    "entity Post {{ title: string }}\nentity User {{ name: string }}\n\
+                     entity Comment {{ text: string  at: date }}\n\
+                     relation Post.comments: squillions <-> Comment.post: one {{\n{growth}}}\n\
+                     relation User.comments: squillions <-> Comment.author: one{opt}\n"
+                );
+                let p = plan(&src);
+                let w = |id: &str| {
+                    p.relationship(id)
+                        .and_then(|d| d.cost.as_ref())
+                        .map(|c| c.workload.clone())
+                        .expect("costed")
+                };
+                let (post, user) = (w("Post.comments"), w("User.comments"));
+                let carried = declared && !optional;
+                assert_eq!(user.appends_declared, carried, "{src}");
+                if carried {
+                    let per_second = f64::from(number) / seconds;
+                    let tolerance = if per_second < 0.01 {
+                        per_second * 0.006
+                    } else {
+                        0.006
+                    };
+                    assert!(
+                        (user.appends - per_second).abs() <= tolerance,
+                        "{user:?}\n{src}"
+                    );
+                    assert_eq!(user.appends, post.appends, "{src}");
+                }
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! through it: the declared rates where the schema states them, the defaults of
 //! docs/language.md otherwise.
 
-use crate::model::{Layout, Navigate, Operator, Relation, RelationKind};
+use crate::model::{CardinalityClass, Layout, Navigate, Operator, Relation, RelationKind};
 
 use super::super::context::Ctx;
 use super::super::size;
@@ -182,7 +182,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
     let reads = list_reads + alone_reads;
     let appends = if ctx.is_static(rel) {
         0.0
-    } else if let Some(rate) = f.add_rate_per_second {
+    } else if let Some(rate) = declared_adds(ctx, rel) {
         rate
     } else if f.append_heavy {
         reads.max(DEFAULT_READS) * APPEND_HEAVY_WRITES_PER_READ
@@ -202,7 +202,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         // only the undeclared default (the parent shown with its children) reads the parent.
         with_parent: by_parent == 0.0 && f.page.is_none() && f.time_range.is_none(),
         declared,
-        appends_declared: f.add_rate_per_second.is_some(),
+        appends_declared: declared_adds(ctx, rel).is_some(),
         range_window: f.time_range_window.filter(|_| f.page.is_none()),
         links: rel.kind == RelationKind::ManyToMany,
         partners,
@@ -234,4 +234,28 @@ fn other_ends<'m>(ctx: &Ctx<'m>, rel: &Relation) -> Vec<&'m str> {
         .filter(|end| end.entity == *child)
         .map(|end| end.field.as_str())
         .collect()
+}
+
+/// The children added per second as the schema declares them: `rel`'s own `growth ... rate`,
+/// else, for a one-to-many whose every child has exactly one parent here (`one`, not `one?`),
+/// the rate declared on another one-to-many of the same child: each child added there is
+/// added here too (a comment added to a post is a comment of its author).
+fn declared_adds(ctx: &Ctx<'_>, rel: &Relation) -> Option<f64> {
+    if let Some(rate) = rel.facts.add_rate_per_second {
+        return Some(rate);
+    }
+    let child = rel.child();
+    let one_parent = rel.kind == RelationKind::OneToMany
+        && child.cardinality.class == CardinalityClass::One
+        && !child.cardinality.optional;
+    if !one_parent {
+        return None;
+    }
+    ctx.model
+        .relations
+        .iter()
+        .filter(|r| r.id != rel.id && r.kind == RelationKind::OneToMany)
+        .filter(|r| r.child().entity == child.entity && r.parent().entity != child.entity)
+        .filter_map(|r| r.facts.add_rate_per_second)
+        .reduce(f64::max)
 }
