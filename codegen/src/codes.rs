@@ -181,6 +181,8 @@ pub const CONTRADICTORY_SETTINGS: &str = "E0604";
 pub const DUPLICATE_ATTRIBUTE: &str = "W0301";
 /// An attribute another one already implies.
 pub const REDUNDANT_ATTRIBUTE: &str = "W0302";
+/// A query sorted by an enumeration whose listed order is not alphabetical.
+pub const SORT_BY_ENUMERATION: &str = "W0501";
 /// `many(N)` with a bound small enough to be `few`.
 pub const MANY_WITH_SMALL_BOUND: &str = "W0401";
 
@@ -327,6 +329,7 @@ pub const ALL: &[(&str, &str)] = &[
     (DUPLICATE_ATTRIBUTE, "attribute written twice"),
     (REDUNDANT_ATTRIBUTE, "attribute already implied"),
     (MANY_WITH_SMALL_BOUND, "`many` with a bound of `few`"),
+    (SORT_BY_ENUMERATION, "sorted by an enumeration's text"),
 ];
 
 #[cfg(test)]

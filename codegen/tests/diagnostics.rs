@@ -662,6 +662,12 @@ fn cases() -> Vec<Case> {
             (3, 21),
             "`many(5)` is a small bound",
         ),
+        case(
+            "W0501",
+            "entity T { p: one_of(\"low\", \"high\") }\nquery q on T { sort p desc }",
+            (2, 21),
+            "`p` is an enumeration: the server sorts it by its stored text (\"high\", \"low\")",
+        ),
     ]
 }
 

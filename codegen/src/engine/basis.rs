@@ -20,7 +20,13 @@ pub(crate) enum Alone {
     /// Its documents expire on their own (`@expires` on `field`, after `ttl` seconds).
     Expires { field: String, ttl: u64 },
     /// It may have no `parent` (`end` is `one?`): a child without one has nowhere else to be.
-    NoParent { end: String, parent: String },
+    /// `homed`: it always has a parent through another relation, which may hold it; only this
+    /// relation keeps it out.
+    NoParent {
+        end: String,
+        parent: String,
+        homed: bool,
+    },
     /// Another relationship's layout refers to it by `_id` (`relation`, decided `layout`).
     Referenced { relation: String, layout: Layout },
 }
@@ -249,7 +255,8 @@ pub(crate) enum Reason {
         parent: String,
         child: String,
         max: Max,
-        alone: bool,
+        /// Why the children are documents of their own, if they must be.
+        alone: Option<Alone>,
     },
     /// Many-to-many with fields, one bounded side reads: `{reference, fields}` there.
     LinesOnOneSide {
@@ -358,8 +365,8 @@ pub(crate) enum Against {
         other: String,
         bytes: u64,
     },
-    /// The other side is read on its own.
-    ReadAlone { entity: String },
+    /// The other side is read on its own, or must be a document of its own (`why`).
+    ReadAlone { entity: String, why: Alone },
     /// A separate collection for a one-to-one costs a read.
     SecondRead { owner: String, other: String },
     /// Embedding more children than an embedded array should hold.

@@ -7,6 +7,16 @@ use squillion_grammar::{SourceFile, Span};
 use crate::model::{Entity, Layout, Model, Query, Relation, RelationKind, Settings};
 use crate::plan::{SourcePosition, Warning};
 
+/// A relation whose child end is `one?`: its children may have no parent there.
+struct Orphan {
+    relation: String,
+    /// `Book.author`.
+    end: String,
+    parent: String,
+    /// The parent is the child's own kind (a tree's root has no parent).
+    own_kind: bool,
+}
+
 /// The engine's view of one model.
 pub(crate) struct Ctx<'a> {
     pub model: &'a Model,
@@ -34,9 +44,11 @@ pub(crate) struct Ctx<'a> {
     watch: std::cell::RefCell<Option<Vec<String>>>,
     /// Entities declared `standalone` in some relation.
     declared_standalone: BTreeSet<&'a str>,
-    /// Entities that may have no parent (`Book.author: one?`): the relation end saying so and
-    /// the parent entity, for the first such relation.
-    orphans: HashMap<&'a str, (String, &'a str)>,
+    /// Entities that may have no parent (`Book.author: one?`): every relation saying so.
+    orphans: HashMap<&'a str, Vec<Orphan>>,
+    /// Entities among them that always have a parent of another kind through some other
+    /// relation: only the relations of their optional ends keep them out.
+    homed: BTreeSet<&'a str>,
     /// Entities with a lifecycle of their own: a field of theirs is `@expires`, so their
     /// documents are deleted on their own schedule (the field and its TTL in seconds).
     expiring: HashMap<&'a str, (&'a str, u64)>,
@@ -82,9 +94,11 @@ impl<'a> Ctx<'a> {
                 expiring.insert(e.name.as_str(), (f.name.as_str(), ttl));
             }
         }
-        // A child whose end is `one?` may have no parent: embedded in one, a child without it
-        // would have nowhere to be, so it keeps documents of its own.
-        let mut orphans = HashMap::new();
+        // A child whose end is `one?` may have no parent: embedded in that parent, a child
+        // without it would have nowhere to be. It keeps documents of its own unless another
+        // parent, one it always has (`one`, not the entity itself), can hold it.
+        let mut orphans: HashMap<&str, Vec<Orphan>> = HashMap::new();
+        let mut homed = BTreeSet::new();
         for r in model
             .relations
             .iter()
@@ -92,11 +106,22 @@ impl<'a> Ctx<'a> {
         {
             let (child, parent) = (r.child(), r.parent());
             if child.cardinality.optional {
-                standalone.insert(child.entity.clone());
-                orphans.entry(child.entity.as_str()).or_insert((
-                    format!("{}.{}", child.entity, child.field),
-                    parent.entity.as_str(),
-                ));
+                orphans
+                    .entry(child.entity.as_str())
+                    .or_default()
+                    .push(Orphan {
+                        relation: r.id.clone(),
+                        end: format!("{}.{}", child.entity, child.field),
+                        parent: parent.entity.clone(),
+                        own_kind: parent.entity == child.entity,
+                    });
+            } else if parent.entity != child.entity {
+                homed.insert(child.entity.as_str());
+            }
+        }
+        for (entity, list) in &orphans {
+            if !homed.contains(entity) || list.iter().any(|o| o.own_kind) {
+                standalone.insert((*entity).to_owned());
             }
         }
         let declared_standalone = model
@@ -164,6 +189,7 @@ impl<'a> Ctx<'a> {
             watch: Default::default(),
             declared_standalone,
             orphans,
+            homed,
             expiring,
             entities: model
                 .entities
@@ -276,11 +302,18 @@ impl<'a> Ctx<'a> {
         if let Some(q) = self.queries_on(entity).first() {
             return Some(Alone::Query(q.name.clone()));
         }
-        if let Some((end, parent)) = self.orphans.get(entity) {
-            return Some(Alone::NoParent {
-                end: end.clone(),
-                parent: (*parent).to_owned(),
-            });
+        if let Some(list) = self.orphans.get(entity) {
+            // Kept out of every parent, or only out of `asking`'s, when another parent it
+            // always has can hold it.
+            let homed = self.homed.contains(entity) && !list.iter().any(|o| o.own_kind);
+            let this = list.iter().find(|o| o.relation == asking);
+            if let Some(o) = this.or(list.first().filter(|_| !homed)) {
+                return Some(Alone::NoParent {
+                    end: o.end.clone(),
+                    parent: o.parent.clone(),
+                    homed,
+                });
+            }
         }
         if self.standalone.contains(entity) {
             return Some(Alone::Pattern);

@@ -91,8 +91,12 @@ pub(crate) fn fact(f: &Fact) -> String {
             Alone::Declared => format!("{entity} is read on its own (declared standalone)"),
             Alone::Query(q) => format!("{entity} is read on its own (query `{q}` reads it directly)"),
             Alone::Pattern => format!("{entity} is read on its own (its pattern needs a collection)"),
-            Alone::NoParent { end, parent } => format!(
+            Alone::NoParent { end, parent, homed: false } => format!(
                 "{entity} may have no {parent} (`{end}` is `one?`): one without it has no {parent} to be embedded in, so {} keep documents of their own",
+                plural(entity)
+            ),
+            Alone::NoParent { end, parent, homed: true } => format!(
+                "{entity} may have no {parent} (`{end}` is `one?`): one without it would have no {parent} to be embedded in, so no {parent} holds {}",
                 plural(entity)
             ),
             Alone::Referenced { relation, layout } => format!(
@@ -339,10 +343,20 @@ pub(crate) fn reason(r: &Reason) -> String {
         ),
         Reason::ParentList { parent, child, max, alone } => format!(
             "{} and {} has {}: the {parent} holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)",
-            if *alone {
-                format!("{} are read on their own", plural(child))
-            } else {
-                format!("{} are too many to embed", plural(child))
+            match alone {
+                Some(Alone::NoParent { end, .. }) => {
+                    format!("{} keep documents of their own (`{end}` is `one?`)", plural(child))
+                }
+                Some(Alone::Referenced { relation, .. }) => format!(
+                    "{} are documents of their own ({relation} refers to them by id)",
+                    plural(child)
+                ),
+                Some(Alone::Expires { field, .. }) => format!(
+                    "{} expire on their own (`{field}` is @expires)",
+                    plural(child)
+                ),
+                Some(_) => format!("{} are read on their own", plural(child)),
+                None => format!("{} are too many to embed", plural(child)),
             },
             a(parent),
             up_to(*max, child)

@@ -2,7 +2,7 @@
 //! (`Declined`) and a rule a forced layout breaks (`Broken`), from the data the engine records.
 //! Part of a decision's prose (`super::decision`).
 
-use crate::engine::basis::{Against, Broken, Declined, Oversized};
+use crate::engine::basis::{Against, Alone, Broken, Declined, Oversized};
 
 use super::decision::{chain, growth, ids, list, ratio, reason};
 use super::{a, n_of, plural, thousands, up_to};
@@ -24,7 +24,27 @@ pub(crate) fn against(x: &Against) -> String {
             super::bytes(*bytes),
             a(owner)
         ),
-        Against::ReadAlone { entity } => format!("{entity} is read on its own (rule 2)"),
+        Against::ReadAlone { entity, why } => match why {
+            Alone::NoParent { end, parent, homed: true } => format!(
+                "{} may have no {parent} (`{end}` is `one?`): embedded in {}, one without it would have nowhere to be",
+                a(entity),
+                a(parent)
+            ),
+            Alone::NoParent { end, parent, homed: false } => format!(
+                "{} keep documents of their own: {} may have no {parent} (`{end}` is `one?`), and one without it would have nowhere to be",
+                plural(entity),
+                a(entity)
+            ),
+            Alone::Referenced { relation, .. } => format!(
+                "{entity} is a document of its own: {relation} refers to each {entity} by its id (rule 2)"
+            ),
+            Alone::Expires { field, .. } => format!(
+                "{entity}'s documents expire on their own (`{field}` is @expires) (rule 2)"
+            ),
+            Alone::Declared | Alone::Query(_) | Alone::Pattern => {
+                format!("{entity} is read on its own (rule 2)")
+            }
+        },
         Against::SecondRead { owner, other } => format!(
             "a separate {other} collection costs a second read for every {owner} and buys nothing: {other} is never read on its own"
         ),

@@ -109,7 +109,10 @@ fn query(r: &mut Resolver<'_>, model: &Model, decl: &QueryDecl) -> Query {
             }
         }
         for key in &decl.sort {
-            if let Some((path, _)) = paths.resolve(r, &key.path) {
+            if let Some((path, end)) = paths.resolve(r, &key.path) {
+                if let super::query_paths::End::Field(f) = end {
+                    sorted_by_text(r, key.span, &path, &f.facts.one_of);
+                }
                 if children.is_some() && !own_path(r, decl, &path, key.path.span) {
                     continue;
                 }
@@ -263,4 +266,40 @@ fn own_path(r: &mut Resolver<'_>, decl: &QueryDecl, path: &FieldPath, span: Span
         ),
     );
     false
+}
+
+/// Warns when a sort key is an enumeration whose listed order is not its alphabetical order: the
+/// server sorts the stored texts (`"high" < "low" < "normal" < "urgent"`), not by `one_of`.
+fn sorted_by_text(r: &mut Resolver<'_>, span: Span, path: &FieldPath, values: &[String]) {
+    let mut alphabetical: Vec<&String> = values.iter().collect();
+    alphabetical.sort();
+    if alphabetical.iter().copied().eq(values.iter()) {
+        return;
+    }
+    let quoted = |v: &[&String]| {
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let listed: Vec<&String> = values.iter().collect();
+    r.report(
+        Diagnostic::warning(
+            codes::SORT_BY_ENUMERATION,
+            span,
+            format!(
+                "`{}` is an enumeration: the server sorts it by its stored text ({}), not in the \
+                 order `one_of` lists it ({})",
+                path.dotted(),
+                quoted(&alphabetical),
+                quoted(&listed)
+            ),
+        )
+        .with_label("sorted alphabetically")
+        .with_help(format!(
+            "to sort in the listed order, store the rank as a number beside it (`{}_rank: int32`) \
+             and sort by that; list the values alphabetically if that is the order you want",
+            path.segments.last().map_or("value", String::as_str)
+        )),
+    );
 }

@@ -7,7 +7,7 @@
 /// Collection `shelfs`. One document per Shelf.
 /// Estimated size: about 129 bytes on average, 1189 bytes at worst.
 ///
-/// Layout of `Shelf.tags`: parent_refs. Tags are read on their own and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+/// Layout of `Shelf.tags`: parent_refs. Tags keep documents of their own (`Tag.shelf` is `one?`) and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
 /// Rules: rule 2, rule 4.
 ///
 /// Repository: `ShelfRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_tags`, `remove_tags`, `load_tags`, `load_tags_projected`, `set_label`.
@@ -31,7 +31,7 @@ pub struct Shelf {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `label` (BSON `string`).
     pub label: ::std::string::String,
-    /// parent_refs (Shelf.tags): Tags are read on their own and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+    /// parent_refs (Shelf.tags): Tags keep documents of their own (`Tag.shelf` is `one?`) and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
     #[squillion(parent_refs(to = Tag, max = 8))]
     pub tags: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 8>,
 }
@@ -45,7 +45,7 @@ impl Shelf {
     /// The `$jsonSchema` validator of `shelfs`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","label","tags"],"properties":{"_id":{"bsonType":"objectId"},"label":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":8,"items":{"bsonType":"objectId"},"description":"parent_refs (Shelf.tags): Tags are read on their own and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)"}},"title":"shelfs documents"}"#,
+            r#"{"bsonType":"object","required":["_id","label","tags"],"properties":{"_id":{"bsonType":"objectId"},"label":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":8,"items":{"bsonType":"objectId"},"description":"parent_refs (Shelf.tags): Tags keep documents of their own (`Tag.shelf` is `one?`) and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 0..."}},"title":"shelfs documents"}"#,
         )
     }
     /// The validator document of `shelfs`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -51,6 +51,8 @@ pub(super) struct View<'a> {
     pub n_max: Option<u64>,
     pub n_typical: Option<u64>,
     pub child_alone: bool,
+    /// Why the child is a document of its own, when it must be.
+    pub alone_why: Option<super::basis::Alone>,
 }
 
 /// An alternative ruled out before any comparison: by the size model, a document it makes
@@ -259,6 +261,18 @@ pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
         n_max: parent.cardinality.max(ctx.settings),
         n_typical: parent.cardinality.typical,
         child_alone: ctx.is_standalone_beside(&child.entity, &rel.id),
+        alone_why: ctx.read_alone(&child.entity, &rel.id),
+    }
+}
+
+/// Why `entity` is kept out of `rel`'s parent: it is read on its own, or must be a document of
+/// its own.
+pub(super) fn kept_out(ctx: &Ctx<'_>, entity: &str, rel: &str) -> Against {
+    Against::ReadAlone {
+        entity: entity.to_owned(),
+        why: ctx
+            .read_alone(entity, rel)
+            .unwrap_or(super::basis::Alone::Declared),
     }
 }
 
@@ -460,9 +474,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         let rej = vec![rejected(
             Layout::Embed,
             &[RuleId::Rule2],
-            Against::ReadAlone {
-                entity: other.clone(),
-            },
+            kept_out(ctx, other, &rel.id),
         )];
         // An expiring child is referenced from itself only: an id in the owner would outlive it.
         if rel.facts.navigate == Navigate::Both && ctx.expiring(other).is_none() {

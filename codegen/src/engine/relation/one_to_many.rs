@@ -207,7 +207,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         rejected(
             Layout::Embed,
             &[RuleId::Rule2],
-            Against::ReadAlone { entity: c.clone() },
+            super::kept_out(ctx, &c, &v.rel.id),
         )
     } else if growing {
         rejected(
@@ -453,7 +453,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         parent: p,
         child: c,
         max,
-        alone: v.child_alone,
+        alone: v.alone_why.clone(),
     };
     choice(Layout::ParentRefs, parent_side, rules, reason, facts, rej)
 }
