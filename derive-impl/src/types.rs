@@ -91,6 +91,21 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
         .flatten()
 }
 
+/// Whether `ty` is `String` (written `String`, `std::string::String` or `::std::string::String`).
+pub fn is_string(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|seg| seg.ident == "String" && seg.arguments.is_none())
+}
+
+/// The type a setter takes its value as: `&str` for a `String` (`set_name(&id, "Ada")`; a
+/// `&String` still coerces), `&T` otherwise.
+pub fn value_param(ty: &Type) -> proc_macro2::TokenStream {
+    if is_string(ty) {
+        quote::quote!(&str)
+    } else {
+        quote::quote!(&#ty)
+    }
+}
+
 /// The integer value of a literal capacity expression (`200`), if it is one.
 pub fn literal_usize(e: &syn::Expr) -> Option<u64> {
     match e {

@@ -2,6 +2,7 @@
 //! (seed 002's IoT readings, seed 003's comment pages).
 
 use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::ClientSession;
 
 use super::arrays::{add_summaries, merge_operator, ComputedField};
 use crate::error::Context;
@@ -54,9 +55,98 @@ pub async fn append(
     spec: &BucketSpec,
     item: Bson,
 ) -> Result<BucketAppend> {
+    let (filter, update) = upsert(key, spec, &item);
+    let r = coll
+        .update_one(filter, update)
+        .upsert(true)
+        .await
+        .during("update", coll.name())?;
+    Ok(landed(r.upserted_id))
+}
+
+/// What the owner keeps of its bucketed children beside the buckets: the latest N (`latest`) or
+/// the best N (`top`) copies, pushed by every append in the same transaction where the deployment
+/// runs them.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept {
+    /// The owners' collection.
+    pub owners: &'static str,
+    /// The bucket's field holding its owner's `_id`.
+    pub key: &'static str,
+    /// The owner's arrays of copies.
+    pub lists: &'static [super::subsets::List],
+}
+
+/// [`append`], then the copy of `item` pushed into each of the owner's lists (`$push` with
+/// `$each`, `$sort`, `$slice`), in one transaction when `transactions`, else the bucket first. An
+/// owner that is not stored keeps nothing.
+pub async fn append_kept(
+    coll: &mongodb::Collection<BsonDocument>,
+    transactions: bool,
+    key: BsonDocument,
+    spec: &BucketSpec,
+    kept: &Kept,
+    item: Bson,
+) -> Result<BucketAppend> {
+    if transactions {
+        let client = coll.client();
+        crate::__squillion_transaction!(client, |session| append_body(
+            coll,
+            &key,
+            spec,
+            kept,
+            &item,
+            Some(&mut session)
+        )
+        .await)
+    } else {
+        append_body(coll, &key, spec, kept, &item, None).await
+    }
+}
+
+async fn append_body(
+    coll: &mongodb::Collection<BsonDocument>,
+    key: &BsonDocument,
+    spec: &BucketSpec,
+    kept: &Kept,
+    item: &Bson,
+    mut session: Option<&mut ClientSession>,
+) -> Result<BucketAppend> {
+    let (filter, update) = upsert(key.clone(), spec, item);
+    let r = crate::__squillion_in_session!(coll.update_one(filter, update).upsert(true), session)
+        .during("update", coll.name())?;
+    let (Some(owner), Bson::Document(child)) = (key.get(kept.key), item) else {
+        return Ok(landed(r.upserted_id));
+    };
+    let mut pushes = BsonDocument::new();
+    for l in kept.lists {
+        pushes.insert(l.path, l.push(l.copy(child)));
+    }
+    let owners = coll
+        .client()
+        .database(&coll.namespace().db)
+        .collection::<BsonDocument>(kept.owners);
+    crate::__squillion_in_session!(
+        owners.update_one(doc! { "_id": owner.clone() }, doc! { "$push": pushes }),
+        session
+    )
+    .during("update", kept.owners)?;
+    Ok(landed(r.upserted_id))
+}
+
+fn landed(upserted: Option<Bson>) -> BucketAppend {
+    match upserted {
+        Some(id) => BucketAppend::NewBucket(id),
+        None => BucketAppend::Existing,
+    }
+}
+
+/// The filter and update of an append: the owner's bucket with room, the item pushed (sorted
+/// when the spec orders the children), the count and summaries raised.
+fn upsert(key: BsonDocument, spec: &BucketSpec, item: &Bson) -> (BsonDocument, BsonDocument) {
     let mut filter = key;
     filter.insert(spec.count, doc! { "$lt": spec.size });
-    filter.extend(super::unique::guards(spec.items, spec.unique, &item));
+    filter.extend(super::unique::guards(spec.items, spec.unique, item));
     let push = match spec.sort {
         Some(key) => {
             Bson::Document(doc! { "$each": [item.clone()], "$sort": { key: 1_i32, "_id": 1_i32 } })
@@ -65,16 +155,8 @@ pub async fn append(
     };
     let mut update = doc! { "$push": { spec.items: push } };
     merge_operator(&mut update, "$inc", doc! { spec.count: 1_i32 });
-    add_summaries(&mut update, spec.computed, &item);
-    let r = coll
-        .update_one(filter, update)
-        .upsert(true)
-        .await
-        .during("update", coll.name())?;
-    Ok(match r.upserted_id {
-        Some(id) => BucketAppend::NewBucket(id),
-        None => BucketAppend::Existing,
-    })
+    add_summaries(&mut update, spec.computed, item);
+    (filter, update)
 }
 
 /// The order of an owner's buckets: by start time when there is one, then by `_id`; newest

@@ -60,7 +60,7 @@ impl List {
     }
 
     /// The `$push` operand that adds `copy`, sorted and sliced to `n`.
-    fn push(&self, copy: BsonDocument) -> BsonDocument {
+    pub(super) fn push(&self, copy: BsonDocument) -> BsonDocument {
         let (sort, slice) = match (self.latest, self.descending) {
             (true, false) => (1, -self.n),
             (_, true) => (-1, self.n),

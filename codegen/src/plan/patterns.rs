@@ -87,7 +87,8 @@ pub struct SubsetPlan {
     /// Stored newest (largest) first.
     pub descending: bool,
     /// The field of each copy holding the child's `_id` (`_id`): a changed child's copy is found
-    /// by it, a removed child's copy leaves by it.
+    /// by it, a removed child's copy leaves by it. Empty for bucketed children, which have no
+    /// `_id`: their copies are pushed by the bucket's appends.
     pub child_id: String,
     /// BSON names of the child's fields each copy holds besides [`SubsetPlan::child_id`]; never
     /// the child's reference back to this parent.

@@ -458,6 +458,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         if !unique.is_empty() {
             args.push(quote!(unique(#(#unique),*)));
         }
+        args.extend(bucket_kept(lookup, d));
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
     let of = summarised_array(d, c);
@@ -489,6 +490,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     quote!()
                 };
                 match (children, lookup.document_type(&d.child)) {
+                    // Bucketed children: the bucket's appends push the copies.
+                    _ if d.bucket.is_some() => quote!(maintained),
                     (Some(ch), Some(to)) => {
                         let key = &ch.parent_key;
                         quote!(top(to = #to, n = #n, sort = #sort_by #desc, keep(#(#keep),*), key = #key))
@@ -516,6 +519,43 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         };
         out.field(&x.path, attr);
     }
+}
+
+/// `owner = P, latest(..), top(..)` on a bucket's children: the owner's lists of copies (`latest
+/// N`, `top N`) every append keeps.
+fn bucket_kept(lookup: &PlanIndex<'_>, d: &Decision) -> Vec<TokenStream> {
+    let Some(owner) = lookup.document_type(&d.parent) else {
+        return Vec::new();
+    };
+    let list = |kind: &str, path: &str, n: u64, sort: &str, desc: bool, keep: &[String]| {
+        let kind = quote::format_ident!("{kind}");
+        let n = lit(n);
+        let desc = if desc { quote!(, desc) } else { quote!() };
+        quote!(#kind(path = #path, n = #n, sort = #sort #desc, keep(#(#keep),*)))
+    };
+    let mut lists: Vec<TokenStream> = d
+        .subset
+        .iter()
+        .map(|s| list("latest", &s.path, s.n, &s.sort_by, s.descending, &s.keep))
+        .collect();
+    for x in &d.computed {
+        if let ComputedFn::TopN {
+            n,
+            sort_by,
+            descending,
+            keep,
+            ..
+        } = &x.function
+        {
+            lists.push(list("top", &x.path, *n, sort_by, *descending, keep));
+        }
+    }
+    if lists.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![quote!(owner = #owner)];
+    out.extend(lists);
+    out
 }
 
 /// The array in `c` the summaries `d` keeps in `c` summarise: a bucket's children, an embedded

@@ -219,8 +219,33 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut desc = false;
                     let mut sort = None;
                     let mut unique = Vec::new();
+                    let mut owner = None;
+                    let mut lists = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
+                            "owner" => owner = Some(path_value(&m)?),
+                            kind @ ("latest" | "top") => {
+                                let latest = kind == "latest";
+                                let (mut path, mut n, mut sort, mut desc, mut keep) = (None, None, None, false, Vec::new());
+                                m.parse_nested_meta(|l| {
+                                    match key_name(&l).as_str() {
+                                        "path" => path = Some(name_value(&l)?),
+                                        "n" => n = Some(relation_max(&l, cx)?.0),
+                                        "sort" => sort = Some(name_value(&l)?),
+                                        "desc" => desc = true,
+                                        "keep" => keep = name_list(&l)?,
+                                        other => {
+                                            cx.error_spanned_by(&l.path, format!("unknown `{kind}` option `{other}`; expected path, n, sort, desc, keep"));
+                                            skip_value(&l)?;
+                                        }
+                                    }
+                                    Ok(())
+                                })?;
+                                match (path, n, sort) {
+                                    (Some(path), Some(n), Some(sort)) => lists.push(super::KeptList { path, n, sort, desc, latest, keep }),
+                                    _ => cx.error_spanned_by(&m.path, format!("`{kind}` needs `path = \"field\"` (the owner's array), `n = N` and `sort = \"field\"`")),
+                                }
+                            }
                             "size" => size = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "unique" => unique = name_list(&m)?,
@@ -230,14 +255,18 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "end" => end = Some(ident_value(&m)?),
                             "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique, owner, latest, top"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
+                    if !lists.is_empty() && (owner.is_none() || keys.len() != 1) {
+                        cx.error_at(span, "`bucket(latest(..))` and `bucket(top(..))` need `owner = Type` and one `key`: the owner whose lists every append keeps");
+                    }
+                    let kept = owner.filter(|_| !lists.is_empty()).map(|owner| super::BucketKept { owner, lists });
                     match size {
-                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, sort, desc, unique }),
+                        Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, sort, desc, unique, kept }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),
                     }
                 }

@@ -170,6 +170,8 @@ pub enum Layout {
         desc: bool,
         /// Paths, in each child, of values no two children of one bucket may share.
         unique: Vec<String>,
+        /// The owner's lists of copies every append keeps (`owner = T, latest(..), top(..)`).
+        kept: Option<BucketKept>,
     },
     Outlier {
         max: u64,
@@ -193,6 +195,26 @@ impl Layout {
             Layout::Outlier { .. } => "outlier",
         }
     }
+}
+
+/// What the owner of bucketed children keeps of them: its type and its lists of copies.
+#[derive(Clone, Debug)]
+pub struct BucketKept {
+    pub owner: syn::Path,
+    pub lists: Vec<KeptList>,
+}
+
+/// One list of copies an owner keeps (`latest(path = "events", n = 5, sort = "at", desc,
+/// keep("at"))`, or `top(...)`).
+#[derive(Clone, Debug)]
+pub struct KeptList {
+    pub path: String,
+    pub n: u64,
+    pub sort: String,
+    pub desc: bool,
+    /// `latest` rather than `top`.
+    pub latest: bool,
+    pub keep: Vec<String>,
 }
 
 /// A summary a field keeps.

@@ -14,6 +14,8 @@ pub(super) struct BucketFields<'a> {
     pub(super) end: Option<&'a syn::Ident>,
     /// Path, in each child, of the key each bucket keeps its children sorted by.
     pub(super) sort: Option<&'a str>,
+    /// The owner's lists of copies every append keeps.
+    pub(super) kept: Option<&'a crate::attr::BucketKept>,
 }
 
 pub(super) fn bucket(
@@ -29,6 +31,7 @@ pub(super) fn bucket(
         start,
         end,
         sort,
+        kept,
     } = fields;
     let rt = rt();
     let ident = item.ident;
@@ -122,6 +125,37 @@ pub(super) fn bucket(
          `updateOne({{key, {count_name}: {{$lt: {size}}}}}, {{$push: {{{items}: {push}}}, $inc: {{{count_name}: 1, ..}}, $max: .., $min: ..}}, {{upsert: true}})` \
          (seed 002). No bucket ever holds more than {size} children, however many appends race."
     );
+    let (append_body, append_doc) = match (kept, key_fields.first()) {
+        (Some(kept), Some(key)) => {
+            let owner = &kept.owner;
+            let key_bson = &key.bson;
+            let lists = kept.lists.iter().map(|l| {
+                let (path, n, sort, desc, latest) = (&l.path, l.n as i64, &l.sort, l.desc, l.latest);
+                let keep = &l.keep;
+                quote!(#rt::subsets::List { path: #path, sort_by: #sort, descending: #desc, n: #n, latest: #latest, keep: &[#(#keep),*] })
+            });
+            let named: Vec<String> = kept.lists.iter().map(|l| format!("`{}`", l.path)).collect();
+            (
+                quote! {
+                    const KEPT: #rt::bucket::Kept = #rt::bucket::Kept {
+                        owners: <#owner as ::squillion::Document>::COLLECTION,
+                        key: #key_bson,
+                        lists: &[#(#lists),*],
+                    };
+                    let transactions = self.core.transactions_supported().await?;
+                    #rt::bucket::append_kept(self.core.raw(), transactions, key, &spec, &KEPT, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
+                },
+                format!(
+                    "{append_doc} Then pushes the item's copy into the owner's {} (`$push` with `$each`, `$sort`, `$slice`), in the same transaction where the deployment runs them.",
+                    named.join(" and ")
+                ),
+            )
+        }
+        _ => (
+            quote!(#rt::bucket::append(self.core.raw(), key, &spec, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await),
+            append_doc,
+        ),
+    };
     let range = match (
         start.and_then(|s| item.field(s)),
         end.and_then(|e| item.field(e)),
@@ -150,7 +184,7 @@ pub(super) fn bucket(
         pub async fn #append(&self, #(#key_params,)* item: &#elem) -> ::squillion::Result<::squillion::BucketAppend> {
             let spec = #spec;
             let key = self.core.fill_document(#key_doc).await?;
-            #rt::bucket::append(self.core.raw(), key, &spec, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
+            #append_body
         }
 
         #[doc = #page_doc]

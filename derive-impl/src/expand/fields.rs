@@ -102,9 +102,10 @@ fn setter(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
         quote::quote!(#rt::kept::set(self.core.raw(), transactions, &keepers, #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await),
         quote::quote!(#rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await),
     );
+    let param = types::value_param(ty);
     quote::quote! {
         #[doc = #doc]
-        pub async fn #name(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
+        pub async fn #name(&self, id: &#id_ty, value: #param) -> ::squillion::Result<()> {
             #bound
             #body
         }

@@ -68,9 +68,10 @@ fn inner_field(item: &Item<'_>, f: &Field<'_>, d: &InnerDecl) -> TokenStream {
                     f.bson,
                     if optional { "; `None` removes it with `$unset`" } else { "" }
                 );
+                let param = crate::types::value_param(ty);
                 quote! {
                     #[doc = #doc]
-                    pub async fn #name(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
+                    pub async fn #name(&self, id: &#id_ty, value: #param) -> ::squillion::Result<()> {
                         #rt::fields::set(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?, #optional).await
                     }
                 }

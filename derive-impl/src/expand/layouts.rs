@@ -83,6 +83,7 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 sort,
                 desc,
                 unique,
+                kept,
                 ..
             } => bucket(
                 item,
@@ -93,6 +94,7 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                     start: start.as_ref(),
                     end: end.as_ref(),
                     sort: sort.as_deref(),
+                    kept: kept.as_ref(),
                 },
                 *desc,
                 unique,
@@ -235,9 +237,10 @@ fn embed_one(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     let set = method("set", f, "");
     let doc =
         format!("Sets the embedded `{path}` (`updateOne({{_id}}, {{$set: {{{path}: value}}}})`).");
+    let param = crate::types::value_param(ty);
     quote! {
         #[doc = #doc]
-        pub async fn #set(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<()> {
+        pub async fn #set(&self, id: &#id_ty, value: #param) -> ::squillion::Result<()> {
             #rt::arrays::set_field(self.core.raw(), #rt::to_bson(id)?, #path, self.core.with_copies(#path, #rt::to_bson(value)?).await?).await
         }
     }

@@ -329,9 +329,10 @@ pub fn fan_out_methods(item: &Item<'_>) -> TokenStream {
              a denormalized field is no longer updated in one place).",
             targets.join(", ")
         );
+        let param = crate::types::value_param(ty);
         out.extend(quote! {
             #[doc = #doc]
-            pub async fn #set(&self, id: &#id_ty, value: &#ty) -> ::squillion::Result<#rt::fanout::FanOutReport> {
+            pub async fn #set(&self, id: &#id_ty, value: #param) -> ::squillion::Result<#rt::fanout::FanOutReport> {
                 let copies = [#(#copies),*];
                 #rt::fanout::set_and_fan_out(&self.core, #rt::to_bson(id)?, #path, #rt::to_bson(value)?, &copies).await
             }

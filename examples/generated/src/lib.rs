@@ -14,6 +14,10 @@ pub mod children;
 /// relation per layout (the server test `tests/optional_ends.rs`).
 #[rustfmt::skip]
 pub mod optional_ends;
+/// `examples/generated/schemas/helpdesk.sqn`: a helpdesk written from the docs alone (the server
+/// test `tests/helpdesk.rs`).
+#[rustfmt::skip]
+pub mod helpdesk;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

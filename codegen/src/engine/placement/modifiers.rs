@@ -64,6 +64,13 @@ pub(super) fn modifiers(
         .filter(|p| p.holder == holder)
         .map(|p| p.field.name.clone())
         .collect();
+    // Bucket elements have no `_id`: their copies hold the kept fields only.
+    let with_id = choice.strategy != Layout::Bucket;
+    let child_id = if with_id {
+        ID.to_owned()
+    } else {
+        String::new()
+    };
     if let Some(latest) = &f.latest {
         if choice.strategy == Layout::Embed {
             out.obligations.push(Obligation::LatestEmbedded {
@@ -77,7 +84,7 @@ pub(super) fn modifiers(
                 parent.field.clone()
             };
             let kept = subset_keep(ctx, child, &latest.keep, &latest.by.field);
-            let mut field = copies_field(ctx, &name, child, &kept, rel);
+            let mut field = copies_field(ctx, &name, child, &kept, rel, with_id);
             field.set_outer_bound(Some(latest.n));
             field.docs = vec![format!(
                 "subset ({}): the latest {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
@@ -98,7 +105,7 @@ pub(super) fn modifiers(
                 n: latest.n,
                 sort_by: sort_name(ctx, child, &latest.by.field),
                 descending: latest.by.descending,
-                child_id: ID.to_owned(),
+                child_id: child_id.clone(),
                 keep,
                 children: None,
             });
@@ -113,7 +120,7 @@ pub(super) fn modifiers(
     if let Some(top) = &f.top {
         let name = format!("top_{}", parent.field);
         let kept = subset_keep(ctx, child, &top.keep, &top.by.field);
-        let mut field = copies_field(ctx, &name, child, &kept, rel);
+        let mut field = copies_field(ctx, &name, child, &kept, rel, with_id);
         field.kind = FieldKind::Computed;
         field.set_outer_bound(Some(top.n));
         field.docs = vec![format!(
@@ -137,7 +144,7 @@ pub(super) fn modifiers(
                 n: top.n,
                 sort_by: sort_name(ctx, child, &top.by.field),
                 descending: top.by.descending,
-                child_id: ID.to_owned(),
+                child_id: child_id.clone(),
                 keep,
                 children: None,
             },
@@ -366,19 +373,25 @@ pub(super) fn sort_name(ctx: &Ctx<'_>, child: &RelationEnd, field: &str) -> Stri
         .map_or_else(|| field.to_owned(), |f| f.bson_name.clone())
 }
 
-/// An array of copies of a child: its `_id` (which finds the copy when the child changes or goes),
-/// then the fields `keep`.
+/// An array of copies of a child: its `_id` (which finds the copy when the child changes or goes;
+/// not for bucket elements, which have none), then the fields `keep`.
 fn copies_field(
     ctx: &Ctx<'_>,
     name: &str,
     child: &RelationEnd,
     keep: &[String],
     rel: &Relation,
+    with_id: bool,
 ) -> PlanField {
     let mut field = new_field("", name, FieldKind::Denormalized, "object");
     if let Some(entity) = ctx.entity(&child.entity) {
         let mut children: Vec<PlanField> = Vec::new();
-        for k in std::iter::once(ID).chain(keep.iter().map(String::as_str)) {
+        let id = with_id.then_some(ID);
+        let kept = keep
+            .iter()
+            .map(String::as_str)
+            .filter(|k| with_id || *k != ID);
+        for k in id.into_iter().chain(kept) {
             if let Some(f) = kept_field(ctx, entity, k, name) {
                 if !children.iter().any(|c| c.name == f.name) {
                     children.push(f);
