@@ -91,7 +91,7 @@ async fn every_kind_of_field_has_a_setter_that_writes_only_it() {
     repo.insert(&model).await.unwrap();
     let id = model.id;
 
-    repo.set_name(&id, &"desk".to_owned()).await.unwrap();
+    repo.set_name(&id, "desk").await.unwrap();
     model.name = "desk".into();
     repo.set_quantity(&id, &7).await.unwrap();
     model.quantity = 7;
@@ -144,7 +144,7 @@ async fn every_kind_of_field_has_a_setter_that_writes_only_it() {
 
     let missing = ObjectId::new();
     assert!(matches!(
-        repo.set_name(&missing, &"x".to_owned()).await,
+        repo.set_name(&missing, "x").await,
         Err(Error::NotFound { .. })
     ));
     assert!(matches!(

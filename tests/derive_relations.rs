@@ -223,10 +223,7 @@ async fn two_way_refuses_to_run_without_transactions() {
         name: "Acme".into(),
     };
     suppliers.insert(&s).await.unwrap();
-    let report = suppliers
-        .set_name(&s.id, &"Acme Corp".into())
-        .await
-        .unwrap();
+    let report = suppliers.set_name(&s.id, "Acme Corp").await.unwrap();
     assert!(!report.atomic);
 }
 
@@ -449,10 +446,7 @@ async fn fan_out_reaches_every_copy_in_one_transaction() {
     catalogs.insert(&c1).await.unwrap();
     catalogs.insert(&c2).await.unwrap();
 
-    let report = suppliers
-        .set_name(&acme.id, &"Acme Corp".into())
-        .await
-        .unwrap();
+    let report = suppliers.set_name(&acme.id, "Acme Corp").await.unwrap();
     assert!(report.atomic);
     assert_eq!(report.copies_matched, 4, "three orders and one catalog");
 
@@ -490,7 +484,7 @@ async fn fan_out_reaches_every_copy_in_one_transaction() {
         "Acme Corp"
     );
     assert!(matches!(
-        suppliers.set_name(&ObjectId::new(), &"x".into()).await,
+        suppliers.set_name(&ObjectId::new(), "x").await,
         Err(Error::NotFound { .. })
     ));
 }

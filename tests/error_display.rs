@@ -143,10 +143,7 @@ async fn server_errors_read_as_one_line_with_operation_collection_code_and_messa
         )
         .await
         .unwrap();
-    let path = authors
-        .set_name(&author.id, &"F. Scott".to_owned())
-        .await
-        .unwrap_err();
+    let path = authors.set_name(&author.id, "F. Scott").await.unwrap_err();
     assert_eq!(path.server_code(), Some(28));
     let text = path.to_string();
     assert_readable(&text);

@@ -131,8 +131,8 @@ async fn a_day_at_the_helpdesk() {
         let ticket = Ticket {
             id: ObjectId::new(),
             subject: format!("ticket {i}"),
-            status: STATUSES[draw.next(STATUSES.len())].clone(),
-            priority: PRIORITIES[draw.next(PRIORITIES.len())].clone(),
+            status: STATUSES[draw.next(STATUSES.len())],
+            priority: PRIORITIES[draw.next(PRIORITIES.len())],
             tags: vec![format!("t{}", draw.next(3))].try_into().unwrap(),
             created_at: at(i),
             updated_at: at(i + draw.next(500) as i64),
@@ -264,7 +264,7 @@ async fn a_day_at_the_helpdesk() {
     }
     let kept = tickets.get(&thread.id).await.unwrap().unwrap().events;
     let mut newest: Vec<&Event> = trail.iter().collect();
-    newest.sort_by(|x, y| y.at.cmp(&x.at));
+    newest.sort_by_key(|e| std::cmp::Reverse(e.at));
     assert_eq!(
         kept.iter()
             .map(|e| (e.at, e.kind.clone()))

@@ -30,7 +30,7 @@ pub async fn rename_author(
     first_name: &str,
 ) -> squillion::Result<()> {
     AuthorRepo::new(db)
-        .set_first_name(author, &first_name.to_owned())
+        .set_first_name(author, first_name)
         .await?;
     Ok(())
 }
