@@ -117,7 +117,7 @@ fn copied(plan: &Plan, c: &Collection) -> BTreeSet<String> {
 
 #[test]
 fn every_owned_field_has_its_setter_and_every_number_its_increment() {
-    let mut checked = [0usize; 4];
+    let mut checked = [0usize; 5];
     let mut failures = Vec::new();
     for (name, sqn) in schemas() {
         let source = SourceFile::new(format!("{name}.sqn"), sqn);
@@ -159,12 +159,14 @@ fn every_owned_field_has_its_setter_and_every_number_its_increment() {
                             && d.bucket.is_none()
                     })
                 });
-                let owned = match pf.kind {
-                    FieldKind::Scalar => true,
-                    FieldKind::Embedded => embedded,
-                    FieldKind::Ref => pf.array_depth == 0,
-                    _ => false,
-                };
+                // An `@immutable` field is set at insert only: no setter, no increment.
+                let owned = !pf.flags.immutable
+                    && match pf.kind {
+                        FieldKind::Scalar => true,
+                        FieldKind::Embedded => embedded,
+                        FieldKind::Ref => pf.array_depth == 0,
+                        _ => false,
+                    };
                 // Inside a required one-to-one subdocument, every plain field has its setter.
                 let subdocument = pf.kind == FieldKind::Embedded
                     && pf.bson_type == "object"
@@ -209,6 +211,16 @@ fn every_owned_field_has_its_setter_and_every_number_its_increment() {
                     (format!("inc_{rust}"), incremented, true),
                     (format!("dec_{rust}"), incremented && pf.flags.counter, true),
                 ];
+                if pf.flags.immutable && pf.kind == FieldKind::Scalar {
+                    checked[4] += 1;
+                    for method in [format!("set_{rust}"), format!("inc_{rust}")] {
+                        if have.contains(&method) {
+                            failures.push(format!(
+                                "{name}: {ty}.{rust} is @immutable: `{method}` written"
+                            ));
+                        }
+                    }
+                }
                 for (k, (method, wanted, exact)) in expect.iter().enumerate() {
                     let has = have.contains(method);
                     if *wanted {
@@ -230,7 +242,7 @@ fn every_owned_field_has_its_setter_and_every_number_its_increment() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The family reached every kind of method many times.
     assert!(
-        checked[0] > 200 && checked[1] > 20 && checked[2] >= 4 && checked[3] > 10,
+        checked[0] > 200 && checked[1] > 20 && checked[2] >= 4 && checked[3] > 10 && checked[4] > 5,
         "{checked:?}"
     );
 }

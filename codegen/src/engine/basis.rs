@@ -244,6 +244,13 @@ pub(crate) enum Reason {
         child: String,
         sources: Vec<String>,
     },
+    /// The parent keeps `kept` of its children (summaries, subsets, top-N lists), which the
+    /// children's writes keep in step through their reference to it.
+    KeepsOfChildren {
+        parent: String,
+        child: String,
+        kept: Vec<String>,
+    },
     /// Two-way references, read both ways.
     BothWays {
         parent: String,
@@ -433,6 +440,12 @@ pub(crate) enum Against {
     /// The children store their parent's id for their copies' fan-out, indexed: an id array
     /// in the parent would be kept beside that index.
     ArrayBesideFanOut { parent: String, child: String },
+    /// An id array in the parent cannot keep what the parent keeps of its children.
+    ArrayCannotKeep {
+        parent: String,
+        child: String,
+        kept: Vec<String>,
+    },
     /// Listing a parent's children would need an index query.
     ListNeedsIndex { parent: String, child: String },
     /// An id array serves the parent's reads without an index.

@@ -337,6 +337,12 @@ pub(crate) fn reason(r: &Reason) -> String {
             a(parent),
             plural(child)
         ),
+        Reason::KeepsOfChildren { parent, child, kept } => format!(
+            "the {parent} keeps {} of its {}, which every write of {} keeps in step through its reference to its {parent}, indexed: each {child} stores its {parent}'s id (computed pattern; rule 4)",
+            list(kept),
+            plural(child),
+            a(child)
+        ),
         Reason::BothWays { parent, child, max } => format!(
             "both directions are read often and {} per {parent} fit an id array: the {parent} holds its {child} ids and each {child} holds its {parent}'s id (seed 004 two-way referencing)",
             up_to(*max, child)

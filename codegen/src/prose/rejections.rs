@@ -135,6 +135,12 @@ pub(crate) fn against(x: &Against) -> String {
         Against::ArrayBesideFanOut { parent, child } => format!(
             "each {child} stores its {parent}'s id for the copies it shows, indexed for their updates: an id array in the {parent} would repeat what that index already lists"
         ),
+        Against::ArrayCannotKeep { parent, child, kept } => format!(
+            "an id array in the {parent} names its {}, but no {child} names its {parent}: the {} the {parent} keeps could not be kept in step by the {}' own writes",
+            plural(child),
+            list(kept),
+            plural(child)
+        ),
         Against::ListNeedsIndex { parent, child } => format!(
             "listing {}'s {} would need a query on an index instead of reading its array",
             a(parent),

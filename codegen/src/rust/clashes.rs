@@ -254,7 +254,9 @@ fn repository_methods(
             .filter_map(attr_name)
             .collect();
         let shape = derived::FieldShape {
-            maintained: f.name == "_id" || f.kind == FieldKind::Pattern,
+            maintained: f.name == "_id"
+                || f.kind == FieldKind::Pattern
+                || names.iter().any(|n| n == "immutable"),
             bounded: bounded && !attrs.unbounded.contains(&f.name),
             plain: names
                 .iter()

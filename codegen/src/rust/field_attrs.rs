@@ -24,6 +24,19 @@ pub(super) fn counters(c: &Collection, out: &mut CollectionAttrs) {
     }
 }
 
+/// Immutable fields (`@immutable`, every field of a `@static` entity): set at insert, never
+/// after, so the derive writes no `set_<f>` or `inc_<f>` for them (their copies elsewhere are
+/// never updated either).
+pub(super) fn immutables(c: &Collection, out: &mut CollectionAttrs) {
+    for f in c
+        .fields
+        .iter()
+        .filter(|f| f.flags.immutable && f.name != "_id" && f.variant.is_none())
+    {
+        out.field(&f.name, quote!(immutable));
+    }
+}
+
 /// Bounded maps (`map<T; N>`, stored as a document): the derive's `set_<f>_entry` adds a new key
 /// only while the map holds fewer than N entries, and `set_<f>` refuses a map of more. (Every
 /// map gets its entry methods; an unbounded one needs no attribute. An `@attributes` map is an

@@ -216,6 +216,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         }
     }
     super::field_attrs::counters(c, &mut out);
+    super::field_attrs::immutables(c, &mut out);
     super::field_attrs::bounded_maps(c, &mut out);
     // Fields the repository writes itself (summaries, copies, a pattern's fields) get no setter
     // the application could break them with; most already carry the attribute that says so.
@@ -632,7 +633,8 @@ fn copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut Collec
     if c.role != CollectionRole::Entity {
         return;
     }
-    for x in &d.denormalized {
+    // An immutable source's copies never change: no fan-out (and no setter).
+    for x in d.denormalized.iter().filter(|x| !x.immutable) {
         let Some((entity, field)) = x.source.split_once('.') else {
             continue;
         };
@@ -684,7 +686,10 @@ fn list_copies(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut C
             continue;
         };
         for k in keep.iter().filter(|k| *k != sort_by) {
-            let Some(f) = c.field(k).filter(|f| f.array_depth == 0) else {
+            let Some(f) = c
+                .field(k)
+                .filter(|f| f.array_depth == 0 && !f.flags.immutable)
+            else {
                 continue;
             };
             // The source's name as the copies elsewhere give it (their `fan_out` sits on it).

@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, map, maintained, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, map, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
 
 fn set_layout(slot: &mut Option<(Layout, Span)>, cx: &Ctxt, span: Span, layout: Layout) {
     if let Some((prev, prev_span)) = slot {
@@ -391,6 +391,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     out.map = Some((span, max));
                 }
                 "maintained" => out.maintained = Some(span),
+                "immutable" => out.immutable = Some(span),
                 "inner" => {
                     let (mut path, mut name, mut ty, mut counter) = (None, None, None, false);
                     let mut minimum = None;

@@ -297,6 +297,8 @@ pub struct FieldAttrs {
     /// `maintained`: the repository's other operations write this field (a summary, a copy, a
     /// pattern's field): no setter.
     pub maintained: Option<Span>,
+    /// `immutable`: the value never changes after insert (`@immutable`): no setter, no `inc_`.
+    pub immutable: Option<Span>,
     /// `inner(...)`: fields inside an embedded subdocument.
     pub inner: Vec<InnerDecl>,
     /// `inner_array(...)`: bounded arrays inside an embedded subdocument.

@@ -49,7 +49,7 @@ pub(crate) fn shape(item: &Item<'_>, index: usize, f: &Field<'_>) -> FieldShape 
         && !a.serde_skip
         && !a.serde_flatten;
     FieldShape {
-        maintained: index == item.id || maintained_by_pattern(item, f),
+        maintained: index == item.id || maintained_by_pattern(item, f) || a.immutable.is_some(),
         bounded: f.bound.is_some() || types::array(f.ty).is_some_and(|x| x.capacity.is_some()),
         plain,
         numeric: numeric(f.ty),

@@ -232,7 +232,7 @@ impl Customer {
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
-/// Repository: `InvoiceRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_date`, `set_total`, `set_address`, `set_status`, `set_customer`.
+/// Repository: `InvoiceRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_address`, `set_status`, `set_customer`.
 #[derive(
     Debug,
     Clone,
@@ -254,12 +254,12 @@ pub struct Invoice {
     /// `address` (BSON `string`).
     pub address: ::std::string::String,
     /// An issued invoice keeps its date and total; only its status moves on.
-    #[squillion(fan_out(to = Customer, by = "invoices[].id", copy = "invoices[].date"))]
+    #[squillion(immutable)]
     pub date: ::squillion::bson::DateTime,
     /// At most 100 lines is a guess.
     pub items: ::squillion::BoundedVec<InvoiceItem, 100>,
     /// `total` (BSON `double`).
-    #[squillion(fan_out(to = Customer, by = "invoices[].id", copy = "invoices[].total"))]
+    #[squillion(immutable)]
     pub total: f64,
     /// `status` (BSON `string`).
     pub status: ::std::string::String,

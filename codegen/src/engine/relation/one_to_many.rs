@@ -432,6 +432,28 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         return child_ref(reason, vec![RuleId::Rule5, RuleId::Rule4], rej);
     }
 
+    // What the parent keeps of children in their own collection (summaries, `latest`, `top`)
+    // is kept by the children's writes, which find their parent through each child's reference:
+    // an id array in the parent names children, but no child names its parent.
+    let kept = kept_of_children(f);
+    if p != c && !kept.is_empty() {
+        rej.push(rejected(
+            Layout::ParentRefs,
+            &[RuleId::Computed, RuleId::Rule4],
+            Against::ArrayCannotKeep {
+                parent: p.clone(),
+                child: c.clone(),
+                kept: kept.clone(),
+            },
+        ));
+        let reason = Reason::KeepsOfChildren {
+            parent: p,
+            child: c,
+            kept,
+        };
+        return child_ref(reason, vec![RuleId::Computed, RuleId::Rule4], rej);
+    }
+
     rej.push(rejected(
         Layout::ChildRef,
         &[RuleId::Rule4],
@@ -456,6 +478,22 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         alone: v.alone_why.clone(),
     };
     choice(Layout::ParentRefs, parent_side, rules, reason, facts, rej)
+}
+
+/// What a parent keeps of its children, in the words of the facts: `summary`, `latest N`,
+/// `top N`.
+fn kept_of_children(f: &crate::model::RelationFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    if !f.summary.is_empty() {
+        out.push("summaries".to_owned());
+    }
+    if let Some(l) = &f.latest {
+        out.push(format!("the latest {}", l.n));
+    }
+    if let Some(t) = &f.top {
+        out.push(format!("the top {}", t.n));
+    }
+    out
 }
 
 /// A query on the child that filters through this relationship (`where author == ?` or
