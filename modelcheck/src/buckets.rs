@@ -276,7 +276,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         Some(i) => {
             let mut d = r.docs(&x.c.name).get(i)?.clone();
             let mut items = d.get_array(&x.b.items_path).ok()?.clone();
-            items.push(item);
+            items.push(item.clone());
             sort_items(x.b, &mut items);
             d.insert(x.b.items_path.clone(), items);
             d
@@ -285,7 +285,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
             let mut d = Document::new();
             d.insert("_id", NEW_BUCKET);
             d.insert(x.b.parent_path.clone(), key);
-            d.insert(x.b.items_path.clone(), vec![item]);
+            d.insert(x.b.items_path.clone(), vec![item.clone()]);
             // Totals start from the zero of their type; the largest and smallest of nothing
             // are absent.
             for f in x.c.fields.iter().filter(|f| is_total(s.plan, x.c, f)) {
@@ -304,7 +304,83 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         Some(d) => *d = bucket,
         None => r.docs_mut(&x.c.name).push(bucket),
     }
+    if let (Some(owner), Bson::Document(child)) = (r.get_mut(&x.owner.name, &owner), &item) {
+        for l in kept_lists(x.d) {
+            keep(owner, &l, child);
+        }
+    }
     Some(Expect::Ok)
+}
+
+/// One list of copies the owner keeps of its bucketed children (`latest N`, `top N`).
+struct KeptList<'d> {
+    path: &'d str,
+    n: usize,
+    sort_by: &'d str,
+    descending: bool,
+    latest: bool,
+    keep: &'d [String],
+}
+
+fn kept_lists(d: &Decision) -> Vec<KeptList<'_>> {
+    let subset = d.subset.iter().map(|s| KeptList {
+        path: &s.path,
+        n: usize::try_from(s.n).unwrap_or(usize::MAX),
+        sort_by: &s.sort_by,
+        descending: s.descending,
+        latest: true,
+        keep: &s.keep,
+    });
+    let top = d.computed.iter().filter_map(|c| match &c.function {
+        ComputedFn::TopN {
+            n,
+            sort_by,
+            descending,
+            keep,
+            ..
+        } => Some(KeptList {
+            path: &c.path,
+            n: usize::try_from(*n).unwrap_or(usize::MAX),
+            sort_by,
+            descending: *descending,
+            latest: false,
+            keep,
+        }),
+        _ => None,
+    });
+    subset.chain(top).collect()
+}
+
+/// The owner's list after an append pushed `child`'s copy (its kept fields; bucket elements have
+/// no `_id`) with `$sort` and `$slice`, as `bucket::append_kept` does: descending keeps the first
+/// N largest first; `latest` ascending the N largest, stored ascending; `top` ascending the N
+/// smallest. Ties keep their order.
+fn keep(owner: &mut Document, l: &KeptList<'_>, child: &Document) {
+    let copy: Document = child
+        .iter()
+        .filter(|(k, _)| l.keep.is_empty() || l.keep.iter().any(|f| f == *k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut list = owner.get_array(l.path).cloned().unwrap_or_default();
+    list.push(Bson::Document(copy));
+    let value = |b: &Bson| b.as_document().and_then(|d| d.get(l.sort_by)).cloned();
+    let order = |a: &Bson, b: &Bson| match (value(a), value(b)) {
+        (Some(x), Some(y)) => compare(&x, &y),
+        (x, y) => x.is_some().cmp(&y.is_some()),
+    };
+    if l.descending {
+        list.sort_by(|a, b| order(b, a));
+        list.truncate(l.n);
+    } else {
+        list.sort_by(order);
+        if l.latest {
+            let from = list.len().saturating_sub(l.n);
+            list.drain(..from);
+        } else {
+            list.truncate(l.n);
+        }
+    }
+    owner.insert(l.path, list);
 }
 
 /// Whether `f` is a total (or count) of `c`'s children, which starts at zero.

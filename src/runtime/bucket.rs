@@ -73,6 +73,8 @@ pub struct Kept {
     pub owners: &'static str,
     /// The bucket's field holding its owner's `_id`.
     pub key: &'static str,
+    /// Where the key holds the `_id` when it is an extended reference (`id` in `{id, name}`).
+    pub key_id: Option<&'static str>,
     /// The owner's arrays of copies.
     pub lists: &'static [super::subsets::List],
 }
@@ -115,7 +117,11 @@ async fn append_body(
     let (filter, update) = upsert(key.clone(), spec, item);
     let r = crate::__squillion_in_session!(coll.update_one(filter, update).upsert(true), session)
         .during("update", coll.name())?;
-    let (Some(owner), Bson::Document(child)) = (key.get(kept.key), item) else {
+    let owner = match (key.get(kept.key), kept.key_id) {
+        (Some(Bson::Document(reference)), Some(id)) => reference.get(id),
+        (owner, _) => owner,
+    };
+    let (Some(owner), Bson::Document(child)) = (owner, item) else {
         return Ok(landed(r.upserted_id));
     };
     let mut pushes = BsonDocument::new();

@@ -459,7 +459,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         if !unique.is_empty() {
             args.push(quote!(unique(#(#unique),*)));
         }
-        args.extend(bucket_kept(lookup, d));
+        args.extend(bucket_kept(lookup, d, c.field(&b.parent_path)));
         out.field(&b.items_path, quote!(bucket(#(#args),*)));
     }
     let of = summarised_array(d, c);
@@ -524,7 +524,11 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
 
 /// `owner = P, latest(..), top(..)` on a bucket's children: the owner's lists of copies (`latest
 /// N`, `top N`) every append keeps.
-fn bucket_kept(lookup: &PlanIndex<'_>, d: &Decision) -> Vec<TokenStream> {
+fn bucket_kept(
+    lookup: &PlanIndex<'_>,
+    d: &Decision,
+    key: Option<&crate::plan::PlanField>,
+) -> Vec<TokenStream> {
     let Some(owner) = lookup.document_type(&d.parent) else {
         return Vec::new();
     };
@@ -555,6 +559,14 @@ fn bucket_kept(lookup: &PlanIndex<'_>, d: &Decision) -> Vec<TokenStream> {
         return Vec::new();
     }
     let mut out = vec![quote!(owner = #owner)];
+    // An extended reference holds the owner's `_id` inside (`{id, name}`).
+    let id = key
+        .filter(|k| !k.children.is_empty())
+        .and_then(|k| k.children.iter().find(|f| f.kind == FieldKind::Ref));
+    if let Some(id) = id {
+        let name = &id.name;
+        out.push(quote!(owner_id = #name));
+    }
     out.extend(lists);
     out
 }

@@ -220,10 +220,12 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut sort = None;
                     let mut unique = Vec::new();
                     let mut owner = None;
+                    let mut owner_id = None;
                     let mut lists = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "owner" => owner = Some(path_value(&m)?),
+                            "owner_id" => owner_id = Some(name_value(&m)?),
                             kind @ ("latest" | "top") => {
                                 let latest = kind == "latest";
                                 let (mut path, mut n, mut sort, mut desc, mut keep) = (None, None, None, false, Vec::new());
@@ -255,7 +257,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "end" => end = Some(ident_value(&m)?),
                             "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique, owner, latest, top"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique, owner, owner_id, latest, top"));
                                 skip_value(&m)?;
                             }
                         }
@@ -264,7 +266,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     if !lists.is_empty() && (owner.is_none() || keys.len() != 1) {
                         cx.error_at(span, "`bucket(latest(..))` and `bucket(top(..))` need `owner = Type` and one `key`: the owner whose lists every append keeps");
                     }
-                    let kept = owner.filter(|_| !lists.is_empty()).map(|owner| super::BucketKept { owner, lists });
+                    let kept = owner.filter(|_| !lists.is_empty()).map(|owner| super::BucketKept { owner, owner_id, lists });
                     match size {
                         Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, sort, desc, unique, kept }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),

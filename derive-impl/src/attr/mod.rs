@@ -201,6 +201,8 @@ impl Layout {
 #[derive(Clone, Debug)]
 pub struct BucketKept {
     pub owner: syn::Path,
+    /// Where the bucket's key holds the owner's `_id` when it is an extended reference.
+    pub owner_id: Option<String>,
     pub lists: Vec<KeptList>,
 }
 

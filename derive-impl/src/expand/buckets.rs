@@ -129,6 +129,10 @@ pub(super) fn bucket(
         (Some(kept), Some(key)) => {
             let owner = &kept.owner;
             let key_bson = &key.bson;
+            let key_id = match &kept.owner_id {
+                Some(id) => quote!(::core::option::Option::Some(#id)),
+                None => quote!(::core::option::Option::None),
+            };
             let lists = kept.lists.iter().map(|l| {
                 let (path, n, sort, desc, latest) = (&l.path, l.n as i64, &l.sort, l.desc, l.latest);
                 let keep = &l.keep;
@@ -140,6 +144,7 @@ pub(super) fn bucket(
                     const KEPT: #rt::bucket::Kept = #rt::bucket::Kept {
                         owners: <#owner as ::squillion::Document>::COLLECTION,
                         key: #key_bson,
+                        key_id: #key_id,
                         lists: &[#(#lists),*],
                     };
                     let transactions = self.core.transactions_supported().await?;

@@ -47,6 +47,8 @@ pub const RETURNS_NOT_STORED: &str = "W123";
 /// A query on a parent's children returns some fields, but the layout keeps the children in
 /// an array, whose elements the query returns whole.
 pub const RETURNS_ARRAY_CHILDREN: &str = "W124";
+/// A parent keeps copies or summaries of children whose documents expire (`@expires`).
+pub const EXPIRING_KEPT: &str = "W125";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -111,5 +113,9 @@ pub const ALL: &[(&str, &str)] = &[
     (
         RETURNS_ARRAY_CHILDREN,
         "`returns` on children the layout keeps in an array",
+    ),
+    (
+        EXPIRING_KEPT,
+        "a parent keeps copies or summaries of children that expire",
     ),
 ];

@@ -49,6 +49,79 @@ impl Emit<'_, '_> {
     }
 }
 
+/// A parent that keeps copies (`latest`, `top`) or summaries of children whose documents expire:
+/// the TTL index deletes children behind the repositories' back, so nothing refills the parent.
+pub(crate) fn expiring_kept(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    let Some((field, ttl)) = e.ctx.expiring(&d.child) else {
+        return;
+    };
+    let lists: Vec<&str> = d
+        .subset
+        .iter()
+        .map(|s| s.path.as_str())
+        .chain(d.computed.iter().map(|c| c.path.as_str()))
+        .collect();
+    if lists.is_empty() {
+        return;
+    }
+    let named: Vec<String> = lists.iter().map(|p| format!("`{p}`")).collect();
+    // The lists' refills recompute the summaries too; summaries alone have none.
+    let top = d.computed.iter().filter_map(|c| match c.function {
+        crate::plan::ComputedFn::TopN { .. } => Some(c.path.as_str()),
+        _ => None,
+    });
+    let refills: Vec<String> = d
+        .subset
+        .iter()
+        .map(|s| s.path.as_str())
+        .chain(top)
+        .map(|p| format!("`refill_{p}`"))
+        .collect();
+    let refill = if refills.is_empty() {
+        "recompute them after expiry from a scheduled job".to_owned()
+    } else {
+        format!(
+            "refill them after expiry from a scheduled job ({})",
+            refills.join(", ")
+        )
+    };
+    let span = rel
+        .facts
+        .latest
+        .as_ref()
+        .map(|l| l.span)
+        .or(rel.facts.top.as_ref().map(|t| t.span))
+        .unwrap_or(rel.span);
+    let rule = if d.subset.is_some() {
+        RuleId::Subset
+    } else {
+        RuleId::Computed
+    };
+    e.warn(
+        codes::EXPIRING_KEPT,
+        Severity::Warning,
+        rule,
+        span,
+        format!(
+            "each {} keeps copies or summaries of its {} ({}), but {} documents expire {} after `{field}` (@expires): the TTL index deletes them without refilling the {}, so it goes on showing or counting expired {}",
+            d.parent,
+            crate::prose::plural(&d.child),
+            named.join(", "),
+            d.child,
+            super::context::duration_words(ttl),
+            d.parent,
+            crate::prose::plural(&d.child)
+        ),
+        Some(format!(
+            "{refill}, or delete expired {} through the repository, whose `delete` refills; or drop `@expires` from {}.{field}",
+            crate::prose::plural(&d.child),
+            d.child
+        )),
+        None,
+        Some(&d.id),
+    );
+}
+
 /// Warnings about one relationship: a forced layout's broken rules.
 pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
     if !d.forced {
