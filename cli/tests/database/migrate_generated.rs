@@ -321,9 +321,11 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         let by_cli = TestDb::new(&format!("gen_{}_cli", k.module)).await;
         let by_rust = TestDb::new(&format!("gen_{}_rust", k.module)).await;
         let killed = TestDb::new(&format!("gen_{}_kill", k.module)).await;
+        let killed_rust = TestDb::new(&format!("gen_{}_kill_rs", k.module)).await;
         seed(k, old, &by_cli).await;
         copy_database(&by_cli.db, &by_rust.db).await;
         copy_database(&by_cli.db, &killed.db).await;
+        copy_database(&by_cli.db, &killed_rust.db).await;
         let seeded = dump(&by_cli.db).await;
         assert_eq!(dump(&by_rust.db).await, seeded, "{what}: the copy is the seed");
 
@@ -367,47 +369,94 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         assert!(rust_after.stdout.contains("summary: 0 run"), "{what}:\n{}", rust_after.stdout);
         assert_eq!(dump(&by_cli.db).await, cli_dump, "{what}: the generated code after the CLI changed the database");
 
-        // A CLI run killed after its checkpoint records three steps, finished by the generated code.
+        // A CLI run killed after its checkpoint records three steps, finished by the generated
+        // code; and the generated code killed so, finished by the CLI.
         killed_migration(old, new, &killed, 3, 0).await;
-        let finish = generated(&bin, k.module, &killed).await;
-        finish.expect(0, &what);
-        if k.module == "embed_to_child_ref" {
-            // The ids given to embedded children come from two processes here: compared as
-            // the relation's data (each parent's children by content), not by id.
-            let new_plan = plan_of(new);
-            let d = &new_plan.relationships[0];
-            assert_eq!(
-                relation_data(&killed.db, &new_plan, &d.id).await,
-                relation_data(&by_cli.db, &new_plan, &d.id).await,
-                "{what}: after a killed CLI run finished by the generated code, relation {}",
-                d.id
-            );
-        } else {
-            assert!(
-                renumbered(&dump(&killed.db).await, &seeded) == cli_view,
-                "{what}: a killed CLI run finished by the generated code left another database"
-            );
+        let cli_recorded = recorded(&killed).await;
+        generated(&bin, k.module, &killed).await.expect(0, &what);
+        let rust_recorded = killed_generated(&bin, k.module, &killed_rust, 3).await;
+        migrate(old, new, &killed_rust, &[]).await.expect(0, &what);
+        eprintln!(
+            "{}: killed with {cli_recorded} (CLI) and {rust_recorded} (generated) of the steps recorded, then finished by the other",
+            k.module
+        );
+        for resumed in [&killed, &killed_rust] {
+            if k.module == "embed_to_child_ref" {
+                // The ids given to embedded children come from two processes here: compared as
+                // the relation's data (each parent's children by content), not by id.
+                let new_plan = plan_of(new);
+                let d = &new_plan.relationships[0];
+                assert_eq!(
+                    relation_data(&resumed.db, &new_plan, &d.id).await,
+                    relation_data(&by_cli.db, &new_plan, &d.id).await,
+                    "{what}: after a killed run finished by the other, relation {}",
+                    d.id
+                );
+            } else {
+                let resumed_view = renumbered(&dump(&resumed.db).await, &seeded);
+                assert!(
+                    resumed_view == cli_view,
+                    "{what}: a killed run finished by the other left another database:\n{}",
+                    similar_lines(&cli_view, &resumed_view)
+                );
+            }
         }
         let checkpoint = |db: Database| async move {
             db.collection::<Document>("squillion_migrations").find_one(doc! {}).await.unwrap().unwrap()
         };
-        assert_eq!(
-            checkpoint(killed.db.clone()).await,
-            checkpoint(by_cli.db.clone()).await,
-            "{what}: the checkpoint after a killed run finished by the generated code"
-        );
+        for resumed in [&killed, &killed_rust] {
+            assert_eq!(
+                checkpoint(resumed.db.clone()).await,
+                checkpoint(by_cli.db.clone()).await,
+                "{what}: the checkpoint after a killed run finished by the other"
+            );
+        }
     }
 }
 
-/// The lines of `a` and `b` that differ.
+/// Where `a` and `b` first differ, with some text around it.
 fn similar_lines(a: &str, b: &str) -> String {
-    let mut out = String::new();
-    for (x, y) in a.lines().zip(b.lines()) {
-        if x != y {
-            out.push_str(&format!("- {x}\n+ {y}\n"));
+    let at = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let around = |s: &str| {
+        let from = s.floor_char_boundary(at.saturating_sub(300));
+        let to = s.floor_char_boundary((at + 300).min(s.len()));
+        s[from..to].to_owned()
+    };
+    format!("--- CLI\n{}\n--- generated\n{}", around(a), around(b))
+}
+
+/// Starts the generated `migrate` of `kind` and kills it once the checkpoint records `steps`
+/// steps (or when it ends by itself); returns how many were recorded when it stopped.
+async fn killed_generated(bin: &Path, kind: &str, t: &TestDb, steps: usize) -> usize {
+    let mut child = Command::new(bin)
+        .args([kind, &uri(), t.db.name()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    loop {
+        let recorded = recorded(t).await;
+        if child.try_wait().unwrap().is_some() || recorded >= steps {
+            let _ = child.kill();
+            child.wait().unwrap();
+            return recorded;
         }
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
-    out
+}
+
+/// The steps the checkpoint records.
+async fn recorded(t: &TestDb) -> usize {
+    t.db.collection::<Document>("squillion_migrations")
+        .find_one(doc! {})
+        .await
+        .unwrap()
+        .and_then(|c| c.get_array("done").ok().map(Vec::len))
+        .unwrap_or(0)
 }
 
 /// Refused (exit 1): nothing is written, not even the directory.
