@@ -97,7 +97,10 @@ pub(super) async fn execute(
             count: walk_batches(db, b, on_batch).await?,
             walk: *walk,
         }),
-        Op::Gather { batched: b, leftover } => {
+        Op::Gather {
+            batched: b,
+            leftover,
+        } => {
             let walked = walk_batches(db, b, on_batch).await?;
             if let Some((guard, c)) = leftover {
                 let left = coll(&b.collection).count_documents(guard.clone()).await?;

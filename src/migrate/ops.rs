@@ -206,7 +206,10 @@ impl Index {
             .sparse(self.sparse.then_some(true))
             .partial_filter_expression(self.partial_filter.clone())
             .collation(collation)
-            .expire_after(self.expire_after_seconds.map(std::time::Duration::from_secs))
+            .expire_after(
+                self.expire_after_seconds
+                    .map(std::time::Duration::from_secs),
+            )
             .build();
         mongodb::IndexModel::builder()
             .keys(self.keys.clone())

@@ -1,10 +1,13 @@
 //! `squillion migrate OLD NEW --uri URI [--db NAME]` (or `FILE --base REV`): the steps
-//! `squillion_codegen::migration` writes from the diff of the two Plans, applied with the driver
-//! (expand, move, contract), each recorded in a checkpoint document so that a second run does
-//! nothing; `--dry-run` lists them, `--print mongosh` writes them as a mongosh script.
+//! `squillion_codegen::migration` writes from the diff of the two Plans, applied through the
+//! runtime's executor (`squillion::migrate`, the one the modules of `-o` call) (expand, move,
+//! contract), each recorded in a checkpoint document so that a second run does nothing;
+//! `--dry-run` lists them, `--print mongosh` writes them as a mongosh script, `-o DIR` writes
+//! the Rust module and the script (`write.rs`).
 //!
-//! Exit codes: 0 migrated (or nothing to do), 1 the diff holds changes this version cannot
-//! migrate (nothing written), 2 a file could not be read or checked, or the database refused.
+//! Exit codes: 0 migrated (or nothing to do, or written), 1 the diff holds changes this version
+//! cannot migrate (nothing written), 2 a file could not be read, checked or written, or the
+//! database refused.
 
 mod ops;
 mod write;

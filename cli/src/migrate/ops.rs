@@ -75,7 +75,10 @@ fn runtime(o: &Op) -> Result<rt::Op, String> {
             collection: collection.clone(),
             validator: document(validator)?,
         },
-        Op::CreateIndex { collection, index: i } => rt::Op::CreateIndex {
+        Op::CreateIndex {
+            collection,
+            index: i,
+        } => rt::Op::CreateIndex {
             collection: collection.clone(),
             index: index(i)?,
         },
@@ -113,7 +116,10 @@ fn runtime(o: &Op) -> Result<rt::Op, String> {
             array: array.clone(),
             guard: document(guard)?,
         },
-        Op::Batched { batched: b, buckets } => rt::Op::Batched {
+        Op::Batched {
+            batched: b,
+            buckets,
+        } => rt::Op::Batched {
             batched: batched(b)?,
             walk: if *buckets {
                 rt::Walk::Buckets

@@ -27,7 +27,10 @@ struct Kind {
 
 fn kinds() -> Vec<Kind> {
     let n = names(3);
-    let show = format!("  show {}.{} on {} ratio 1000:1\n", n.parent, n.shown[0], n.child);
+    let show = format!(
+        "  show {}.{} on {} ratio 1000:1\n",
+        n.parent, n.shown[0], n.child
+    );
     let plain = |shows: &str| schema_text(&n, "", "int32", n.bound, "", shows, "many(100000)");
     let courses = |body: &str| {
         format!(
@@ -182,9 +185,7 @@ fn write_crate(dir: &Path, modules: &[(&str, String)]) {
          [profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\ndebug = false\n\n[workspace]\n",
         root().canonicalize().unwrap()
     );
-    let mut main = String::from(
-        "#![deny(warnings)]\n\n",
-    );
+    let mut main = String::from("#![deny(warnings)]\n\n");
     let mut arms = String::new();
     for (module, code) in modules {
         // Written only when changed: an unchanged crate is not rebuilt.
@@ -241,7 +242,13 @@ fn build(dir: &Path, target: &Path) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut cmd = Command::new(cargo);
     cmd.env_clear();
-    for key in ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"] {
+    for key in [
+        "PATH",
+        "HOME",
+        "CARGO_HOME",
+        "RUSTUP_HOME",
+        "RUSTUP_TOOLCHAIN",
+    ] {
         if let Some(v) = std::env::var_os(key) {
             cmd.env(key, v);
         }
@@ -304,8 +311,19 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         squillion(args).await.expect(0, k.module);
         let code = std::fs::read_to_string(out.join(format!("{}.rs", k.module))).unwrap();
         let script = std::fs::read_to_string(out.join(format!("{}.js", k.module))).unwrap();
-        let printed = squillion(["migrate".into(), old.clone().into_os_string(), new.clone().into_os_string(), OsString::from("--print"), OsString::from("mongosh")]).await;
-        assert_eq!(script, printed.stdout, "{}: the .js is the --print mongosh script", k.module);
+        let printed = squillion([
+            "migrate".into(),
+            old.clone().into_os_string(),
+            new.clone().into_os_string(),
+            OsString::from("--print"),
+            OsString::from("mongosh"),
+        ])
+        .await;
+        assert_eq!(
+            script, printed.stdout,
+            "{}: the .js is the --print mongosh script",
+            k.module
+        );
         modules.push((k.module, code));
         files.push((old, new));
     }
@@ -327,7 +345,11 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         copy_database(&by_cli.db, &killed.db).await;
         copy_database(&by_cli.db, &killed_rust.db).await;
         let seeded = dump(&by_cli.db).await;
-        assert_eq!(dump(&by_rust.db).await, seeded, "{what}: the copy is the seed");
+        assert_eq!(
+            dump(&by_rust.db).await,
+            seeded,
+            "{what}: the copy is the seed"
+        );
 
         let started = Instant::now();
         migrate(old, new, &by_cli, &[]).await.expect(0, &what);
@@ -343,12 +365,18 @@ async fn the_generated_module_migrates_as_the_cli_does() {
             first.stdout
         );
         let (cli_dump, rust_dump) = (dump(&by_cli.db).await, dump(&by_rust.db).await);
-        assert_ne!(cli_dump, seeded, "{what}: the migration changed the database");
+        assert_ne!(
+            cli_dump, seeded,
+            "{what}: the migration changed the database"
+        );
         assert!(
             cli_dump.contains("squillion_migrations"),
             "{what}: the checkpoint is in the dump"
         );
-        let (cli_view, rust_view) = (renumbered(&cli_dump, &seeded), renumbered(&rust_dump, &seeded));
+        let (cli_view, rust_view) = (
+            renumbered(&cli_dump, &seeded),
+            renumbered(&rust_dump, &seeded),
+        );
         if cli_view != rust_view {
             let diff = similar_lines(&cli_view, &rust_view);
             panic!("{what}: the generated module and the CLI left different databases:\n{diff}");
@@ -357,17 +385,41 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         // A second run of the generated code: every step skipped, nothing changed.
         let second = generated(&bin, k.module, &by_rust).await;
         second.expect(0, &what);
-        assert!(second.stdout.contains("summary: 0 run"), "{what}:\n{}", second.stdout);
-        assert_eq!(dump(&by_rust.db).await, rust_dump, "{what}: the second run changed the database");
+        assert!(
+            second.stdout.contains("summary: 0 run"),
+            "{what}:\n{}",
+            second.stdout
+        );
+        assert_eq!(
+            dump(&by_rust.db).await,
+            rust_dump,
+            "{what}: the second run changed the database"
+        );
         // The CLI after the generated code, and the generated code after the CLI: nothing to do.
         let cli_after = migrate(old, new, &by_rust, &[]).await;
         cli_after.expect(0, &what);
-        assert!(cli_after.stdout.starts_with("already migrated"), "{what}:\n{}", cli_after.stdout);
-        assert_eq!(dump(&by_rust.db).await, rust_dump, "{what}: the CLI after the generated code changed the database");
+        assert!(
+            cli_after.stdout.starts_with("already migrated"),
+            "{what}:\n{}",
+            cli_after.stdout
+        );
+        assert_eq!(
+            dump(&by_rust.db).await,
+            rust_dump,
+            "{what}: the CLI after the generated code changed the database"
+        );
         let rust_after = generated(&bin, k.module, &by_cli).await;
         rust_after.expect(0, &what);
-        assert!(rust_after.stdout.contains("summary: 0 run"), "{what}:\n{}", rust_after.stdout);
-        assert_eq!(dump(&by_cli.db).await, cli_dump, "{what}: the generated code after the CLI changed the database");
+        assert!(
+            rust_after.stdout.contains("summary: 0 run"),
+            "{what}:\n{}",
+            rust_after.stdout
+        );
+        assert_eq!(
+            dump(&by_cli.db).await,
+            cli_dump,
+            "{what}: the generated code after the CLI changed the database"
+        );
 
         // A CLI run killed after its checkpoint records three steps, finished by the generated
         // code; and the generated code killed so, finished by the CLI.
@@ -402,7 +454,11 @@ async fn the_generated_module_migrates_as_the_cli_does() {
             }
         }
         let checkpoint = |db: Database| async move {
-            db.collection::<Document>("squillion_migrations").find_one(doc! {}).await.unwrap().unwrap()
+            db.collection::<Document>("squillion_migrations")
+                .find_one(doc! {})
+                .await
+                .unwrap()
+                .unwrap()
         };
         for resumed in [&killed, &killed_rust] {
             assert_eq!(
@@ -500,7 +556,8 @@ async fn an_unwritable_output_is_a_clear_error() {
     .await;
     run.expect(2, "an output under a file");
     assert!(
-        run.stderr.contains("error[M0003]: cannot write the migration into")
+        run.stderr
+            .contains("error[M0003]: cannot write the migration into")
             && run.stderr.contains(&out.display().to_string())
             && run.stderr.contains("help: ")
             && run.stderr.contains("nothing was written"),

@@ -61,7 +61,11 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
     let mut listed = Vec::new();
     for (i, step) in m.steps.iter().enumerate() {
         let name = &names[i];
-        let f = format_ident!("step_{:0width$}_{}", i + 1, slug(&words::action(&step.action)));
+        let f = format_ident!(
+            "step_{:0width$}_{}",
+            i + 1,
+            slug(&words::action(&step.action))
+        );
         let Some(operation) = op(step) else {
             return Err(RustError::NoOperation { step: name.clone() });
         };
@@ -70,7 +74,11 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
             step: name.clone(),
             key,
         })?;
-        let imports = literals.then(|| quote!(use ::squillion::migrate::literal::*;));
+        let imports = literals.then(|| {
+            quote!(
+                use ::squillion::migrate::literal::*;
+            )
+        });
         let index = Literal::usize_unsuffixed(i);
         let doc = [
             format!(" Step {} of {count}, `{name}`.", i + 1),
@@ -112,9 +120,8 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
     .into_iter()
     .chain(listed)
     .collect();
-    let migration_doc = format!(
-        " The migration from `{from}` to `{to}`: its checkpoint id and its steps' names."
-    );
+    let migration_doc =
+        format!(" The migration from `{from}` to `{to}`: its checkpoint id and its steps' names.");
     let mut file: Vec<TokenStream> = vec![
         quote! {
             #[doc = #migration_doc]
@@ -310,11 +317,8 @@ fn check_tokens(c: &CheckOp) -> Tokens {
 }
 
 fn batched_tokens(b: &BatchedOp) -> Tokens {
-    let (collection, guard, stages) = (
-        s(&b.collection),
-        document(&b.guard)?,
-        documents(&b.stages)?,
-    );
+    let (collection, guard, stages) =
+        (s(&b.collection), document(&b.guard)?, documents(&b.stages)?);
     Ok(quote!(::squillion::migrate::Batched {
         collection: #collection,
         guard: #guard,
@@ -377,7 +381,10 @@ fn document(v: &Value) -> Tokens {
 }
 
 fn documents(vs: &[Value]) -> Tokens {
-    let items = vs.iter().map(document).collect::<Result<Vec<_>, String>>()?;
+    let items = vs
+        .iter()
+        .map(document)
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(quote!(docs([#(#items),*])))
 }
 
@@ -425,7 +432,10 @@ fn value(v: &Value) -> Tokens {
             (None, None) => quote!(null()),
         },
         Value::Array(items) => {
-            let items = items.iter().map(value).collect::<Result<Vec<_>, String>>()?;
+            let items = items
+                .iter()
+                .map(value)
+                .collect::<Result<Vec<_>, String>>()?;
             quote!(arr([#(#items),*]))
         }
         Value::Object(map) => {
