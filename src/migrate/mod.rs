@@ -52,3 +52,62 @@ pub const BATCH: u32 = 1_000;
 /// The collection holding one checkpoint document per migration:
 /// `{_id: "<old plan hash>..<new plan hash>", from, to, done: [step names]}`.
 pub const CHECKPOINTS: &str = "squillion_migrations";
+
+#[cfg(test)]
+mod tests {
+    use super::literal::*;
+    use super::*;
+
+    /// The mongosh script and the CLI name the same checkpoint collection and batch size.
+    #[test]
+    fn the_constants_are_the_generators() {
+        assert_eq!(CHECKPOINTS, squillion_codegen::migration::CHECKPOINTS);
+        assert_eq!(BATCH, squillion_codegen::migration::BATCH);
+    }
+
+    /// The literals make the BSON the CLI reads from the same JSON (extended JSON rules:
+    /// integers that fit 32 bits are `int`).
+    #[test]
+    fn literals_are_what_the_cli_reads() {
+        let json = serde_json::json!({
+            "$match": { "n": { "$gt": 3, "$lt": 5_000_000_000_i64 }, "x": [1.5, -2, null, true, "s"] },
+        });
+        let read = match Bson::try_from(json) {
+            Ok(Bson::Document(d)) => d,
+            other => panic!("{other:?}"),
+        };
+        let written = doc([(
+            "$match",
+            obj([
+                ("n", obj([("$gt", int(3)), ("$lt", long(5_000_000_000))])),
+                (
+                    "x",
+                    arr([double(1.5), int(-2), null(), boolean(true), text("s")]),
+                ),
+            ]),
+        )]);
+        assert_eq!(read, written);
+        assert_eq!(docs([doc([])]), vec![Document::new()]);
+        assert_eq!(texts(["a.b"]), vec!["a.b".to_owned()]);
+    }
+
+    /// The CLI's lines.
+    #[test]
+    fn progress_reads_as_the_cli_prints() {
+        let p = Progress::Done {
+            step: "move: x",
+            changed: Changed::Documents(1),
+        };
+        assert_eq!(p.to_string(), "done: move: x (1 document)");
+        let walked = Changed::Walked {
+            count: 3,
+            walk: Walk::Parents,
+        };
+        assert_eq!(walked.to_string(), " (3 parents walked)");
+        assert_eq!(
+            Progress::AlreadyDone { step: "a" }.to_string(),
+            "already done: a"
+        );
+        assert_eq!(Progress::Would { step: "a" }.to_string(), "would a");
+    }
+}
