@@ -72,6 +72,10 @@ pub enum Progress<'a> {
     Started {
         /// Its name.
         step: &'a str,
+        /// Its place in the migration, from 1.
+        number: usize,
+        /// The migration's steps.
+        of: usize,
     },
     /// A batch of a walk is done.
     Batch {
@@ -100,7 +104,9 @@ impl fmt::Display for Progress<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Progress::AlreadyDone { step } => write!(f, "already done: {step}"),
-            Progress::Started { step } => write!(f, "started: {step}"),
+            Progress::Started { step, number, of } => {
+                write!(f, "step {number} of {of}: {step}")
+            }
             Progress::Batch { step, walked } => write!(f, "  {step}: {walked} walked"),
             Progress::Done { step, changed } => write!(f, "done: {step}{changed}"),
             Progress::Would { step } => write!(f, "would {step}"),
@@ -238,7 +244,16 @@ impl<'a> Run<'a> {
             (self.progress)(&Progress::Would { step: name });
             return Ok(());
         }
-        (self.progress)(&Progress::Started { step: name });
+        let number = self
+            .steps
+            .iter()
+            .position(|s| s == name)
+            .map_or(0, |i| i + 1);
+        (self.progress)(&Progress::Started {
+            step: name,
+            number,
+            of: self.steps.len(),
+        });
         let progress = &mut *self.progress;
         let mut on_batch = |walked: u64| progress(&Progress::Batch { step: name, walked });
         let changed = moves::execute(self.db, &op, &mut on_batch)

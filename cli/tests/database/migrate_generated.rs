@@ -478,9 +478,14 @@ fn similar_lines(a: &str, b: &str) -> String {
         .position(|(x, y)| x != y)
         .unwrap_or(a.len().min(b.len()));
     let around = |s: &str| {
-        let from = s.floor_char_boundary(at.saturating_sub(300));
-        let to = s.floor_char_boundary((at + 300).min(s.len()));
-        s[from..to].to_owned()
+        let boundary = |mut i: usize| {
+            i = i.min(s.len());
+            while !s.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        s[boundary(at.saturating_sub(300))..boundary(at + 300)].to_owned()
     };
     format!("--- CLI\n{}\n--- generated\n{}", around(a), around(b))
 }
