@@ -152,26 +152,34 @@ async fn copy_database(from: &Database, to: &Database) {
     }
 }
 
+/// Every ObjectId's hex in a dump, in order.
+fn object_ids(dump: &str) -> Vec<(usize, &str)> {
+    const OPEN: &str = "ObjectId(\"";
+    dump.match_indices(OPEN)
+        .filter_map(|(at, _)| {
+            let start = at + OPEN.len();
+            dump.get(start..start + 24).map(|hex| (start, hex))
+        })
+        .collect()
+}
+
 /// A dump with every ObjectId not in `seeded` renumbered in order of appearance (`new#0`,
 /// `new#1`, ...): ids made during a migration differ between two runs, their places must not.
 fn renumbered(dump: &str, seeded: &str) -> String {
-    const OPEN: &str = "ObjectId(\"";
-    let mut map: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut out, mut rest) = (String::new(), dump);
-    while let Some(at) = rest.find(OPEN) {
-        let start = at + OPEN.len();
-        out.push_str(&rest[..start]);
-        let hex = rest.get(start..start + 24).unwrap_or_default();
-        if hex.len() == 24 && !seeded.contains(hex) {
-            let k = map.len();
-            let k = *map.entry(hex.to_owned()).or_insert(k);
-            out.push_str(&format!("new#{k}"));
-        } else {
-            out.push_str(hex);
+    let old: BTreeSet<&str> = object_ids(seeded).into_iter().map(|(_, h)| h).collect();
+    let mut map: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut out, mut from) = (String::new(), 0);
+    for (start, hex) in object_ids(dump) {
+        if old.contains(hex) {
+            continue;
         }
-        rest = &rest[start + hex.len()..];
+        let k = map.len();
+        let k = *map.entry(hex).or_insert(k);
+        out.push_str(&dump[from..start]);
+        out.push_str(&format!("new#{k}"));
+        from = start + hex.len();
     }
-    out.push_str(rest);
+    out.push_str(&dump[from..]);
     out
 }
 
