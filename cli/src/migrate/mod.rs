@@ -51,7 +51,7 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub db: Option<String>,
     /// List the steps (and which are already done) without writing anything.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out")]
     pub dry_run: bool,
     /// Write the steps to stdout in this form instead of applying them.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "out")]
