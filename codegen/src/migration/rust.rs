@@ -112,7 +112,7 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
         " same names `squillion migrate` uses: steps recorded are skipped, so this function, the CLI and the".to_owned(),
         " mongosh script can each finish what another started, and a second run changes nothing.".to_owned(),
         " `progress` hears each step start, each batch walked and each step done (`|p| eprintln!(\"{p}\")`".to_owned(),
-        " prints the CLI's lines).".to_owned(),
+        " prints a line for each).".to_owned(),
         String::new(),
         " The steps, in order:".to_owned(),
         String::new(),
