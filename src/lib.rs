@@ -79,6 +79,8 @@ mod error;
 mod geo;
 mod page;
 
+pub mod migrate;
+
 /// BSON, the version the driver and the generated code use.
 pub use ::bson;
 /// The official MongoDB driver, the version the generated repositories use.

@@ -12,7 +12,8 @@
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
 //! - `squillion migrate OLD NEW --uri URI [--dry-run] [--print mongosh]`: apply the supported
-//!   steps from one version of a schema to the next (expand, move, contract).
+//!   steps from one version of a schema to the next (expand, move, contract); `-o DIR` writes
+//!   them as a Rust module (running them through `squillion::migrate`) and a mongosh script.
 //! - `squillion lsp`: the language server, for editors.
 //! - `squillion infer --uri URI [--sample N] [-o FILE]`: a draft of the facts of an existing database.
 #![deny(missing_docs)]

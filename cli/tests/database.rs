@@ -353,6 +353,9 @@ mod migrate_links;
 #[path = "database/migrate_evolution.rs"]
 mod migrate_evolution;
 
+#[path = "database/migrate_generated.rs"]
+mod migrate_generated;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -1,18 +1,22 @@
 //! `squillion migrate OLD NEW --uri URI [--db NAME]` (or `FILE --base REV`): the steps
-//! `squillion_codegen::migration` writes from the diff of the two Plans, applied with the driver
-//! (expand, move, contract), each recorded in a checkpoint document so that a second run does
-//! nothing; `--dry-run` lists them, `--print mongosh` writes them as a mongosh script.
+//! `squillion_codegen::migration` writes from the diff of the two Plans, applied through the
+//! runtime's executor (`squillion::migrate`, the one the modules of `-o` call) (expand, move,
+//! contract), each recorded in a checkpoint document so that a second run does nothing;
+//! `--dry-run` lists them, `--print mongosh` writes them as a mongosh script, `-o DIR` writes
+//! the Rust module and the script (`write.rs`).
 //!
-//! Exit codes: 0 migrated (or nothing to do), 1 the diff holds changes this version cannot
-//! migrate (nothing written), 2 a file could not be read or checked, or the database refused.
+//! Exit codes: 0 migrated (or nothing to do, or written), 1 the diff holds changes this version
+//! cannot migrate (nothing written), 2 a file could not be read, checked or written, or the
+//! database refused.
 
-mod moves;
+mod ops;
+mod write;
 
 use std::path::PathBuf;
 
-use mongodb::bson::{doc, Bson, Document};
 use mongodb::Database;
-use squillion_codegen::migration::{self, Action, Migration, Step, CHECKPOINTS};
+use squillion::migrate::{MigrationError, Progress, Run, CHECKPOINTS};
+use squillion_codegen::migration::{self, Migration};
 
 use crate::database::{describe, with_database, Connection};
 use crate::diff::{plan_at, plan_of_file};
@@ -37,17 +41,29 @@ pub struct MigrateArgs {
     #[arg(long, value_name = "REV", conflicts_with = "new")]
     pub base: Option<String>,
     /// MongoDB connection string.
-    #[arg(long, env = "SQUILLION_MONGODB_URI", required_unless_present = "print")]
+    #[arg(
+        long,
+        env = "SQUILLION_MONGODB_URI",
+        required_unless_present_any = ["print", "out"]
+    )]
     pub uri: Option<String>,
     /// Database name (default: the one in the URI, else `test`).
     #[arg(long)]
     pub db: Option<String>,
     /// List the steps (and which are already done) without writing anything.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out")]
     pub dry_run: bool,
     /// Write the steps to stdout in this form instead of applying them.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "out")]
     pub print: Option<PrintFormat>,
+    /// Write the migration into DIR instead of applying it: `<name>.rs`, a Rust module for the
+    /// application (it depends on `squillion` only), and `<name>.js`, the mongosh script.
+    /// Touches no database.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The files' name with -o (default: `migrate_<old stem>_<new stem>`).
+    #[arg(long, value_name = "NAME", requires = "out")]
+    pub name: Option<String>,
 }
 
 /// Runs `squillion migrate`.
@@ -81,6 +97,9 @@ pub fn run(args: &MigrateArgs) -> Exit {
             return Exit::Failed;
         }
     };
+    if let Some(dir) = &args.out {
+        return write::run(args, dir, &m);
+    }
     if args.print == Some(PrintFormat::Mongosh) {
         return match out!("{}", migration::mongosh::script(&m)) {
             Ok(()) => Exit::Ok,
@@ -108,25 +127,42 @@ pub fn run(args: &MigrateArgs) -> Exit {
     with_database(&connection, |db| apply(db, m, args.dry_run))
 }
 
-/// Runs every step not yet recorded in the checkpoint, recording each one when it is done.
+/// Runs every step not yet recorded in the checkpoint, recording each one when it is done:
+/// the runtime's executor (`squillion::migrate`), the one the generated module calls.
 async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
-    let checkpoints = db.collection::<Document>(CHECKPOINTS);
-    let done: Vec<String> = match checkpoints.find_one(doc! { "_id": &m.id }).await {
-        Ok(found) => found
-            .and_then(|c| c.get_array("done").ok().cloned())
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|b| b.as_str().map(str::to_owned))
-            .collect(),
-        Err(e) => {
-            errln!(
-                "error: cannot read the checkpoint in {CHECKPOINTS}: {}",
-                describe(&e)
-            );
+    let steps = match ops::steps(&m) {
+        Ok(s) => s,
+        Err(why) => {
+            errln!("error: {why}\nnote: nothing was written");
             return Exit::Usage;
         }
     };
-    if m.steps.iter().all(|s| done.contains(&s.name())) {
+    let names: Vec<&str> = steps.iter().map(|(n, _)| n.as_str()).collect();
+    let migration = squillion::migrate::Migration {
+        id: &m.id,
+        from: &m.old_source,
+        to: &m.new_source,
+        steps: &names,
+    };
+    // The first failure to write to standard output ends the run after the step under way.
+    let mut closed: Option<Exit> = None;
+    let mut progress = |p: &Progress<'_>| {
+        let line = match p {
+            Progress::AlreadyDone { .. } | Progress::Done { .. } | Progress::Would { .. } => p,
+            Progress::Started { .. } | Progress::Batch { .. } => return,
+        };
+        if closed.is_none() {
+            if let Err(exit) = outln!("{line}") {
+                closed = Some(exit);
+            }
+        }
+    };
+    let mut run = match Run::open(&db, &migration, dry_run, &mut progress).await {
+        Ok(run) => run,
+        Err(e) => return failed(&e),
+    };
+    if run.all_done() {
+        drop(run);
         return say(&format!(
             "already migrated: all {} steps from {} to {} are recorded in {CHECKPOINTS} ({}); nothing to do",
             m.steps.len(),
@@ -135,55 +171,14 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
             m.id
         ));
     }
-    // Checks that passed are recorded with the first write after them, so that data refused by
-    // a later check leaves the database (checkpoint included) as it was.
-    let mut passed: Vec<String> = Vec::new();
-    for step in &m.steps {
-        let name = step.name();
-        let line = if done.contains(&name) {
-            format!("already done: {name}")
-        } else if dry_run {
-            // Checks only read: a dry run makes them, and stops where the migration would.
-            if let Action::Check { check } = &step.action {
-                if let Err(e) = moves::check(&db, check).await {
-                    return failed(&name, e);
-                }
-            }
-            format!("would {name}")
-        } else {
-            match run_step(&db, step).await {
-                Ok(detail) if matches!(step.action, Action::Check { .. }) => {
-                    passed.push(name.clone());
-                    format!("done: {name}{detail}")
-                }
-                Ok(detail) => {
-                    passed.push(name.clone());
-                    let names = std::mem::take(&mut passed);
-                    let recorded = checkpoints
-                        .update_one(
-                            doc! { "_id": &m.id },
-                            doc! {
-                                "$addToSet": { "done": { "$each": &names } },
-                                "$setOnInsert": { "from": &m.old_source, "to": &m.new_source },
-                            },
-                        )
-                        .upsert(true)
-                        .await;
-                    if let Err(e) = recorded {
-                        errln!(
-                            "error: `{name}` was done but not recorded in {CHECKPOINTS}: {}\n  help: run migrate again: the step changes nothing the second time",
-                            describe(&e)
-                        );
-                        return Exit::Usage;
-                    }
-                    format!("done: {name}{detail}")
-                }
-                Err(e) => return failed(&name, e),
-            }
-        };
-        if let Err(exit) = outln!("{line}") {
-            return exit;
+    for (name, op) in steps {
+        if let Err(e) = run.step(&name, op).await {
+            return failed(&e);
         }
+    }
+    drop(run);
+    if let Some(exit) = closed {
+        return exit;
     }
     if dry_run {
         return say("dry run: nothing was written");
@@ -192,23 +187,37 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
 }
 
 /// A step that stopped: the data that does not fit (exit 1), or the server's refusal (exit 2).
-fn failed(name: &str, e: StepError) -> Exit {
+fn failed(e: &MigrationError) -> Exit {
+    let help = "  help: the steps before it are recorded in";
     match e {
-        StepError::Data(error) => {
-            errln!("{error}");
-            errln!("error: step `{name}` stopped the migration: the stored data does not fit the new layout");
+        MigrationError::Data { .. } => {
+            errln!("{e}");
             Exit::Failed
         }
-        StepError::Server(e) => {
+        MigrationError::Checkpoint { source, .. } => {
             errln!(
-                "error: step `{name}` failed: {}\n  help: the steps before it are recorded in {CHECKPOINTS}; fix the cause and run migrate again to go on from this step",
-                describe(&e)
+                "error: cannot read the checkpoint in {CHECKPOINTS}: {}",
+                describe(source)
             );
             Exit::Usage
         }
-        StepError::Other(why) => {
+        MigrationError::Record { step, source } => {
             errln!(
-                "error: step `{name}` failed: {why}\n  help: the steps before it are recorded in {CHECKPOINTS}; fix the cause and run migrate again to go on from this step"
+                "error: `{step}` was done but not recorded in {CHECKPOINTS}: {}\n  help: run migrate again: the step changes nothing the second time",
+                describe(source)
+            );
+            Exit::Usage
+        }
+        MigrationError::Server { step, source } => {
+            errln!(
+                "error: step `{step}` failed: {}\n{help} {CHECKPOINTS}; fix the cause and run migrate again to go on from this step",
+                describe(source)
+            );
+            Exit::Usage
+        }
+        MigrationError::Other { step, why } => {
+            errln!(
+                "error: step `{step}` failed: {why}\n{help} {CHECKPOINTS}; fix the cause and run migrate again to go on from this step"
             );
             Exit::Usage
         }
@@ -220,227 +229,4 @@ fn say(line: &str) -> Exit {
         Ok(()) => Exit::Ok,
         Err(exit) => exit,
     }
-}
-
-fn document(v: &serde_json::Value) -> Document {
-    match Bson::try_from(v.clone()) {
-        Ok(Bson::Document(d)) => d,
-        _ => Document::new(),
-    }
-}
-
-fn bson_value(v: &serde_json::Value) -> Bson {
-    Bson::try_from(v.clone()).unwrap_or(Bson::Null)
-}
-
-/// Why a step stopped.
-enum StepError {
-    /// The server refused or could not be reached.
-    Server(mongodb::error::Error),
-    /// The stored data does not fit the new layout (a check found it): the error, in full.
-    Data(String),
-    /// Something else, in words.
-    Other(String),
-}
-
-impl From<mongodb::error::Error> for StepError {
-    fn from(e: mongodb::error::Error) -> StepError {
-        StepError::Server(e)
-    }
-}
-
-/// Runs one step; `Ok` holds what it changed, for the progress line.
-async fn run_step(db: &Database, step: &Step) -> Result<String, StepError> {
-    let coll = |name: &str| db.collection::<Document>(name);
-    let changed = |n: u64| format!(" ({n} document{})", if n == 1 { "" } else { "s" });
-    let walked = |n: u64| format!(" ({n} parent{} walked)", if n == 1 { "" } else { "s" });
-    match &step.action {
-        Action::Check { check } => {
-            moves::check(db, check).await?;
-            Ok(String::new())
-        }
-        Action::AssignIds { collection, array } => {
-            Ok(changed(moves::assign_ids(db, collection, array).await?))
-        }
-        Action::SplitOut { .. }
-        | Action::ReferToParent { .. }
-        | Action::Summarise { .. }
-        | Action::FillBuckets { .. }
-        | Action::LinkPairs { .. } => match migration::pipelines::batched(&step.action) {
-            Some(b) => Ok(walked(moves::batched(db, &b).await?)),
-            None => Ok(String::new()),
-        },
-        Action::SplitBuckets { .. } => match migration::pipelines::batched(&step.action) {
-            Some(b) => Ok(format!(
-                " ({} buckets walked)",
-                moves::batched(db, &b).await?
-            )),
-            None => Ok(String::new()),
-        },
-        Action::Gather { .. } | Action::GatherBuckets { .. } => {
-            Ok(walked(moves::gather(db, &step.action).await?))
-        }
-        Action::KeepIds {
-            collection,
-            from,
-            to,
-        } => Ok(changed(moves::keep_ids(db, collection, from, to).await?)),
-        Action::DropCollection { collection } => {
-            coll(collection).drop().await?;
-            Ok(String::new())
-        }
-        Action::CreateCollection {
-            collection,
-            validator,
-        } => {
-            if !db.list_collection_names().await?.contains(collection) {
-                db.create_collection(collection)
-                    .validator(document(validator))
-                    .await?;
-            }
-            Ok(String::new())
-        }
-        Action::CreateIndex { collection, index } => {
-            coll(collection)
-                .create_index(crate::sync::index_model(index))
-                .await?;
-            Ok(String::new())
-        }
-        Action::RelaxValidator {
-            collection,
-            validator,
-        } => coll_mod(db, collection, validator, "moderate").await,
-        Action::TightenValidator {
-            collection,
-            validator,
-        } => coll_mod(db, collection, validator, "strict").await,
-        Action::Rename {
-            collection,
-            from,
-            to,
-        } => {
-            let r = coll(collection)
-                .update_many(
-                    doc! { from: { "$exists": true } },
-                    doc! { "$rename": { from: to } },
-                )
-                .bypass_document_validation(true)
-                .await?;
-            Ok(changed(r.modified_count))
-        }
-        Action::WrapReference {
-            collection,
-            path,
-            id_name,
-            old_type,
-        } => {
-            let r = coll(collection)
-                .update_many(
-                    doc! { path: { "$type": old_type } },
-                    vec![doc! { "$set": { path: { id_name: format!("${path}") } } }],
-                )
-                .bypass_document_validation(true)
-                .await?;
-            Ok(changed(r.modified_count))
-        }
-        Action::Unset { collection, path } => {
-            let r = coll(collection)
-                .update_many(
-                    doc! { path: { "$exists": true } },
-                    doc! { "$unset": { path: "" } },
-                )
-                .bypass_document_validation(true)
-                .await?;
-            Ok(changed(r.modified_count))
-        }
-        Action::SetVersion {
-            collection,
-            version,
-        } => {
-            let r = coll(collection)
-                .update_many(
-                    document(&migration::version_guard(*version)),
-                    doc! { "$set": { "schema_version": version_value(*version) } },
-                )
-                .bypass_document_validation(true)
-                .await?;
-            Ok(changed(r.modified_count))
-        }
-        Action::DropIndex { collection, name } => {
-            let c = coll(collection);
-            if c.list_index_names().await?.contains(name) {
-                c.drop_index(name).await?;
-            }
-            Ok(String::new())
-        }
-        Action::Backfill {
-            source_collection,
-            source_path,
-            fan_out,
-        } => {
-            let (sources, copies) = (coll(source_collection), coll(&fan_out.collection));
-            let (mut last, mut modified) = (None::<Bson>, 0u64);
-            loop {
-                let batch =
-                    moves::next_batch(&sources, &doc! {}, &last, doc! { source_path: 1 }).await?;
-                let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
-                    break;
-                };
-                for source in &batch {
-                    let (Some(id), Some(value)) =
-                        (source.get("_id"), value_at(source, source_path))
-                    else {
-                        continue;
-                    };
-                    let filters: Vec<Document> = fan_out
-                        .array_filters
-                        .iter()
-                        .map(|path| doc! { path: id.clone() })
-                        .collect();
-                    let mut update = copies
-                        .update_many(
-                            doc! { &fan_out.match_path: id.clone() },
-                            doc! { "$set": { &fan_out.set_path: value.clone() } },
-                        )
-                        .bypass_document_validation(true);
-                    if !filters.is_empty() {
-                        update = update.array_filters(filters);
-                    }
-                    modified += update.await?.modified_count;
-                }
-                last = Some(end);
-            }
-            Ok(changed(modified))
-        }
-    }
-}
-
-async fn coll_mod(
-    db: &Database,
-    collection: &str,
-    validator: &serde_json::Value,
-    level: &str,
-) -> Result<String, StepError> {
-    db.run_command(doc! {
-        "collMod": collection,
-        "validator": document(validator),
-        "validationLevel": level,
-    })
-    .await?;
-    Ok(String::new())
-}
-
-/// `schema_version` as the validator wants it: an `int` (32 bits) while it fits.
-fn version_value(version: u32) -> Bson {
-    i32::try_from(version).map_or(Bson::Int64(i64::from(version)), Bson::Int32)
-}
-
-/// The value at a dotted path of a document (`None`: absent).
-fn value_at<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
-    let mut segments = path.split('.');
-    let mut value = d.get(segments.next()?)?;
-    for s in segments {
-        value = value.as_document()?.get(s)?;
-    }
-    Some(value)
 }

@@ -19,8 +19,10 @@ mod kept;
 mod layouts;
 mod links;
 pub mod mongosh;
+pub mod ops;
 pub mod pipelines;
 mod refused;
+pub mod rust;
 mod words;
 
 use serde::Serialize;

@@ -564,3 +564,31 @@ impl std::fmt::Display for Unsupported {
         )
     }
 }
+
+/// Why a step of this kind is there and why it is safe to run again, in a sentence (the doc
+/// comment of its function in the generated module).
+pub(super) fn why(a: &Action) -> &'static str {
+    match a {
+        Action::Check { .. } => "Reads only: the stored data must fit the new layout before anything is written, so a migration the data does not fit stops here with nothing changed.",
+        Action::CreateCollection { .. } => "The new layout stores documents here; created before any data moves, while the old code still runs (nothing if it exists).",
+        Action::CreateIndex { .. } => "The new code's queries need it; created before the switch so that they never scan (the server does nothing if it exists).",
+        Action::RelaxValidator { .. } => "Documents of both versions are stored while the data moves: the validator accepts either, and does not check old documents on update.",
+        Action::Rename { .. } => "The new schema stores the field under another name; only documents still holding the old name are updated.",
+        Action::WrapReference { .. } => "A copy was added beside the reference, which becomes an object holding the id; only references still plain are wrapped.",
+        Action::Backfill { .. } => "The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (setting the same value again changes nothing).",
+        Action::SetVersion { .. } => "The stored shape changed: documents below the new version (or without one) are marked with it, so that the new code knows what it reads.",
+        Action::Unset { .. } => "Only the old code read this field; removed once the data has moved.",
+        Action::DropIndex { .. } => "Only the old code's queries used it; dropped after the switch (nothing if it is gone).",
+        Action::TightenValidator { .. } => "Every document now has the new shape: the new validator checks every insert and update.",
+        Action::AssignIds { .. } => "Embedded children are about to get documents of their own: each gets a fixed `_id` first (made here, the server has no generator), so that a second run splits out the same children.",
+        Action::SplitOut { .. } => "The children get their own collection: each batch of parents is unwound and merged on `_id`, keeping children already there.",
+        Action::KeepIds { .. } => "The parent keeps only its children's ids now that they have their own documents; only arrays still holding children are rewritten.",
+        Action::Gather { .. } | Action::GatherBuckets { .. } => "The parent holds its children in its own document now: each batch of parents reads its children and merges the array in, parents already gathered left alone.",
+        Action::ReferToParent { .. } => "Each child refers to its parent now: the parent's array of ids tells which, merged into the children that lack the reference.",
+        Action::Summarise { .. } => "The parent keeps values computed from its children (summaries, subsets, top-N lists), as the new code keeps them on write.",
+        Action::FillBuckets { .. } => "The children move into bucket documents: each parent's children cut into buckets of the new size under fixed ids, so a replay writes nothing twice.",
+        Action::SplitBuckets { .. } => "The children leave their buckets for documents of their own, merged on `_id` keeping those already there.",
+        Action::LinkPairs { .. } => "Each pair gets a link document, merged on the pair's unique index keeping links already there.",
+        Action::DropCollection { .. } => "The new layout no longer stores documents here: dropped once its data has moved.",
+    }
+}

@@ -1,0 +1,347 @@
+//! How each [`Op`] runs against the server: the checks, the walks in `_id` order running
+//! aggregation stages per batch, the ids given to embedded children on the client, the copies
+//! backfilled, and the single commands (collections, indexes, validators, `updateMany`).
+
+use bson::{doc, oid::ObjectId, Bson, Document};
+use futures::TryStreamExt;
+use mongodb::{Collection, Database};
+
+use super::ops::{Backfill, Batched, Check, Op, Update, Walk};
+use super::run::Changed;
+use super::BATCH;
+
+/// Why a step stopped (the step's name is added by the caller).
+pub(super) enum Failure {
+    /// The server refused or could not be reached.
+    Server(mongodb::error::Error),
+    /// The stored data does not fit the new layout: the error, in full.
+    Data(String),
+    /// Something else, in words.
+    Other(String),
+}
+
+impl From<mongodb::error::Error> for Failure {
+    fn from(e: mongodb::error::Error) -> Failure {
+        Failure::Server(e)
+    }
+}
+
+/// Runs one step; `on_batch` hears the documents walked so far after each batch.
+pub(super) async fn execute(
+    db: &Database,
+    op: &Op,
+    on_batch: &mut dyn FnMut(u64),
+) -> Result<Changed, Failure> {
+    let coll = |name: &str| db.collection::<Document>(name);
+    match op {
+        Op::Check(c) => {
+            check(db, c).await?;
+            Ok(Changed::Nothing)
+        }
+        Op::CreateCollection {
+            collection,
+            validator,
+        } => {
+            if !db.list_collection_names().await?.contains(collection) {
+                db.create_collection(collection)
+                    .validator(validator.clone())
+                    .await?;
+            }
+            Ok(Changed::Nothing)
+        }
+        Op::CreateIndex { collection, index } => {
+            coll(collection).create_index(index.model()).await?;
+            Ok(Changed::Nothing)
+        }
+        Op::CollMod {
+            collection,
+            validator,
+            level,
+        } => {
+            db.run_command(doc! {
+                "collMod": collection,
+                "validator": validator.clone(),
+                "validationLevel": level.as_str(),
+            })
+            .await?;
+            Ok(Changed::Nothing)
+        }
+        Op::UpdateMany {
+            collection,
+            filter,
+            update,
+        } => {
+            let c = coll(collection);
+            let r = match update {
+                Update::Document(u) => {
+                    c.update_many(filter.clone(), u.clone())
+                        .bypass_document_validation(true)
+                        .await?
+                }
+                Update::Pipeline(p) => {
+                    c.update_many(filter.clone(), p.clone())
+                        .bypass_document_validation(true)
+                        .await?
+                }
+            };
+            Ok(Changed::Documents(r.modified_count))
+        }
+        Op::AssignIds {
+            collection,
+            array,
+            guard,
+        } => Ok(Changed::Documents(
+            assign_ids(db, collection, array, guard, on_batch).await?,
+        )),
+        Op::Batched { batched: b, walk } => Ok(Changed::Walked {
+            count: walk_batches(db, b, on_batch).await?,
+            walk: *walk,
+        }),
+        Op::Gather {
+            batched: b,
+            leftover,
+        } => {
+            let walked = walk_batches(db, b, on_batch).await?;
+            if let Some((guard, c)) = leftover {
+                let left = coll(&b.collection).count_documents(guard.clone()).await?;
+                if left > 0 {
+                    check(db, c).await?;
+                    return Err(Failure::Other(format!(
+                        "{left} parents of {} were not gathered (changed during the step?)",
+                        b.collection
+                    )));
+                }
+            }
+            Ok(Changed::Walked {
+                count: walked,
+                walk: Walk::Parents,
+            })
+        }
+        Op::Backfill(b) => Ok(Changed::Documents(backfill(db, b, on_batch).await?)),
+        Op::DropCollection { collection } => {
+            coll(collection).drop().await?;
+            Ok(Changed::Nothing)
+        }
+        Op::DropIndex { collection, name } => {
+            let c = coll(collection);
+            if c.list_index_names().await?.contains(name) {
+                c.drop_index(name).await?;
+            }
+            Ok(Changed::Nothing)
+        }
+    }
+}
+
+/// Runs a check: `Err(Failure::Data)` naming the first offender, if there is one.
+pub(super) async fn check(db: &Database, c: &Check) -> Result<(), Failure> {
+    let first: Vec<Document> = db
+        .collection::<Document>(&c.collection)
+        .aggregate(c.pipeline.clone())
+        .await?
+        .try_collect()
+        .await?;
+    match first.first() {
+        None => Ok(()),
+        Some(bad) => {
+            let id = bad.get("_id").map_or_else(|| "?".to_owned(), text);
+            let n = bad.get("n").map_or_else(|| "?".to_owned(), text);
+            Err(Failure::Data(
+                c.error.replace("{id}", &id).replace("{n}", &n),
+            ))
+        }
+    }
+}
+
+/// A value as a person reads it: an ObjectId's hex, a string without quotes, a number.
+fn text(b: &Bson) -> String {
+    match b {
+        Bson::ObjectId(id) => id.to_hex(),
+        Bson::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The filter of the documents matching `guard` after `last`.
+fn after(guard: &Document, last: &Option<Bson>) -> Document {
+    match last {
+        Some(id) if guard.is_empty() => doc! { "_id": { "$gt": id.clone() } },
+        Some(id) => doc! { "$and": [guard.clone(), { "_id": { "$gt": id.clone() } }] },
+        None => guard.clone(),
+    }
+}
+
+/// The next batch of a walk in `_id` order: up to [`BATCH`] documents matching `guard` after
+/// `last`, with `projection`. Every batched step walks its collection this way, so that a
+/// killed run resumes at the same boundaries.
+async fn next_batch(
+    coll: &Collection<Document>,
+    guard: &Document,
+    last: &Option<Bson>,
+    projection: Document,
+) -> Result<Vec<Document>, Failure> {
+    Ok(coll
+        .find(after(guard, last))
+        .projection(projection)
+        .sort(doc! { "_id": 1 })
+        .limit(i64::from(BATCH))
+        .await?
+        .try_collect()
+        .await?)
+}
+
+/// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch; returns
+/// the documents walked.
+async fn walk_batches(
+    db: &Database,
+    b: &Batched,
+    on_batch: &mut dyn FnMut(u64),
+) -> Result<u64, Failure> {
+    let coll = db.collection::<Document>(&b.collection);
+    let (mut last, mut walked) = (None::<Bson>, 0u64);
+    loop {
+        let ids = next_batch(&coll, &b.guard, &last, doc! { "_id": 1 }).await?;
+        let (Some(first), Some(end)) = (
+            ids.first().and_then(|d| d.get("_id")),
+            ids.last().and_then(|d| d.get("_id")),
+        ) else {
+            return Ok(walked);
+        };
+        let range = doc! { "$and": [b.guard.clone(), { "_id": { "$gte": first.clone(), "$lte": end.clone() } }] };
+        let mut pipeline = vec![doc! { "$match": range }];
+        pipeline.extend(b.stages.iter().cloned());
+        let _: Vec<Document> = coll
+            .aggregate(pipeline)
+            .bypass_document_validation(true)
+            .await?
+            .try_collect()
+            .await?;
+        walked += ids.len() as u64;
+        on_batch(walked);
+        last = Some(end.clone());
+    }
+}
+
+/// Each element of `array` without `_id` gets a new ObjectId, the parent updated only if its
+/// array is still the one read (one unordered `update` command per batch); walks again until no
+/// parent lacks one. Returns the parents updated.
+async fn assign_ids(
+    db: &Database,
+    collection: &str,
+    array: &str,
+    guard: &Document,
+    on_batch: &mut dyn FnMut(u64),
+) -> Result<u64, Failure> {
+    let coll = db.collection::<Document>(collection);
+    let (mut modified, mut walked) = (0u64, 0u64);
+    loop {
+        let (mut last, mut found) = (None::<Bson>, false);
+        loop {
+            let batch = next_batch(&coll, guard, &last, doc! { "_id": 1, array: 1 }).await?;
+            let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
+                break;
+            };
+            found = true;
+            let updates: Vec<Document> = batch
+                .iter()
+                .filter_map(|d| {
+                    let (id, items) = (d.get("_id")?, d.get_array(array).ok()?);
+                    let with_ids: Vec<Bson> = items.iter().map(with_id).collect();
+                    Some(doc! {
+                        "q": { "_id": id.clone(), array: items.clone() },
+                        "u": { "$set": { array: with_ids } },
+                    })
+                })
+                .collect();
+            let reply = db
+                .run_command(doc! {
+                    "update": collection,
+                    "updates": updates,
+                    "ordered": false,
+                    "bypassDocumentValidation": true,
+                })
+                .await?;
+            if let Ok(errors) = reply.get_array("writeErrors") {
+                if let Some(e) = errors.first() {
+                    return Err(Failure::Other(format!(
+                        "{} of the updates giving ids in {collection}.{array} failed; the first: {e}",
+                        errors.len()
+                    )));
+                }
+            }
+            modified += reply
+                .get("nModified")
+                .and_then(|n| n.as_i32().map(i64::from).or_else(|| n.as_i64()))
+                .unwrap_or(0)
+                .max(0) as u64;
+            walked += batch.len() as u64;
+            on_batch(walked);
+            last = Some(end);
+        }
+        if !found {
+            return Ok(modified);
+        }
+    }
+}
+
+/// An element with an `_id` (first) if it had none.
+fn with_id(e: &Bson) -> Bson {
+    match e {
+        Bson::Document(d) if !d.contains_key("_id") => {
+            let mut out = doc! { "_id": ObjectId::new() };
+            out.extend(d.clone());
+            Bson::Document(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The source walked in `_id` order, each source document's value written where it is copied.
+async fn backfill(
+    db: &Database,
+    b: &Backfill,
+    on_batch: &mut dyn FnMut(u64),
+) -> Result<u64, Failure> {
+    let sources = db.collection::<Document>(&b.source_collection);
+    let copies = db.collection::<Document>(&b.collection);
+    let (mut last, mut modified, mut walked) = (None::<Bson>, 0u64, 0u64);
+    loop {
+        let batch = next_batch(&sources, &doc! {}, &last, doc! { &b.source_path: 1 }).await?;
+        let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
+            return Ok(modified);
+        };
+        for source in &batch {
+            let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path))
+            else {
+                continue;
+            };
+            let filters: Vec<Document> = b
+                .array_filters
+                .iter()
+                .map(|path| doc! { path: id.clone() })
+                .collect();
+            let mut update = copies
+                .update_many(
+                    doc! { &b.match_path: id.clone() },
+                    doc! { "$set": { &b.set_path: value.clone() } },
+                )
+                .bypass_document_validation(true);
+            if !filters.is_empty() {
+                update = update.array_filters(filters);
+            }
+            modified += update.await?.modified_count;
+        }
+        walked += batch.len() as u64;
+        on_batch(walked);
+        last = Some(end);
+    }
+}
+
+/// The value at a dotted path of a document (`None`: absent).
+fn value_at<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
+    let mut segments = path.split('.');
+    let mut value = d.get(segments.next()?)?;
+    for s in segments {
+        value = value.as_document()?.get(s)?;
+    }
+    Some(value)
+}
