@@ -72,6 +72,24 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// Nouns whose plural is the singular (Mongoose's pluralize leaves them as they are too).
+const UNCOUNTABLE: [&str; 14] = [
+    "sheep",
+    "fish",
+    "deer",
+    "moose",
+    "series",
+    "species",
+    "equipment",
+    "information",
+    "money",
+    "rice",
+    "news",
+    "media",
+    "advice",
+    "aircraft",
+];
+
 /// Plurals that do not follow the rules (Mongoose's pluralize knows these too).
 pub const IRREGULAR: [(&str, &str); 8] = [
     ("person", "people"),
@@ -110,6 +128,30 @@ pub fn plural(word: &str) -> String {
             out.push_str(plural);
         }
         return out;
+    }
+    if UNCOUNTABLE.contains(&lower.as_str()) {
+        return word.to_owned();
+    }
+    // `Quiz` -> `Quizzes`, `Shelf` -> `Shelves`, `Knife` -> `Knives`, `Hero` -> `Heroes`.
+    if ["quiz", "whiz", "fez"].contains(&lower.as_str()) {
+        return format!("{word}zes");
+    }
+    let f_stays = ["golf", "gulf", "surf", "serf"]
+        .iter()
+        .any(|w| lower.ends_with(w));
+    if (lower.ends_with("lf") || lower.ends_with("rf")) && !f_stays {
+        return format!("{}ves", &word[..word.len() - 1]);
+    }
+    if ["knife", "wife", "life"].iter().any(|w| lower.ends_with(w)) {
+        return format!("{}ves", &word[..word.len() - 2]);
+    }
+    if [
+        "hero", "echo", "potato", "tomato", "buffalo", "veto", "torpedo",
+    ]
+    .iter()
+    .any(|w| lower.ends_with(w))
+    {
+        return format!("{word}es");
     }
     let consonant_y = lower.ends_with('y')
         && lower.len() > 1
@@ -212,6 +254,28 @@ mod tests {
             ("log_message", "log_messages"),
             ("sales_person", "sales_people"),
             ("IoTReading", "IoTReadings"),
+            ("Quiz", "Quizzes"),
+            ("PopQuiz", "PopQuizzes"),
+            ("Shelf", "Shelves"),
+            ("book_shelf", "book_shelves"),
+            ("Wolf", "Wolves"),
+            ("Scarf", "Scarves"),
+            ("Knife", "Knives"),
+            ("Life", "Lives"),
+            ("Hero", "Heroes"),
+            ("Potato", "Potatoes"),
+            ("Photo", "Photos"),
+            ("Video", "Videos"),
+            ("Roof", "Roofs"),
+            ("Chief", "Chiefs"),
+            ("Sheep", "Sheep"),
+            ("Fish", "Fish"),
+            ("Species", "Species"),
+            ("Equipment", "Equipment"),
+            ("Waltz", "Waltzes"),
+            ("Buzz", "Buzzes"),
+            ("Golf", "Golfs"),
+            ("Surf", "Surfs"),
         ] {
             assert_eq!(plural(one), many, "{one}");
         }

@@ -1129,7 +1129,7 @@ impl Deserialize {
         }
     }
 }
-/// Collection `selfs`. One document per Self.
+/// Collection `selves`. One document per Self.
 /// Estimated size: about 57 bytes on average, 1057 bytes at worst.
 ///
 /// Repository: `SelfTypeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_this`.
@@ -1142,7 +1142,7 @@ impl Deserialize {
 )]
 #[derive(::squillion::Document)]
 #[squillion(
-    collection = "selfs",
+    collection = "selves",
     validator = SelfType::validator_document,
     implied_indexes = false
 )]
@@ -1156,18 +1156,18 @@ pub struct SelfType {
 }
 impl SelfType {
     /// The collection's name.
-    pub const COLLECTION: &'static str = "selfs";
-    /// The indexes of `selfs` the Plan declares, each with the query or rule it serves.
+    pub const COLLECTION: &'static str = "selves";
+    /// The indexes of `selves` the Plan declares, each with the query or rule it serves.
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::std::vec::Vec::new()
     }
-    /// The `$jsonSchema` validator of `selfs`.
+    /// The `$jsonSchema` validator of `selves`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","this"],"properties":{"_id":{"bsonType":"objectId"},"this":{"bsonType":"string"}},"title":"selfs documents"}"#,
+            r#"{"bsonType":"object","required":["_id","this"],"properties":{"_id":{"bsonType":"objectId"},"this":{"bsonType":"string"}},"title":"selves documents"}"#,
         )
     }
-    /// The validator document of `selfs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    /// The validator document of `selves`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::bson::Document {
         ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
