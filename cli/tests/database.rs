@@ -161,6 +161,29 @@ async fn index_models(db: &Database, coll: &str) -> BTreeMap<String, IndexModel>
         .collect()
 }
 
+/// Every document of `coll`, in the server's order.
+async fn all_docs(db: &Database, coll: &str) -> Vec<Document> {
+    db.collection::<Document>(coll)
+        .find(doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+/// Every document of `coll`, in `_id` order.
+async fn docs_by_id(db: &Database, coll: &str) -> Vec<Document> {
+    db.collection::<Document>(coll)
+        .find(doc! {})
+        .sort(doc! { "_id": 1 })
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
 async fn collection_names(db: &Database) -> BTreeSet<String> {
     db.list_collection_names()
         .await

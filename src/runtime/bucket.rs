@@ -124,10 +124,7 @@ async fn append_body(
     let (Some(owner), Bson::Document(child)) = (owner, item) else {
         return Ok(landed(r.upserted_id));
     };
-    let mut pushes = BsonDocument::new();
-    for l in kept.lists {
-        pushes.insert(l.path, l.push(l.copy(child)));
-    }
+    let pushes = super::subsets::pushes(kept.lists, child);
     let owners = coll
         .client()
         .database(&coll.namespace().db)

@@ -60,7 +60,7 @@ impl List {
     }
 
     /// The `$push` operand that adds `copy`, sorted and sliced to `n`.
-    pub(super) fn push(&self, copy: BsonDocument) -> BsonDocument {
+    fn push(&self, copy: BsonDocument) -> BsonDocument {
         let (sort, slice) = match (self.latest, self.descending) {
             (true, false) => (1, -self.n),
             (_, true) => (-1, self.n),
@@ -198,16 +198,21 @@ pub(super) async fn add_child(
     child: &BsonDocument,
     session: Option<&mut ClientSession>,
 ) -> Result<bool> {
-    let mut pushes = BsonDocument::new();
-    for l in s.lists {
-        pushes.insert(l.path, l.push(l.copy(child)));
-    }
+    let pushes = pushes(s.lists, child);
     let mut update = BsonDocument::new();
     if !pushes.is_empty() {
         update.insert("$push", pushes);
     }
     add_summaries(&mut update, s.computed, &Bson::Document(child.clone()));
     update_parent(parents, id, update, session).await
+}
+
+/// The `$push` operand adding `child`'s copy to each of `lists`, sorted and sliced.
+pub(super) fn pushes(lists: &[List], child: &BsonDocument) -> BsonDocument {
+    lists
+        .iter()
+        .map(|l| (l.path.to_owned(), Bson::Document(l.push(l.copy(child)))))
+        .collect()
 }
 
 /// Applies `update` to parent `id`; an empty update (nothing changes: a largest value of a child

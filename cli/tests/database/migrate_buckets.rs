@@ -301,7 +301,7 @@ async fn children_in_order(
 ) -> BTreeMap<String, Vec<Document>> {
     let d = relation(plan);
     let parent = entity_collection(plan, &d.parent).unwrap();
-    let parents: Vec<Document> = all_docs(db, &parent.name).await;
+    let parents: Vec<Document> = docs_by_id(db, &parent.name).await;
     let mut out: BTreeMap<String, Vec<Document>> = parents
         .iter()
         .map(|p| (p.get("_id").unwrap().to_string(), Vec::new()))
@@ -314,7 +314,7 @@ async fn children_in_order(
                 .find(|p| p.collection == c.name)
                 .unwrap()
                 .path;
-            for kid in all_docs(db, &c.name).await {
+            for kid in docs_by_id(db, &c.name).await {
                 out.get_mut(&kid.get(key).unwrap().to_string())
                     .unwrap()
                     .push(kid);
@@ -348,17 +348,6 @@ fn compare(x: Option<&Bson>, y: Option<&Bson>) -> std::cmp::Ordering {
     }
 }
 
-pub(super) async fn all_docs(db: &Database, name: &str) -> Vec<Document> {
-    db.collection::<Document>(name)
-        .find(doc! {})
-        .sort(doc! { "_id": 1 })
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
-}
-
 /// A document with its top-level fields in name order (the test server's `$merge` writes them
 /// so), its nested values untouched.
 fn canonical(d: &Document) -> Document {
@@ -377,7 +366,7 @@ async fn buckets_by_parent(
     coll: &str,
 ) -> BTreeMap<String, Vec<Document>> {
     let b = relation(plan).bucket.as_ref().unwrap();
-    let docs = all_docs(db, coll).await;
+    let docs = docs_by_id(db, coll).await;
     let mut out: BTreeMap<String, Vec<Document>> = BTreeMap::new();
     for doc in docs {
         out.entry(doc.get(&b.parent_path).unwrap().to_string())
@@ -448,7 +437,7 @@ async fn items_in_order(db: &Database, old: &Plan) -> BTreeMap<String, Vec<Docum
     let d = relation(old);
     let b = d.bucket.as_ref().unwrap();
     let parent = entity_collection(old, &d.parent).unwrap();
-    let mut out: BTreeMap<String, Vec<Document>> = all_docs(db, &parent.name)
+    let mut out: BTreeMap<String, Vec<Document>> = docs_by_id(db, &parent.name)
         .await
         .iter()
         .map(|p| (p.get("_id").unwrap().to_string(), Vec::new()))
@@ -484,7 +473,7 @@ async fn assert_children_as_items(
                 .path;
             let mut out: BTreeMap<String, Vec<Document>> =
                 items.keys().map(|k| (k.clone(), Vec::new())).collect();
-            for kid in all_docs(db, &c.name).await {
+            for kid in docs_by_id(db, &c.name).await {
                 let mut k = kid.clone();
                 let pid = k.remove(key).unwrap().to_string();
                 k.remove("_id");
@@ -494,7 +483,7 @@ async fn assert_children_as_items(
         }
         None => {
             let array = &d.placement[0].path;
-            all_docs(db, &parent.name)
+            docs_by_id(db, &parent.name)
                 .await
                 .iter()
                 .map(|p| {

@@ -6,7 +6,7 @@
 
 use super::migrate::{migrate, names};
 use super::migrate_buckets::{
-    all_docs, append_all, entity_collection, fill_buckets, fill_plain, plain_text, relation, text,
+    append_all, entity_collection, fill_buckets, fill_plain, plain_text, relation, text,
     text_bounded, Plain,
 };
 use super::migrate_data::*;
@@ -109,12 +109,12 @@ async fn data_that_does_not_fit_is_refused_before_any_write() {
         fill_buckets(&t.db, &plan, 30, 40, &mut Lcg(seed)).await;
         let d = relation(&plan);
         let parents = &entity_collection(&plan, &d.parent).unwrap().name;
-        let first = all_docs(&t.db, parents).await.remove(0);
+        let first = docs_by_id(&t.db, parents).await.remove(0);
         let pid = first.get("_id").unwrap().clone();
         let b = d.bucket.as_ref().unwrap();
         let buckets = t.db.collection::<Document>(&b.collection);
         let mut held = 0;
-        for bk in all_docs(&t.db, &b.collection).await {
+        for bk in docs_by_id(&t.db, &b.collection).await {
             if bk.get(&b.parent_path) == Some(&pid) {
                 held += bk.get_array(&b.items_path).unwrap().len() as u64;
             }

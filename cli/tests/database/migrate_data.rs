@@ -253,15 +253,7 @@ pub(super) async fn logical_data(
             })
             .cloned()
             .collect();
-        let docs: Vec<Document> = db
-            .collection::<Document>(&c.name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let docs: Vec<Document> = docs_by_id(db, &c.name).await;
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for d in &docs {
             let mut m = BTreeMap::new();
@@ -279,15 +271,7 @@ pub(super) async fn logical_data(
 pub(super) async fn dump(db: &Database) -> String {
     let mut out = String::new();
     for name in collection_names(db).await {
-        let docs: Vec<Document> = db
-            .collection::<Document>(&name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let docs: Vec<Document> = docs_by_id(db, &name).await;
         let specs: Vec<mongodb::results::CollectionSpecification> = db
             .list_collections()
             .filter(doc! { "name": &name })
@@ -313,14 +297,7 @@ pub(super) async fn dump(db: &Database) -> String {
 /// again into a scratch collection created with it.
 pub(super) async fn assert_new_validators_accept_everything(db: &Database, plan: &Plan) {
     for c in &plan.collections {
-        let docs: Vec<Document> = db
-            .collection::<Document>(&c.name)
-            .find(doc! {})
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let docs: Vec<Document> = all_docs(db, &c.name).await;
         let scratch = format!("check_{}", c.name);
         db.create_collection(&scratch)
             .validator(squillion_cli::sync::validator_document(c))
@@ -352,14 +329,8 @@ pub(super) async fn assert_copies_equal_sources(db: &Database, plan: &Plan) {
             .unwrap()
             .name
             .clone();
-        let sources: BTreeMap<String, Bson> = db
-            .collection::<Document>(&source.name)
-            .find(doc! {})
+        let sources: BTreeMap<String, Bson> = all_docs(db, &source.name)
             .await
-            .unwrap()
-            .try_collect::<Vec<_>>()
-            .await
-            .unwrap()
             .into_iter()
             .map(|d| {
                 (
@@ -368,14 +339,7 @@ pub(super) async fn assert_copies_equal_sources(db: &Database, plan: &Plan) {
                 )
             })
             .collect();
-        let holders: Vec<Document> = db
-            .collection::<Document>(&copy.collection)
-            .find(doc! {})
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let holders: Vec<Document> = all_docs(db, &copy.collection).await;
         assert!(!holders.is_empty());
         let at = |d: &Document, path: &str| -> Option<Bson> {
             let mut v = Bson::Document(d.clone());
@@ -574,16 +538,7 @@ fn child_content(d: &Document, fields: &[PlanField]) -> String {
 pub(super) async fn relation_data(db: &Database, plan: &Plan, relation: &str) -> (usize, u64) {
     let d = plan.relationship(relation).unwrap();
     let parent = own_collection(plan, &d.parent).unwrap();
-    let all = |name: String| async move {
-        db.collection::<Document>(&name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect::<Vec<Document>>()
-            .await
-            .unwrap()
-    };
+    let all = |name: String| async move { docs_by_id(db, &name).await };
     let parents = all(parent.name.clone()).await;
     let child = own_collection(plan, &d.child);
     let children = match child {

@@ -139,16 +139,7 @@ async fn fill_v1(db: &Database, books: usize, rng: &mut Lcg) {
 /// Every book's notes as the version `v` stores them, in its order, each whole (its `_id` and
 /// book reference aside).
 async fn notes_of(db: &Database, v: u8) -> BTreeMap<String, Vec<Bson>> {
-    let all = |name: &'static str| async move {
-        db.collection::<Document>(name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect::<Vec<Document>>()
-            .await
-            .unwrap()
-    };
+    let all = |name: &'static str| async move { docs_by_id(db, name).await };
     let books = all("books").await;
     let mut out: BTreeMap<String, Vec<Bson>> = books
         .iter()
@@ -214,15 +205,7 @@ fn same_per_book(
 /// order.
 async fn buckets_per_book(db: &Database) -> BTreeMap<String, Vec<Bson>> {
     let mut out: BTreeMap<String, Vec<Bson>> = BTreeMap::new();
-    let docs: Vec<Document> = db
-        .collection::<Document>("book_notes")
-        .find(doc! {})
-        .sort(doc! { "_id": 1 })
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let docs: Vec<Document> = docs_by_id(db, "book_notes").await;
     for mut d in docs {
         d.remove("_id");
         out.entry(d.get("book").unwrap().to_string())

@@ -134,14 +134,7 @@ async fn copy_database(from: &Database, to: &Database) {
                     .unwrap();
             }
         }
-        let docs: Vec<Document> = from
-            .collection::<Document>(&spec.name)
-            .find(doc! {})
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let docs: Vec<Document> = all_docs(from, &spec.name).await;
         if !docs.is_empty() {
             to.collection::<Document>(&spec.name)
                 .insert_many(docs)

@@ -89,16 +89,7 @@ async fn children_of(db: &Database, plan: &Plan, d: &Decision) -> BTreeMap<Strin
             c.entity == entity && c.role == squillion_codegen::plan::CollectionRole::Entity
         })
     };
-    let all = |name: String| async move {
-        db.collection::<Document>(&name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect::<Vec<Document>>()
-            .await
-            .unwrap()
-    };
+    let all = |name: String| async move { docs_by_id(db, &name).await };
     let parents = all(own(&d.parent).unwrap().name.clone()).await;
     let children = match own(&d.child) {
         Some(c) => all(c.name.clone()).await,
@@ -202,14 +193,7 @@ async fn assert_kept_fields(db: &Database, plan: &Plan, what: &str) -> usize {
         .iter()
         .find(|c| c.entity == d.parent)
         .unwrap();
-    let parents: Vec<Document> = db
-        .collection::<Document>(&parent.name)
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let parents: Vec<Document> = all_docs(db, &parent.name).await;
     let mut checked = 0;
     for p in &parents {
         let mine = &kids[&p.get("_id").unwrap().to_string()];

@@ -148,14 +148,7 @@ async fn arrays(
     coll: &str,
     path: &str,
 ) -> BTreeMap<ObjectId, Option<Vec<ObjectId>>> {
-    let docs: Vec<Document> = db
-        .collection::<Document>(coll)
-        .find(doc! {})
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let docs: Vec<Document> = all_docs(db, coll).await;
     docs.iter()
         .map(|d| {
             let ids = d.get_array(path).ok().map(|a| {
@@ -170,15 +163,7 @@ async fn arrays(
 
 /// The links as stored, in `_id` order: (student, course).
 async fn links(db: &Database) -> Vec<(ObjectId, ObjectId)> {
-    let docs: Vec<Document> = db
-        .collection::<Document>("student_courses")
-        .find(doc! {})
-        .sort(doc! { "_id": 1 })
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let docs: Vec<Document> = docs_by_id(db, "student_courses").await;
     docs.iter()
         .map(|d| {
             let keys: Vec<&str> = d.keys().map(String::as_str).collect();
