@@ -2,7 +2,7 @@
 //! document would collide with another on one.
 
 use bson::{Bson, Document};
-use squillion_codegen::plan::Collection;
+use squillion_codegen::plan::{Collection, FieldKind};
 
 /// The unique indexes' keys of `c`, as `(paths, sparse)`.
 fn unique_keys(c: &Collection) -> Vec<(Vec<String>, bool)> {
@@ -96,12 +96,25 @@ pub fn collides(c: &Collection, docs: &[Document], doc: &Document) -> bool {
 /// within one array (`$ne` guards).
 pub fn paths_in(c: &Collection, array: &str) -> Vec<String> {
     let prefix = format!("{array}.");
-    c.indexes
+    let mut out: Vec<String> = c
+        .indexes
         .iter()
         .filter(|i| i.unique)
         .filter_map(|i| i.keys.first())
         .filter_map(|k| k.path.strip_prefix(&prefix).map(str::to_owned))
-        .collect()
+        .collect();
+    // An array of references with copies or relationship fields holds each reference once
+    // (the generated `embed(max, unique("id"))`).
+    let id = c
+        .field(array)
+        .filter(|f| f.kind == FieldKind::RefArray)
+        .and_then(|f| f.children.iter().find(|x| x.kind == FieldKind::Ref));
+    if let Some(id) = id {
+        if !out.contains(&id.name) {
+            out.insert(0, id.name.clone());
+        }
+    }
+    out
 }
 
 /// The value at dotted `path` of `v`.

@@ -326,6 +326,29 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 },
             },
             (Layout::Embed, Shape::Subdocument) => quote!(embed),
+            // An array of references with copies or relationship fields (`[{id, since}]`):
+            // each referenced document appears once (a relationship is a set of pairs), so the
+            // push refuses a second element naming it.
+            (Layout::ParentRefs | Layout::OneWay | Layout::TwoWay, Shape::ArrayOfExtendedRefs) => {
+                let Some(m) = max else {
+                    continue;
+                };
+                let mut unique: Vec<String> = c
+                    .field(&p.path)
+                    .and_then(|f| f.children.iter().find(|x| x.kind == FieldKind::Ref))
+                    .map(|id| vec![id.name.clone()])
+                    .unwrap_or_default();
+                for u in c.field(&p.path).map(unique_in_elements).unwrap_or_default() {
+                    if !unique.contains(&u) {
+                        unique.push(u);
+                    }
+                }
+                if unique.is_empty() {
+                    quote!(embed(max = #m))
+                } else {
+                    quote!(embed(max = #m, unique(#(#unique),*)))
+                }
+            }
             (Layout::ParentRefs | Layout::OneWay, Shape::ArrayOfIds) => {
                 let (Some(to), Some(m)) = (lookup.document_type(&p.target), max) else {
                     continue;

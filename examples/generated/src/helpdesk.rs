@@ -71,9 +71,12 @@ impl Organization {
     }
 }
 /// Collection `agents`. One document per Agent.
-/// Estimated size: about 137 bytes on average, 3137 bytes at worst.
+/// Estimated size: about 4143 bytes on average, 11243 bytes at worst.
 ///
-/// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_email`, `set_role`, `set_active`.
+/// Layout of `Agent.following`: one_way. the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+/// Rules: one-way embedding, rule 6.
+///
+/// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_following`, `remove_following`, `pull_following`, `set_following`, `set_name`, `set_email`, `set_role`, `set_active`.
 #[derive(
     Debug,
     Clone,
@@ -91,7 +94,8 @@ impl Organization {
         name = "email_1",
         unique,
         collation(locale = "en", strength = 2)
-    )
+    ),
+    index(keys("following.id" = 1), name = "following.id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Agent {
@@ -107,6 +111,9 @@ pub struct Agent {
     pub role: AgentRole,
     /// `active` (BSON `bool`).
     pub active: bool,
+    /// one_way (Agent.following): the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+    #[squillion(embed(max = 200, unique("id")))]
+    pub following: ::squillion::BoundedVec<AgentFollowing, 200>,
 }
 impl Agent {
     /// The collection's name.
@@ -114,15 +121,17 @@ impl Agent {
     /// The indexes of `agents` the Plan declares, each with the query or rule it serves.
     ///
     /// - `email_1`: field `email` is declared @unique; `email` is looked up case-insensitively: collation strength 2
+    ///
+    /// - `following.id_1`: one_way (Agent.following): the other direction, through the multikey index on `following.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"email":1},"name":"email_1","unique":true,"collation":{"locale":"en","strength":2}}]"#,
+            r#"[{"key":{"email":1},"name":"email_1","unique":true,"collation":{"locale":"en","strength":2}},{"key":{"following.id":1},"name":"following.id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `agents`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","email","name","role","active"],"properties":{"_id":{"bsonType":"objectId"},"email":{"bsonType":"string"},"name":{"bsonType":"string"},"role":{"bsonType":"string","enum":["agent","admin"]},"active":{"bsonType":"bool"}},"title":"agents documents"}"#,
+            r#"{"bsonType":"object","required":["_id","email","name","role","active","following"],"properties":{"_id":{"bsonType":"objectId"},"email":{"bsonType":"string"},"name":{"bsonType":"string"},"role":{"bsonType":"string","enum":["agent","admin"]},"active":{"bsonType":"bool"},"following":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["id","since"],"properties":{"id":{"bsonType":"objectId"},"since":{"bsonType":"date","description":"field of the relationship Agent.following itself"}}},"description":"one_way (Agent.following): the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following,..."}},"title":"agents documents"}"#,
         )
     }
     /// The validator document of `agents`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -899,6 +908,21 @@ impl ::std::convert::From<AgentRole> for ::squillion::bson::Bson {
     fn from(value: AgentRole) -> Self {
         ::squillion::bson::Bson::String(value.as_str().to_owned())
     }
+}
+/// Embedded in `following` (Agent.following).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct AgentFollowing {
+    /// The id of the referenced document.
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// field of the relationship Agent.following itself
+    pub since: ::squillion::bson::DateTime,
 }
 /// The values of `status`: "new", "open", "pending", "solved", "closed" (stored as these strings).
 #[derive(

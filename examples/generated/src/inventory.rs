@@ -108,6 +108,7 @@ pub struct Product {
     #[squillion(fan_out(to = Part, by = "product.id", copy = "product.catalog_number"))]
     pub catalog_number: i32,
     /// parent_refs (Product.parts): Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+    #[squillion(embed(max = 1000, unique("id")))]
     pub parts: ::squillion::BoundedVec<PartRef, 1000>,
 }
 impl Product {

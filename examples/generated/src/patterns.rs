@@ -201,6 +201,7 @@ pub struct Customer {
     #[serde(rename = "_id")]
     pub name: ::std::string::String,
     /// two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing)
+    #[squillion(embed(max = 5000, unique("id")))]
     pub invoices: ::squillion::BoundedVec<InvoiceRef, 5000>,
 }
 impl Customer {

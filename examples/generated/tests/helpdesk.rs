@@ -15,9 +15,9 @@
 use squillion::bson::oid::ObjectId;
 use squillion::bson::DateTime;
 use squillion_examples_generated::helpdesk::{
-    Agent, AgentRef, AgentRepo, AgentRole, Customer, CustomerRef, CustomerRepo, Event, Message,
-    Organization, OrganizationPlan, OrganizationRepo, Rating, Ticket, TicketEventsBucketRepo,
-    TicketPriority, TicketRepo, TicketStatus,
+    Agent, AgentFollowing, AgentRef, AgentRepo, AgentRole, Customer, CustomerRef, CustomerRepo,
+    Event, Message, Organization, OrganizationPlan, OrganizationRepo, Rating, Ticket,
+    TicketEventsBucketRepo, TicketPriority, TicketRepo, TicketStatus,
 };
 use squillion_testkit::TestDb;
 
@@ -93,6 +93,7 @@ async fn a_day_at_the_helpdesk() {
                 AgentRole::Agent
             },
             active: true,
+            following: Default::default(),
         };
         agents.insert(&a).await.unwrap();
         orgs.add_agents(&org.id, &a.id).await.unwrap();
@@ -289,6 +290,42 @@ async fn a_day_at_the_helpdesk() {
         .count();
     assert_eq!(between.len(), expected);
     assert!(expected > 0);
+
+    // Following tickets: a ticket once per agent (a relationship is a set of pairs), found
+    // back from the ticket's side through the multikey index.
+    let follow = |t: &Ticket, minutes: i64| AgentFollowing {
+        id: t.id,
+        since: at(minutes),
+    };
+    agents
+        .push_following(&staff[2].id, &follow(&model[3], 10))
+        .await
+        .unwrap();
+    agents
+        .push_following(&staff[2].id, &follow(&model[4], 11))
+        .await
+        .unwrap();
+    let again = agents
+        .push_following(&staff[2].id, &follow(&model[3], 12))
+        .await
+        .unwrap_err();
+    assert!(again.is_duplicate_key(), "{again}");
+    agents
+        .push_following(&staff[3].id, &follow(&model[3], 13))
+        .await
+        .unwrap();
+    let followed = agents.get(&staff[2].id).await.unwrap().unwrap().following;
+    assert_eq!(
+        followed.iter().map(|f| (f.id, f.since)).collect::<Vec<_>>(),
+        vec![(model[3].id, at(10)), (model[4].id, at(11))]
+    );
+    let followers = agents
+        .find(squillion::bson::doc! { "following.id": model[3].id })
+        .await
+        .unwrap();
+    let mut names: Vec<String> = followers.into_iter().map(|a| a.name).collect();
+    names.sort();
+    assert_eq!(names, vec!["Agent 2".to_owned(), "Agent 3".to_owned()]);
 
     // A rating, later.
     let rating = Rating {
