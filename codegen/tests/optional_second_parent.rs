@@ -36,10 +36,12 @@ fn case() -> impl Strategy<Value = Case> {
         (300u64..3000).prop_map(|n| format!("many({n}, typical 5)")),
         Just("squillions".to_owned()),
     ];
+    // `one?`: the optional parent is a one-to-one (`Owner.items: one? <-> Item.owner: one?`).
+    let other = prop_oneof![4 => bound.clone(), 1 => Just("one?".to_owned())];
     (
-        bound.clone(),
-        prop::sample::select(&["", "page 20 by at", "growth append_heavy", "growth static"][..]),
         bound,
+        prop::sample::select(&["", "page 20 by at", "growth append_heavy", "growth static"][..]),
+        other,
         prop::sample::select(&["", "navigate both", "show Owner.name on Item ratio 100:1"][..]),
         prop::bool::weighted(0.2),
     )
@@ -109,6 +111,7 @@ proptest! {
         for s in sentences {
             if !own_collection {
                 prop_assert!(!s.contains("keep documents of their own"), "{src}\n{s}");
+                prop_assert!(!s.contains("keeps its own collection"), "{src}\n{s}");
             }
             // Nothing here is read on its own unless the query says so.
             if !case.queried {

@@ -169,9 +169,13 @@ pub(crate) enum Reason {
         bytes: u64,
     },
     /// One-to-one, read alone and both ways.
-    OneToOneBothWays { other: String },
+    OneToOneBothWays { other: String, why: Alone },
     /// One-to-one, read alone.
-    OneToOneAlone { owner: String, other: String },
+    OneToOneAlone {
+        owner: String,
+        other: String,
+        why: Alone,
+    },
     /// One-to-one, read together.
     OneToOneEmbed { owner: String, other: String },
     /// Bucket: pages.

@@ -253,12 +253,42 @@ pub(crate) fn reason(r: &Reason) -> String {
             "{other} is large ({}) and seldom read, so it stays out of the hot {owner} document: it lives in its own collection and holds its {owner}'s id (seed 002: embedding is less efficient even for one-to-one when the other side is large and seldom used)",
             super::bytes(*bytes)
         ),
-        Reason::OneToOneBothWays { other } => format!(
-            "{other} is read on its own and both directions are read often, so each side stores the other's id"
+        Reason::OneToOneBothWays { other, why } => format!(
+            "{} and both directions are read often, so each side stores the other's id",
+            match why {
+                Alone::NoParent { end, parent, .. } => {
+                    format!("{} may have no {parent} (`{end}` is `one?`)", a(other))
+                }
+                Alone::Referenced { relation, .. } => {
+                    format!("{other} is a document of its own ({relation} refers to it by id)")
+                }
+                Alone::Expires { field, .. } => {
+                    format!("{other}'s documents expire on their own (`{field}` is @expires)")
+                }
+                Alone::Declared | Alone::Query(_) | Alone::Pattern => {
+                    format!("{other} is read on its own")
+                }
+            }
         ),
-        Reason::OneToOneAlone { owner, other } => format!(
-            "{other} is read on its own, so it keeps its own collection and stores its {owner}'s id (rule 2)"
-        ),
+        Reason::OneToOneAlone { owner, other, why } => match why {
+            Alone::NoParent { end, homed: true, .. } => format!(
+                "{} may have no {owner} (`{end}` is `one?`), so no {owner} holds it: each {other} stores its {owner}'s id where it lives",
+                a(other)
+            ),
+            Alone::NoParent { end, homed: false, .. } => format!(
+                "{} may have no {owner} (`{end}` is `one?`), so it keeps its own collection and stores its {owner}'s id",
+                a(other)
+            ),
+            Alone::Referenced { relation, .. } => format!(
+                "{other} is a document of its own ({relation} refers to it by id), so it stores its {owner}'s id (rule 2)"
+            ),
+            Alone::Expires { field, .. } => format!(
+                "{other}'s documents expire on their own (`{field}` is @expires), so it keeps its own collection and stores its {owner}'s id (rule 2)"
+            ),
+            Alone::Declared | Alone::Query(_) | Alone::Pattern => format!(
+                "{other} is read on its own, so it keeps its own collection and stores its {owner}'s id (rule 2)"
+            ),
+        },
         Reason::OneToOneEmbed { owner, other } => format!(
             "one {other} per {owner}, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"
         ),

@@ -250,7 +250,7 @@ impl Member {
 /// Collection `badges`. One document per Badge.
 /// Estimated size: about 72 bytes on average, 1078 bytes at worst.
 ///
-/// Layout of `Member.badge`: child_ref. Badge is read on its own, so it keeps its own collection and stores its Member's id (rule 2)
+/// Layout of `Member.badge`: child_ref. a Badge may have no Member (`Badge.member` is `one?`), so it keeps its own collection and stores its Member's id
 /// Rules: rule 2, rule 4.
 ///
 /// Repository: `BadgeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_member`, `count_by_member`, `set_title`, `set_member`.
@@ -275,7 +275,7 @@ pub struct Badge {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
-    /// child_ref (Member.badge): Badge is read on its own, so it keeps its own collection and stores its Member's id (rule 2)
+    /// child_ref (Member.badge): a Badge may have no Member (`Badge.member` is `one?`), so it keeps its own collection and stores its Member's id
     #[squillion(child_ref(to = Member))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub member: ::std::option::Option<::squillion::bson::oid::ObjectId>,
@@ -294,7 +294,7 @@ impl Badge {
     /// The `$jsonSchema` validator of `badges`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"member":{"bsonType":["objectId","null"],"description":"child_ref (Member.badge): Badge is read on its own, so it keeps its own collection and stores its Member's id (rule 2)"}},"title":"badges documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"member":{"bsonType":["objectId","null"],"description":"child_ref (Member.badge): a Badge may have no Member (`Badge.member` is `one?`), so it keeps its own collection and stores its Member's id"}},"title":"badges documents"}"#,
         )
     }
     /// The validator document of `badges`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -11,7 +11,7 @@ mod one_to_many;
 use crate::model::{Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
 use crate::plan::RuleId;
 
-use super::basis::{Against, Broken, Fact, Oversized, Reason, Through};
+use super::basis::{Against, Alone, Broken, Fact, Oversized, Reason, Through};
 use super::context::Ctx;
 use super::cost;
 
@@ -270,9 +270,7 @@ pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
 pub(super) fn kept_out(ctx: &Ctx<'_>, entity: &str, rel: &str) -> Against {
     Against::ReadAlone {
         entity: entity.to_owned(),
-        why: ctx
-            .read_alone(entity, rel)
-            .unwrap_or(super::basis::Alone::Declared),
+        why: ctx.read_alone(entity, rel).unwrap_or(Alone::Declared),
     }
 }
 
@@ -484,6 +482,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 vec![RuleId::Rule2, RuleId::TwoWayReferencing],
                 Reason::OneToOneBothWays {
                     other: other.clone(),
+                    why: ctx.read_alone(other, &rel.id).unwrap_or(Alone::Declared),
                 },
                 facts,
                 rej,
@@ -496,6 +495,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             Reason::OneToOneAlone {
                 owner: owner.clone(),
                 other: other.clone(),
+                why: ctx.read_alone(other, &rel.id).unwrap_or(Alone::Declared),
             },
             facts,
             rej,
