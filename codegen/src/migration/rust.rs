@@ -361,19 +361,23 @@ fn index_tokens(i: &IndexOp) -> Tokens {
     }))
 }
 
+/// An object's `("key", value)` pairs, refusing extended JSON.
+fn pairs(map: &serde_json::Map<String, Value>) -> Result<Vec<TokenStream>, String> {
+    extended(map)?;
+    map.iter()
+        .map(|(k, v)| {
+            let v = value(v)?;
+            Ok(quote!((#k, #v)))
+        })
+        .collect()
+}
+
 /// A document: `doc([("key", value), ...])`; anything but an object is an empty document (as
 /// the CLI reads it).
 fn document(v: &Value) -> Tokens {
     match v {
         Value::Object(map) => {
-            extended(map)?;
-            let pairs = map
-                .iter()
-                .map(|(k, v)| {
-                    let v = value(v)?;
-                    Ok(quote!((#k, #v)))
-                })
-                .collect::<Result<Vec<_>, String>>()?;
+            let pairs = pairs(map)?;
             Ok(quote!(doc([#(#pairs),*])))
         }
         _ => Ok(quote!(doc([]))),
@@ -439,14 +443,7 @@ fn value(v: &Value) -> Tokens {
             quote!(arr([#(#items),*]))
         }
         Value::Object(map) => {
-            extended(map)?;
-            let pairs = map
-                .iter()
-                .map(|(k, v)| {
-                    let v = value(v)?;
-                    Ok(quote!((#k, #v)))
-                })
-                .collect::<Result<Vec<_>, String>>()?;
+            let pairs = pairs(map)?;
             quote!(obj([#(#pairs),*]))
         }
     })

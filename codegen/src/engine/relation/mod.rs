@@ -265,12 +265,18 @@ pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
     }
 }
 
+/// Why `entity` must be a document of its own, as relationship `rel` sees it; asked where the
+/// engine already knows it must be (a child read alone), so the fallback never shows.
+fn why_alone(ctx: &Ctx<'_>, entity: &str, rel: &str) -> Alone {
+    ctx.read_alone(entity, rel).unwrap_or(Alone::Declared)
+}
+
 /// Why `entity` is kept out of `rel`'s parent: it is read on its own, or must be a document of
 /// its own.
 pub(super) fn kept_out(ctx: &Ctx<'_>, entity: &str, rel: &str) -> Against {
     Against::ReadAlone {
         entity: entity.to_owned(),
-        why: ctx.read_alone(entity, rel).unwrap_or(Alone::Declared),
+        why: why_alone(ctx, entity, rel),
     }
 }
 
@@ -482,7 +488,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 vec![RuleId::Rule2, RuleId::TwoWayReferencing],
                 Reason::OneToOneBothWays {
                     other: other.clone(),
-                    why: ctx.read_alone(other, &rel.id).unwrap_or(Alone::Declared),
+                    why: why_alone(ctx, other, &rel.id),
                 },
                 facts,
                 rej,
@@ -495,7 +501,7 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             Reason::OneToOneAlone {
                 owner: owner.clone(),
                 other: other.clone(),
-                why: ctx.read_alone(other, &rel.id).unwrap_or(Alone::Declared),
+                why: why_alone(ctx, other, &rel.id),
             },
             facts,
             rej,
