@@ -72,7 +72,11 @@ fn every_w119_help_fits_its_layout() {
                         help.contains("force"),
                         forced,
                         "{src}\nW119 help mentions `force` {}: {help}",
-                        if forced { "not" } else { "although nothing is forced" }
+                        if forced {
+                            "not"
+                        } else {
+                            "although nothing is forced"
+                        }
                     );
                     for (c, path) in named_paths(help) {
                         let coll = p.collections.iter().find(|x| x.name == c);
@@ -87,6 +91,12 @@ fn every_w119_help_fits_its_layout() {
             }
         }
     }
-    assert!(seen > 20, "only {seen} W119 warnings: the cases no longer exercise it");
-    assert!(unforced > 3, "only {unforced} W119 warnings without a force");
+    assert!(
+        seen > 20,
+        "only {seen} W119 warnings: the cases no longer exercise it"
+    );
+    assert!(
+        unforced > 3,
+        "only {unforced} W119 warnings without a force"
+    );
 }

@@ -263,7 +263,13 @@ impl<'m> Paths<'m> {
             let other = other?;
             let Some(field) = other.field(&next.name) else {
                 if let Some(far) = self.far_end(&other.name, &next.name) {
-                    r.report(two_relations(first, next, &self.entity.name, &other.name, far));
+                    r.report(two_relations(
+                        first,
+                        next,
+                        &self.entity.name,
+                        &other.name,
+                        far,
+                    ));
                     return None;
                 }
                 let mut d =
@@ -492,7 +498,7 @@ fn two_relations(first: &Ident, next: &Ident, here: &str, middle: &str, far: &st
              path reaches fields of the entity one relation away only",
             first.name, next.name
         ),
-        )
+    )
     .with_label(format!("a relation end of `{middle}`, not a field"))
     .with_help(format!(
         "relate {here} to {far} directly and filter on that end (`relation {far}.<end>: ... <-> \

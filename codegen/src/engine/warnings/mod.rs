@@ -4,8 +4,8 @@
 use squillion_grammar::Span;
 
 use crate::model::{Layout, Relation};
-use crate::prose::plural;
 use crate::plan::{citation, Decision, RuleId, Severity, Warning};
+use crate::prose::plural;
 
 use super::context::{Ctx, Warnings};
 use super::relation::broken_rules;
