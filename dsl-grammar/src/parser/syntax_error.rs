@@ -577,7 +577,7 @@ fn construct_help(expected: &[String]) -> &'static str {
         ),
         (
             "a name",
-            "a name starts with a letter or `_` and goes on with letters, digits and `_`: `Book`, `due_date`",
+            "a name starts with an ASCII letter (a-z, A-Z) or `_` and goes on with them and digits: `Book`, `due_date` (names become Rust identifiers); keep other characters for strings and doc comments",
         ),
         (
             "`}`",
