@@ -196,11 +196,34 @@ async fn seed(db: &Database, kind: Kind, books: u64, per: u64) {
 async fn squillion_run(db: &Database, kind: Kind) -> Vec<(String, Duration)> {
     let mut steps: Vec<(String, Duration)> = Vec::new();
     let mut started: Option<Instant> = None;
+    // The batches of the step under way: when the last one ended, and each one's time.
+    let mut batch_end: Option<Instant> = None;
+    let mut batches: Vec<Duration> = Vec::new();
     let mut progress = |p: &Progress<'_>| match p {
-        Progress::Started { .. } => started = Some(Instant::now()),
+        Progress::Started { .. } => {
+            started = Some(Instant::now());
+            batch_end = started;
+            batches.clear();
+        }
+        Progress::Batch { .. } => {
+            let now = Instant::now();
+            batches.push(batch_end.map_or(Duration::ZERO, |b| now - b));
+            batch_end = Some(now);
+        }
         Progress::Done { step, .. } => {
             let took = started.take().map_or(Duration::ZERO, |s| s.elapsed());
-            steps.push(((*step).to_owned(), took));
+            let mut name = (*step).to_owned();
+            if let (Some(first), Some(last)) = (batches.first(), batches.last()) {
+                let max = batches.iter().max().copied().unwrap_or_default();
+                name.push_str(&format!(
+                    " [{} batches: first {:.3} s, last {:.3} s, max {:.3} s]",
+                    batches.len(),
+                    secs(*first),
+                    secs(*last),
+                    secs(max)
+                ));
+            }
+            steps.push((name, took));
         }
         _ => {}
     };
@@ -447,7 +470,12 @@ fn main() {
         let median = |v: &[f64]| {
             let mut v = v.to_vec();
             v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
+            let m = v.len() / 2;
+            if v.len() % 2 == 0 {
+                (v[m - 1] + v[m]) / 2.0
+            } else {
+                v[m]
+            }
         };
         let mut by_kind: BTreeMap<&str, Vec<(u64, f64)>> = BTreeMap::new();
         for ((kind, n), (s, hw)) in &results {
