@@ -37,10 +37,13 @@ use squillion::bson::{doc, Bson, Document};
 use squillion::migrate::{MigrationError, Progress, Summary};
 use squillion::mongodb::{Client, Database, IndexModel};
 
+// Generated (prettyplease's layout, kept byte for byte by tests/migration_bench_modules.rs).
+#[rustfmt::skip]
 #[allow(dead_code, clippy::all)]
 #[path = "migrations/embed_to_child_ref.rs"]
 mod embed_to_child_ref;
 
+#[rustfmt::skip]
 #[allow(dead_code, clippy::all)]
 #[path = "migrations/copy_backfilled.rs"]
 mod copy_backfilled;
@@ -90,7 +93,9 @@ fn id(series: u8, i: u64) -> ObjectId {
 
 /// The `j`-th book, without `_id` or author.
 fn book(j: u64) -> Document {
-    let tags: Vec<String> = (0..h(j, 3) % 4).map(|t| format!("tag{}", h(j, t) % 50)).collect();
+    let tags: Vec<String> = (0..h(j, 3) % 4)
+        .map(|t| format!("tag{}", h(j, t) % 50))
+        .collect();
     doc! {
         "title": format!("Book {j} {}", h(j, 1) % 1_000_000),
         "pages": (50 + h(j, 2) % 900) as i32,
@@ -110,7 +115,10 @@ fn author(i: u64) -> Document {
 /// sets them before the old code writes).
 fn validators(kind: Kind) -> Vec<(String, Document)> {
     let stem = kind.old_schema();
-    let path = format!("{}/benches/migrations/{stem}.sqn", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/benches/migrations/{stem}.sqn",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).expect("the old schema of a benchmarked kind");
     let source = squillion_grammar::SourceFile::new(format!("{stem}.sqn"), text);
     let plan = match squillion_codegen::pipeline::check(&source) {
@@ -291,7 +299,10 @@ async fn hand_run(db: &Database, kind: Kind) -> Vec<(String, Duration)> {
         Kind::CopyBackfilled => {
             let books = db.collection::<Document>("books");
             books
-                .create_index(index(doc! { "author.id": 1, "_id": 1 }, "author.id_1__id_1"))
+                .create_index(index(
+                    doc! { "author.id": 1, "_id": 1 },
+                    "author.id_1__id_1",
+                ))
                 .await
                 .expect("hand-written: index");
             lap("createIndex", &mut parts);
@@ -346,7 +357,9 @@ async fn end_state(db: &Database) -> (u64, u64, u64, u64) {
         let (author, name) = match b.get("author") {
             Some(Bson::ObjectId(a)) => (a.to_hex(), String::new()),
             Some(Bson::Document(a)) => (
-                a.get_object_id("id").map(|i| i.to_hex()).unwrap_or_default(),
+                a.get_object_id("id")
+                    .map(|i| i.to_hex())
+                    .unwrap_or_default(),
                 a.get_str("name").unwrap_or_default().to_owned(),
             ),
             _ => panic!("a book without its author: {b}"),

@@ -34,8 +34,8 @@ fn plan(stem: &str) -> Plan {
 fn generate(old: &str, new: &str) -> String {
     let (old, new) = (plan(old), plan(new));
     let diff = squillion_codegen::diff::diff(&old, &new);
-    let m = migration::plan(&old, &new, &diff)
-        .unwrap_or_else(|refused| panic!("refused: {refused:?}"));
+    let m =
+        migration::plan(&old, &new, &diff).unwrap_or_else(|refused| panic!("refused: {refused:?}"));
     migration::rust::module(&m).unwrap_or_else(|e| panic!("{e}"))
 }
 
