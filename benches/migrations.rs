@@ -50,6 +50,9 @@ mod copy_backfilled;
 
 const INSERT_BATCH: usize = 10_000;
 
+/// squillion's and the hand-written pipeline's times (s), one per round.
+type Times = (Vec<f64>, Vec<f64>);
+
 /// One benchmarked kind of change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -425,7 +428,7 @@ fn main() {
             &ObjectId::new().to_hex()[18..]
         ));
         // (kind, size) -> the squillion and hand-written times of every round.
-        let mut results: BTreeMap<(&str, u64), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        let mut results: BTreeMap<(&str, u64), Times> = BTreeMap::new();
         for kind in &kinds {
             for &n in &sizes {
                 for round in 0..rounds {
