@@ -87,20 +87,11 @@ async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
     Ok(db)
 }
 
-/// A driver error in one readable line: what went wrong, without the driver's empty labels,
-/// sources and server responses.
+/// A driver error in one readable line, as the runtime's errors say it
+/// ([`squillion::DriverError::reason`]): the server's message, code and code name (a duplicate
+/// key in words, never a collation key's bytes), or what went wrong when it did not answer.
 pub(crate) fn describe(e: &mongodb::error::Error) -> String {
-    let mut text = e.kind.to_string();
-    for noise in [", source: None", ", server response: None"] {
-        text = text.replace(noise, "");
-    }
-    while let Some(start) = text.find(", labels: {") {
-        let Some(end) = text[start..].find('}') else {
-            break;
-        };
-        text.replace_range(start..start + end + 1, "");
-    }
-    text.replace("Kind: ", "")
+    squillion::DriverError::new(e.clone()).reason()
 }
 
 /// The URI without its password.

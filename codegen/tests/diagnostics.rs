@@ -517,6 +517,16 @@ fn cases() -> Vec<Case> {
             "entity `A` has no field `titel`",
         ),
         case(
+            "E0501",
+            "entity A { n: int32 }\nentity B { t: string }\nentity C { s: string }\n\
+             relation C.bs: many(40) <-> B.c: one\n\
+             relation B.as: few(9) <-> A.b: one\n\
+             query q on A { where b.c == ? }",
+            (6, 24),
+            "`b.c` goes through two relations (A to B, then B to C): a path reaches fields of the \
+             entity one relation away only",
+        ),
+        case(
             "E0502",
             "entity A { n: int32 }\nquery q on A { where n starts_with ? }",
             (2, 22),

@@ -288,6 +288,10 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
                 if f.contains(&format!("only read through their {}", d.from)) {
                     out.push(format!("{}: `{f}`", d.id));
                 }
+                // "each Comment stores its Comment's id" reads as the comment's own id.
+                if f.contains(&format!("its {}'s", d.from)) {
+                    out.push(format!("{}: `{f}`", d.id));
+                }
             }
         }
         for r in &d.rules {

@@ -73,6 +73,67 @@ fn a_literal_in_a_condition_points_to_the_parameter() {
     }
 }
 
+/// Operators from SQL and C in a condition, at its start, in its middle and between two
+/// conditions: each gets the squillion spelling, never the help of another construct (a single
+/// `=` used to get "a relation end is `Entity.field: cardinality`").
+#[test]
+fn operators_from_other_languages_point_to_ours() {
+    let cases = [
+        ("a = ?", "`==`"),
+        ("a => ?", "`>=`"),
+        ("a =< ?", "`<=`"),
+        ("a <> ?", "`!=`"),
+        ("a == ? && b == ?", "`and`"),
+        ("a == ? || b == ?", "`in`"),
+        ("a == ? or b == ?", "`in`"),
+        ("a == ? OR b == ?", "`in`"),
+        ("a like ?", "`starts_with`"),
+        ("a contains ?", "`starts_with`"),
+        ("not a == ?", "`!=`"),
+        ("b == ? and a = ?", "`==`"),
+    ];
+    for (cond, shown) in cases {
+        for tail in ["", " limit 5", "\n  sort a"] {
+            let src = format!(
+                "entity A {{ a: int32 b: string }}\nquery q on A {{ where {cond}{tail} }}\n"
+            );
+            let help = help_of(&src);
+            assert!(help.contains(shown), "{cond}{tail}: {help}");
+            assert!(!help.contains("relation end"), "{cond}{tail}: {help}");
+        }
+    }
+}
+
+/// A misspelt declaration keyword (a letter changed, added, dropped or swapped, any case) is
+/// named; a word that is no near miss gets the list of declarations only.
+#[test]
+fn a_misspelt_declaration_keyword_is_named() {
+    let cases = [
+        ("entitiy", "entity"),
+        ("Entity", "entity"),
+        ("enity", "entity"),
+        ("etnity", "entity"),
+        ("relaton", "relation"),
+        ("RELATION", "relation"),
+        ("quer", "query"),
+        ("vlaue", "value"),
+        ("setings", "settings"),
+    ];
+    for (typo, meant) in cases {
+        for before in ["", "entity Z { n: string }\n"] {
+            let src = format!("{before}{typo} A {{ n: string }}\n");
+            let help = help_of(&src);
+            assert!(
+                help.contains(&format!("did you mean `{meant}`?")),
+                "{typo}: {help}"
+            );
+        }
+    }
+    let help = help_of("table A { n: string }\n");
+    assert!(!help.contains("did you mean"), "{help}");
+    assert!(help.contains("`entity`"), "{help}");
+}
+
 /// Tokens that damage a schema when put in the wrong place.
 const NOISE: [&str; 16] = [
     "", "{", "}", "(", ")", ":", "=", "?", "@", "<->", ";", "42", "\"s\"", "few", "where", "x y",

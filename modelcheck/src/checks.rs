@@ -118,10 +118,10 @@ pub(crate) fn aggregate(
                     _ => None,
                 })
                 .sum();
+            // Totals of integers are written as longs, whatever was stored before.
             Some(match like {
-                Bson::Int64(_) => Bson::Int64(total as i64),
                 Bson::Double(_) => Bson::Double(total),
-                _ => Bson::Int32(total as i32),
+                _ => Bson::Int64(total as i64),
             })
         }
         SummaryFn::Max => values.into_iter().max_by(compare),

@@ -240,11 +240,9 @@ pub fn add_to_summaries(
             (SummaryFn::Count, _, Some(Bson::Int64(c))) => Some(Bson::Int64(c + 1)),
             (SummaryFn::Count, _, Some(Bson::Int32(c))) => Some(Bson::Int32(c + 1)),
             (SummaryFn::Count, _, _) => Some(Bson::Int32(1)),
-            // `$inc`: the wider of the two types.
+            // `$inc` by the value widened to a long (an integer's): the wider of the two types.
             (SummaryFn::Total, Some(v), have) => Some(match (have.unwrap_or(Bson::Int32(0)), v) {
-                (Bson::Int32(a), Bson::Int32(b)) => a
-                    .checked_add(*b)
-                    .map_or(Bson::Int64(i64::from(a) + i64::from(*b)), Bson::Int32),
+                (Bson::Int32(a), Bson::Int32(b)) => Bson::Int64(i64::from(a) + i64::from(*b)),
                 (Bson::Int32(a), Bson::Int64(b)) => Bson::Int64(i64::from(a) + b),
                 (Bson::Int64(a), Bson::Int32(b)) => Bson::Int64(a + i64::from(*b)),
                 (Bson::Int64(a), Bson::Int64(b)) => Bson::Int64(a + b),

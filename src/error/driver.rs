@@ -130,6 +130,9 @@ impl DriverError {
             .map(str::to_owned)
             .or_else(|| code_name(code).map(str::to_owned));
         let mut message = one_line(message);
+        if code == 11000 {
+            message = duplicate_key(&message).unwrap_or(message);
+        }
         if let Some(reasons) = details.and_then(validation_reasons) {
             message = format!("{message}: {reasons}");
         }
@@ -147,7 +150,7 @@ impl DriverError {
             ErrorKind::Write(_) | ErrorKind::InsertMany(_) | ErrorKind::BulkWrite(_) => {
                 "the server refused the write".to_owned()
             }
-            kind => one_line(&kind.to_string()),
+            kind => without_noise(&one_line(&kind.to_string())),
         }
     }
 }
@@ -158,6 +161,20 @@ struct Refusal {
     message: String,
 }
 
+impl DriverError {
+    /// What the server answered (its message, code and code name), or what went wrong when it did
+    /// not answer, in one line: the error's text without the operation that failed.
+    pub fn reason(&self) -> String {
+        match self.refusal() {
+            Some(r) => match r.name {
+                Some(name) => format!("{} (server code {} {name})", r.message, r.code),
+                None => format!("{} (server code {})", r.message, r.code),
+            },
+            None => self.failure(),
+        }
+    }
+}
+
 impl std::fmt::Display for DriverError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self.0.operation, &self.0.collection) {
@@ -165,16 +182,7 @@ impl std::fmt::Display for DriverError {
             (Some(op), None) => write!(f, "{op} failed: ")?,
             _ => f.write_str("MongoDB operation failed: ")?,
         }
-        match self.refusal() {
-            Some(r) => {
-                write!(f, "{} (server code {}", r.message, r.code)?;
-                if let Some(name) = r.name {
-                    write!(f, " {name}")?;
-                }
-                f.write_str(")")?;
-            }
-            None => f.write_str(&self.failure())?,
-        }
+        f.write_str(&self.reason())?;
         if self.0.aborted_transaction {
             f.write_str("; the transaction was aborted, nothing of it was written")?;
         } else if self.0.error.contains_label(TRANSIENT_TRANSACTION_ERROR) {
@@ -184,9 +192,50 @@ impl std::fmt::Display for DriverError {
     }
 }
 
+/// The driver's text of an error without its empty labels, sources and server responses.
+fn without_noise(text: &str) -> String {
+    let mut text = text.to_owned();
+    for noise in [", source: None", ", server response: None"] {
+        text = text.replace(noise, "");
+    }
+    while let Some(start) = text.find(", labels: {") {
+        let Some(end) = text[start..].find('}') else {
+            break;
+        };
+        text.replace_range(start..start + end + 1, "");
+    }
+    text.replace("Kind: ", "")
+}
+
 /// `s` on one line: line breaks and runs of spaces become one space.
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A duplicate key error (`E11000 duplicate key error collection: db.c index: NAME [collation:
+/// {...}] dup key: { f: v }`) in words: the index and the value another document has. Under a
+/// collation the server prints the value as its collation key, bytes nobody can read, so the
+/// value is left out and the comparison named instead. `None` when the message has another form.
+fn duplicate_key(message: &str) -> Option<String> {
+    let rest = message.split_once(" index: ")?.1;
+    let index = rest.split_whitespace().next()?;
+    let value = rest.split_once("dup key: ").map(|(_, v)| v.trim());
+    let collated = rest.contains("collation:");
+    let strength = rest
+        .split_once("strength: ")
+        .and_then(|(_, s)| s.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|s| s.parse::<u8>().ok());
+    Some(match (collated, value) {
+        (true, _) => {
+            let how = match strength {
+                Some(1 | 2) => "compared ignoring case",
+                _ => "compared under its collation",
+            };
+            format!("another document has the same value in unique index `{index}` ({how})")
+        }
+        (false, Some(v)) => format!("another document has {v} in unique index `{index}`"),
+        (false, None) => format!("another document has the same value in unique index `{index}`"),
+    })
 }
 
 /// The name of a server error code, for servers that send none (MongoDB's `error_codes.yml`).
@@ -301,5 +350,34 @@ impl<T> Context<T> for crate::Result<T> {
             crate::Error::Driver(d) => crate::Error::Driver(d.during(operation, collection)),
             other => other,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicate_key;
+
+    #[test]
+    fn duplicate_keys_name_the_index_and_never_print_collation_keys() {
+        // SecantusDB and MongoDB print a collated value as its collation key: bytes.
+        for message in [
+            r#"E11000 duplicate key error collection: app.listeners index: email_1 collation: { locale: "en", caseLevel: false, strength: 2, version: "57.1" } dup key: { email: "CollationKey(0x2b312b0a7c33592b)" }"#,
+            "E11000 duplicate key error collection: app.listeners index: email_1 collation: { locale: \"en\", strength: 2 } dup key: { email: \"+1+\u{1}\u{13}\" }",
+        ] {
+            let said = duplicate_key(message).unwrap_or_default();
+            assert_eq!(
+                said,
+                "another document has the same value in unique index `email_1` (compared ignoring \
+                 case)"
+            );
+        }
+        assert_eq!(
+            duplicate_key(
+                r#"E11000 duplicate key error collection: app.tracks index: isrc_1 dup key: { isrc: "GB-0" }"#
+            )
+            .as_deref(),
+            Some(r#"another document has { isrc: "GB-0" } in unique index `isrc_1`"#)
+        );
+        assert_eq!(duplicate_key("something else"), None);
     }
 }

@@ -58,6 +58,17 @@ pub fn merge_operator(update: &mut BsonDocument, op: &str, extra: BsonDocument) 
     }
 }
 
+/// What a total adds for value `v`: 32-bit integers widened to 64 bits (a total of them is
+/// stored as a long, which an `int` increment on a missing field would not create), other
+/// numbers as they are, decimals included; `None` for anything else.
+pub fn addend(v: &Bson) -> Option<Bson> {
+    match v {
+        Bson::Int32(x) => Some(Bson::Int64(i64::from(*x))),
+        Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => Some(v.clone()),
+        _ => None,
+    }
+}
+
 /// Adds to `update` the `$inc`/`$max`/`$min` that keep `computed` in step with appending `item`.
 pub fn add_summaries(update: &mut BsonDocument, computed: &[ComputedField], item: &Bson) {
     let (mut inc, mut max, mut min) = (
@@ -71,10 +82,8 @@ pub fn add_summaries(update: &mut BsonDocument, computed: &[ComputedField], item
                 inc.insert(c.path, 1_i32);
             }
             Summary::Sum(field) => {
-                if let Some(v @ (Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_))) =
-                    lookup(item, field)
-                {
-                    inc.insert(c.path, v.clone());
+                if let Some(v) = lookup(item, field).and_then(addend) {
+                    inc.insert(c.path, v);
                 }
             }
             Summary::Max(field) => {

@@ -535,6 +535,13 @@ async fn first(
     Ok(copies)
 }
 
+/// Whether the `$group` key `k` (a path with `\u{1f}` for its dots) is a total of `s`.
+fn is_sum(s: &Subset, k: &str) -> bool {
+    s.computed
+        .iter()
+        .any(|c| matches!(c.summary, Summary::Sum(_)) && c.path.replace('.', "\u{1f}") == k)
+}
+
 /// Every summary of `s` over all the children of parent `id`, recomputed by the server
 /// (`$group` with `$sum`, `$max`, `$min`), keyed by the summary's path.
 async fn aggregates(
@@ -581,6 +588,11 @@ async fn aggregates(
     if let Some(d) = first {
         for (k, v) in d {
             if k != "_id" {
+                // `$sum` answers an `int` while the total fits one; totals are stored as longs.
+                let v = match v {
+                    Bson::Int32(x) if is_sum(s, &k) => Bson::Int64(i64::from(x)),
+                    v => v,
+                };
                 out.insert(k.replace('\u{1f}', "."), v);
             }
         }

@@ -36,6 +36,8 @@ fn compare(a: &Bson, b: &Bson) -> Ordering {
 
 /// The value summary `s` holds over `items`, typed like `stored` (the value stored before, if
 /// any); `None` when there is nothing to take a maximum or minimum of (the field is removed).
+/// Summaries of decimals are not computed here: [`resync`] asks the server for them
+/// ([`by_server`]).
 pub fn summarise(s: Summary, items: &[Bson], stored: Option<&Bson>) -> Option<Bson> {
     let values = |field: &str| -> Vec<Bson> {
         items
@@ -77,10 +79,8 @@ pub fn summarise(s: Summary, items: &[Bson], stored: Option<&Bson>) -> Option<Bs
                     _ => 0,
                 })
                 .fold(0_i64, i64::saturating_add);
-            Some(match stored {
-                Some(Bson::Int64(_)) => Bson::Int64(total),
-                _ => i32::try_from(total).map_or(Bson::Int64(total), Bson::Int32),
-            })
+            // Totals of integers are stored as longs (`arrays::addend`).
+            Some(Bson::Int64(total))
         }
         Summary::Max(field) => values(field).into_iter().max_by(compare),
         Summary::Min(field) => values(field).into_iter().min_by(compare),
@@ -120,8 +120,13 @@ pub async fn resync(
             _ => Vec::new(),
         };
         let (mut set, mut unset) = (BsonDocument::new(), BsonDocument::new());
+        let mut server = BsonDocument::new();
         for c in computed {
             let stored = lookup(&whole, c.path);
+            if let Some(expr) = by_server(c.summary, path, &items, stored) {
+                server.insert(c.path, expr);
+                continue;
+            }
             match summarise(c.summary, &items, stored) {
                 Some(v) => {
                     set.insert(c.path, v);
@@ -131,16 +136,21 @@ pub async fn resync(
                 }
             }
         }
-        let mut update = BsonDocument::new();
-        if !set.is_empty() {
-            update.insert("$set", set);
-        }
-        if !unset.is_empty() {
-            update.insert("$unset", unset);
-        }
         let filter = match array {
             Some(a) => doc! { "_id": id.clone(), path: a },
             None => doc! { "_id": id.clone(), path: { "$exists": false } },
+        };
+        let update = if server.is_empty() {
+            let mut update = BsonDocument::new();
+            if !set.is_empty() {
+                update.insert("$set", set);
+            }
+            if !unset.is_empty() {
+                update.insert("$unset", unset);
+            }
+            update.into()
+        } else {
+            pipeline_update(set, unset, server)
         };
         let r = coll
             .update_one(filter, update)
@@ -154,6 +164,56 @@ pub async fn resync(
         collection: coll.name().to_owned(),
         id: super::core::describe(&id),
     })
+}
+
+/// The server's expression for summary `s` of the array at `path` when it reads decimals (some
+/// value, or the stored summary, is one): Rust has no decimal arithmetic or order to match the
+/// server's. A total is `$sum` of the elements' field, as a decimal (the sum of nothing is an
+/// `int` 0); a largest or smallest is `$max`/`$min`, removed when there is none. `None` for a
+/// count and for summaries of other numbers.
+fn by_server(s: Summary, path: &str, items: &[Bson], stored: Option<&Bson>) -> Option<Bson> {
+    let field = match s {
+        Summary::Sum(f) | Summary::Max(f) | Summary::Min(f) => f,
+        Summary::Count => return None,
+    };
+    let decimal = matches!(stored, Some(Bson::Decimal128(_)))
+        || items
+            .iter()
+            .any(|i| matches!(lookup(i, field), Some(Bson::Decimal128(_))));
+    if !decimal {
+        return None;
+    }
+    // `$map` rather than the path `$<array>.<field>`, which not every server resolves through an
+    // array inside an expression.
+    let values = doc! { "$map": {
+        "input": { "$ifNull": [format!("${path}"), []] },
+        "in": format!("$$this.{field}"),
+    } };
+    Some(Bson::Document(match s {
+        Summary::Max(_) => doc! { "$ifNull": [{ "$max": values }, "$$REMOVE"] },
+        Summary::Min(_) => doc! { "$ifNull": [{ "$min": values }, "$$REMOVE"] },
+        _ => doc! { "$toDecimal": { "$sum": values } },
+    }))
+}
+
+/// A pipeline update setting `set` (values computed here, taken literally) and `by_server`
+/// (expressions the server evaluates on the document as it holds it), then removing `unset`.
+fn pipeline_update(
+    set: BsonDocument,
+    unset: BsonDocument,
+    by_server: BsonDocument,
+) -> mongodb::options::UpdateModifications {
+    let mut fields = BsonDocument::new();
+    for (k, v) in set {
+        fields.insert(k, doc! { "$literal": v });
+    }
+    fields.extend(by_server);
+    let mut stages = vec![doc! { "$set": fields }];
+    if !unset.is_empty() {
+        let paths: Vec<Bson> = unset.into_iter().map(|(k, _)| Bson::String(k)).collect();
+        stages.push(doc! { "$unset": paths });
+    }
+    stages.into()
 }
 
 #[cfg(test)]
@@ -177,8 +237,29 @@ mod tests {
         );
         assert_eq!(
             summarise(Summary::Sum("v"), &items, None),
-            Some(Bson::Int32(8))
+            Some(Bson::Int64(8))
         );
+        // A total of 32-bit integers past their largest: exact, as a long.
+        let big = vec![
+            Bson::Document(doc! { "v": i32::MAX }),
+            Bson::Document(doc! { "v": i32::MAX }),
+        ];
+        assert_eq!(
+            summarise(Summary::Sum("v"), &big, Some(&Bson::Int64(0))),
+            Some(Bson::Int64(2 * i64::from(i32::MAX)))
+        );
+        // Decimals are totalled by the server, as a decimal.
+        let dec = vec![Bson::Document(
+            doc! { "v": "1.5".parse::<bson::Decimal128>().unwrap() },
+        )];
+        assert_eq!(
+            by_server(Summary::Sum("v"), "lines", &dec, None),
+            Some(Bson::Document(doc! { "$toDecimal": { "$sum": { "$map": {
+                "input": { "$ifNull": ["$lines", []] },
+                "in": "$$this.v",
+            } } } }))
+        );
+        assert_eq!(by_server(Summary::Sum("v"), "lines", &items, None), None);
         assert_eq!(
             summarise(Summary::Max("v"), &items, None),
             Some(Bson::Int32(5))

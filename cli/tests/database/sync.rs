@@ -349,7 +349,10 @@ async fn apply_goes_on_when_the_server_refuses_an_index_and_says_why() {
     assert!(
         run.stderr
             .contains("error: cannot create index customers.email_1: ")
-            && run.stderr.contains("E11000"),
+            && run
+                .stderr
+                .contains("unique index `email_1` (compared ignoring case)")
+            && run.stderr.contains("server code 11000"),
         "{}",
         run.stderr
     );

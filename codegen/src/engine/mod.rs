@@ -342,7 +342,7 @@ fn attempt(
     );
     hot::warn(&mut emit, &collections, &spans);
     warnings::queries(&mut emit, &joins, &declined);
-    warnings::unstored(&mut emit, &queries);
+    warnings::unstored(&mut emit, &queries, &decisions);
     queries::returns_not_stored(&mut emit, &collections);
     queries::returns_array_children(&mut emit, &queries);
     warnings::too_deep(&mut emit, &placements.too_deep.borrow());

@@ -270,25 +270,28 @@ pub(crate) fn reason(r: &Reason) -> String {
                 }
             }
         ),
-        Reason::OneToOneAlone { owner, other, why } => match why {
+        Reason::OneToOneAlone { owner, other, why } => {
+            let role = role_as(owner, other, "owning");
+            match why {
             Alone::NoParent { end, homed: true, .. } => format!(
-                "{} may have no {owner} (`{end}` is `one?`), so no {owner} holds it: each {other} stores its {owner}'s id where it lives",
+                "{} may have no {owner} (`{end}` is `one?`), so no {owner} holds it: each {other} stores its {role}'s id where it lives",
                 a(other)
             ),
             Alone::NoParent { end, homed: false, .. } => format!(
-                "{} may have no {owner} (`{end}` is `one?`), so it keeps its own collection and stores its {owner}'s id",
+                "{} may have no {owner} (`{end}` is `one?`), so it keeps its own collection and stores its {role}'s id",
                 a(other)
             ),
             Alone::Referenced { relation, .. } => format!(
-                "{other} is a document of its own ({relation} refers to it by id), so it stores its {owner}'s id (rule 2)"
+                "{other} is a document of its own ({relation} refers to it by id), so it stores its {role}'s id (rule 2)"
             ),
             Alone::Expires { field, .. } => format!(
-                "{other}'s documents expire on their own (`{field}` is @expires), so it keeps its own collection and stores its {owner}'s id (rule 2)"
+                "{other}'s documents expire on their own (`{field}` is @expires), so it keeps its own collection and stores its {role}'s id (rule 2)"
             ),
             Alone::Declared | Alone::Query(_) | Alone::Pattern => format!(
-                "{other} is read on its own, so it keeps its own collection and stores its {owner}'s id (rule 2)"
+                "{other} is read on its own, so it keeps its own collection and stores its {role}'s id (rule 2)"
             ),
-        },
+        }
+        }
         Reason::OneToOneEmbed { owner, other } => format!(
             "one {other} per {owner}, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)"
         ),
@@ -331,52 +334,76 @@ pub(crate) fn reason(r: &Reason) -> String {
             read_through(parent, child),
             plural(child)
         ),
-        Reason::TooManyForIds { parent, child, max } => format!(
-            "{} has {}, too many even for an array of ids (rule 3), so each {child} stores its {parent}'s id, indexed (seed 004 one-to-squillions)",
-            a(parent),
-            up_to(*max, child)
-        ),
-        Reason::AtomicMove { parent, child } => format!(
-            "{} must move between {} atomically, which only one field in the {child} allows: each {child} stores its {parent}'s id, and moving it is one update",
-            a(child),
-            plural(parent)
-        ),
-        Reason::Growing { parent, child, growth: g } => format!(
-            "{} {}, so no array in the {parent} holds them: each {child} stores its {parent}'s id, indexed, and {}'s {} are one indexed query (rule 3; seed 000: continually growing documents)",
-            plural(child),
-            growth(*g),
-            a(parent),
-            plural(child)
-        ),
-        Reason::Expiring { parent, child, field } => format!(
-            "{} expire on their own schedule (@expires on `{field}`), so no array in the {parent} lists them: each {child} stores its {parent}'s id, indexed, and an expired {child} leaves no reference behind (rules 2 and 4)",
-            plural(child)
-        ),
-        Reason::FoundByQuery { parent, child, query } => format!(
-            "the application finds {} by their {parent} (query `{query}`), so each {child} stores its {parent}'s id, indexed: one query answers it (rule 6; seed 000 books by author)",
-            plural(child)
-        ),
-        Reason::ReadFromChild { parent, child } => format!(
-            "the application reads from {} to its {parent} (navigate {child}), not from {} through an array: each {child} stores its {parent}'s id (rules 4 and 6)",
-            a(child),
-            a(parent)
-        ),
+        Reason::TooManyForIds { parent, child, max } => {
+            let role = role(parent, child);
+            format!(
+                "{} has {}, too many even for an array of ids (rule 3), so each {child} stores its {role}'s id, indexed (seed 004 one-to-squillions)",
+                a(parent),
+                up_to(*max, child)
+            )
+        }
+        Reason::AtomicMove { parent, child } => {
+            let role = role(parent, child);
+            format!(
+                "{} must move between {} atomically, which only one field in the {child} allows: each {child} stores its {role}'s id, and moving it is one update",
+                a(child),
+                plural(parent)
+            )
+        }
+        Reason::Growing { parent, child, growth: g } => {
+            let role = role(parent, child);
+            format!(
+                "{} {}, so no array in the {parent} holds them: each {child} stores its {role}'s id, indexed, and {}'s {} are one indexed query (rule 3; seed 000: continually growing documents)",
+                plural(child),
+                growth(*g),
+                a(parent),
+                plural(child)
+            )
+        }
+        Reason::Expiring { parent, child, field } => {
+            let role = role(parent, child);
+            format!(
+                "{} expire on their own schedule (@expires on `{field}`), so no array in the {parent} lists them: each {child} stores its {role}'s id, indexed, and an expired {child} leaves no reference behind (rules 2 and 4)",
+                plural(child)
+            )
+        }
+        Reason::FoundByQuery { parent, child, query } => {
+            let role = role(parent, child);
+            format!(
+                "the application finds {} by their {parent} (query `{query}`), so each {child} stores its {role}'s id, indexed: one query answers it (rule 6; seed 000 books by author)",
+                plural(child)
+            )
+        }
+        Reason::ReadFromChild { parent, child } => {
+            let role = role(parent, child);
+            format!(
+                "the application reads from {} to its {parent} (navigate {child}), not from {} through an array: each {child} stores its {role}'s id (rules 4 and 6)",
+                a(child),
+                a(parent)
+            )
+        }
         Reason::CarriesParentCopies { parent, child, sources } => format!(
             "each {child} shows {}, kept in step by updates that find the copies through the {child}'s reference to its {parent}, indexed; that index also lists {}'s {}, so no id array in the {parent} repeats it (rules 4 and 5; seed 004 denormalizing from one to many)",
             list(sources),
             a(parent),
             plural(child)
         ),
-        Reason::KeepsOfChildren { parent, child, kept } => format!(
-            "the {parent} keeps {} of its {}, which every write of {} keeps in step through its reference to its {parent}, indexed: each {child} stores its {parent}'s id (computed pattern; rule 4)",
-            list(kept),
-            plural(child),
-            a(child)
-        ),
-        Reason::BothWays { parent, child, max } => format!(
-            "both directions are read often and {} per {parent} fit an id array: the {parent} holds its {child} ids and each {child} holds its {parent}'s id (seed 004 two-way referencing)",
-            up_to(*max, child)
-        ),
+        Reason::KeepsOfChildren { parent, child, kept } => {
+            let role = role(parent, child);
+            format!(
+                "the {parent} keeps {} of its {}, which every write of {} keeps in step through its reference to its {parent}, indexed: each {child} stores its {role}'s id (computed pattern; rule 4)",
+                list(kept),
+                plural(child),
+                a(child)
+            )
+        }
+        Reason::BothWays { parent, child, max } => {
+            let role = role(parent, child);
+            format!(
+                "both directions are read often and {} per {parent} fit an id array: the {parent} holds its {child} ids and each {child} holds its {role}'s id (seed 004 two-way referencing)",
+                up_to(*max, child)
+            )
+        }
         Reason::ParentList { parent, child, max, alone } => format!(
             "{} and {} has {}: the {parent} holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)",
             match alone {
@@ -553,6 +580,22 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
 /// How children reach the reader: "only read through their Author"; a tree of an entity's own
 /// kind is not read through "its" node as if it were another entity, but nested in the one that
 /// holds it.
+/// How a child names its parent in "each {child} stores its {role}'s id": the parent's entity,
+/// or "parent X" when both are X (a comment's replies: "each Comment stores its parent
+/// Comment's id", not "its Comment's").
+fn role(parent: &str, child: &str) -> String {
+    role_as(parent, child, "parent")
+}
+
+/// `parent`, or "`word` parent" when the relation is `parent`'s own kind.
+fn role_as(parent: &str, child: &str, word: &str) -> String {
+    if parent == child {
+        format!("{word} {parent}")
+    } else {
+        parent.to_owned()
+    }
+}
+
 pub(super) fn read_through(parent: &str, child: &str) -> String {
     if parent == child {
         format!("nested in the {parent} that holds them and never read on their own")

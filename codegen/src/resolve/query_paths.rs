@@ -262,6 +262,16 @@ impl<'m> Paths<'m> {
             // The other entity did not resolve: reported with the relation.
             let other = other?;
             let Some(field) = other.field(&next.name) else {
+                if let Some(far) = self.far_end(&other.name, &next.name) {
+                    r.report(two_relations(
+                        first,
+                        next,
+                        &self.entity.name,
+                        &other.name,
+                        far,
+                    ));
+                    return None;
+                }
                 let mut d =
                     unknown_field(next, &format!("entity `{}`", other.name), fields_of(other));
                 if next.name == ID {
@@ -401,6 +411,19 @@ impl<'m> Paths<'m> {
         })
     }
 
+    /// The entity at the other end of `entity`'s relation end `name`, if it has one.
+    fn far_end(&self, entity: &str, name: &str) -> Option<&'m str> {
+        self.model.relations.iter().find_map(|rel| {
+            if rel.left.entity == entity && rel.left.field == name {
+                Some(rel.right.entity.as_str())
+            } else if rel.right.entity == entity && rel.right.field == name {
+                Some(rel.left.entity.as_str())
+            } else {
+                None
+            }
+        })
+    }
+
     fn relation_ends(&self) -> impl Iterator<Item = &'m str> + '_ {
         let here = self.entity.name.as_str();
         self.model.relations.iter().flat_map(move |rel| {
@@ -462,6 +485,27 @@ fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic 
     .with_label("no such field")
     .with_help(help)
     .with_fix_from(close.map(|c| (seg.span, c)))
+}
+
+/// A path through two relations (`album.artist` from Track): a query reads one collection, and
+/// the engine copies or indexes fields of the entity one relation away only.
+fn two_relations(first: &Ident, next: &Ident, here: &str, middle: &str, far: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNKNOWN_QUERY_FIELD,
+        next.span,
+        format!(
+            "`{}.{}` goes through two relations ({here} to {middle}, then {middle} to {far}): a \
+             path reaches fields of the entity one relation away only",
+            first.name, next.name
+        ),
+    )
+    .with_label(format!("a relation end of `{middle}`, not a field"))
+    .with_help(format!(
+        "relate {here} to {far} directly and filter on that end (`relation {far}.<end>: ... <-> \
+         {here}.<end>: one`), or find the {middle}s first (`query ... on {middle} {{ where {} == ? \
+         }}`) and then the {here}s with `{} in ?`",
+        next.name, first.name
+    ))
 }
 
 fn into_scalar(next: &Ident, field: &str, ty: &str) -> Diagnostic {

@@ -135,7 +135,10 @@ pub(super) fn syntax_diagnostic(
         } else {
             format!("expected {} here", join_or(&expected))
         });
-    diagnostic.with_help(syntax_help(rest, &source[..at], &expected))
+    let fix = syntax_fix(rest, &source[..at], &expected).map(|kw| (span, kw));
+    diagnostic
+        .with_help(syntax_help(rest, &source[..at], &expected))
+        .with_fix_from(fix)
 }
 
 /// The doc comment a syntax error at `at` is really about: the error falls inside a `///` line,
@@ -246,10 +249,25 @@ pub(super) fn expected_descriptions(error: &pest::error::Error<Rule>) -> Vec<Str
             }
         }
     }
+    // The comparisons are said once, in words: not also each operator's token.
+    if out.iter().any(|e| e.starts_with("a comparison")) {
+        out.retain(|e| !OPERATOR_TOKENS.contains(&e.as_str()));
+    }
     out.sort();
     out.dedup();
     out
 }
+
+/// The tokens of the comparison operators, as [`describe_token`] writes them.
+const OPERATOR_TOKENS: &[&str] = &[
+    "`==`",
+    "`!=`",
+    "`<`",
+    "`<=`",
+    "`>`",
+    "`>=`",
+    "`starts_with`",
+];
 
 pub(super) fn describe_token(token: &str) -> Option<String> {
     // Keywords are reported by their rules; `x` in `counters(24 x 60)` and digits are noise here.
@@ -352,7 +370,13 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         return "did you mean `sort by`? a query orders its results with `sort by field [asc|desc]`"
             .into();
     }
-    let in_condition = has("a condition like `title == ?`") || has("a comparison");
+    let in_condition = has("a condition like `title == ?`")
+        || expected.iter().any(|e| e.starts_with("a comparison"));
+    if in_condition || has("`and`") {
+        if let Some(help) = operator_help(rest, before) {
+            return help.into();
+        }
+    }
     if has("`?`") && in_condition && !rest.starts_with('?') {
         return "a condition compares with a parameter `?`, never a literal: the generated method \
                 takes the value as an argument (`where status == ?`, `where status in ?`)"
@@ -370,11 +394,105 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
             return help;
         }
     }
-    if has("`entity`") && has("`relation`") {
-        return "a file holds `settings`, `value`, `entity`, `relation` and `query` declarations"
-            .into();
+    if declaration_expected(before, expected) {
+        return match misspelt_keyword(word) {
+            Some(kw) => format!(
+                "did you mean `{kw}`? a file holds `settings`, `value`, `entity`, `relation` and \
+                 `query` declarations"
+            ),
+            None => {
+                "a file holds `settings`, `value`, `entity`, `relation` and `query` declarations"
+                    .into()
+            }
+        };
     }
     construct_help(expected).into()
+}
+
+/// Whether a declaration may start where a syntax error is: the parser expected the file's
+/// keywords, or nothing it could name outside every brace (a misspelt first keyword).
+fn declaration_expected(before: &str, expected: &[String]) -> bool {
+    let has = |s: &str| expected.iter().any(|e| e == s);
+    let top_level = before.matches('{').count() == before.matches('}').count();
+    (has("`entity`") && has("`relation`")) || (expected.is_empty() && top_level)
+}
+
+/// The declaration keyword `word` misspells, if it is a near miss of one.
+fn misspelt_keyword(word: &str) -> Option<&'static str> {
+    ["entity", "value", "relation", "query", "settings"]
+        .into_iter()
+        .find(|kw| near_miss(word, kw))
+}
+
+/// The fix of a syntax error at `rest`: the declaration keyword a misspelt one meant.
+pub(super) fn syntax_fix(rest: &str, before: &str, expected: &[String]) -> Option<&'static str> {
+    declaration_expected(before, expected)
+        .then(|| misspelt_keyword(&rest[..found_len(rest)]))
+        .flatten()
+}
+
+/// The help for an operator from another language where a query's condition compares: SQL's
+/// `=` and `<>`, C's `&&` and `||`, SQL's `or`, `like`, `not`.
+fn operator_help(rest: &str, before: &str) -> Option<&'static str> {
+    let word = rest
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    // `<>`: the parser took `<` as the comparison and stops at `>`.
+    let ne = rest.starts_with("<>") || (rest.starts_with('>') && before.ends_with('<'));
+    Some(if ne {
+        "write `!=` for \"not equal\": `where status != ?`"
+    } else if rest.starts_with("=>") || rest.starts_with("=<") {
+        "write `>=` or `<=`: `where price >= ?`"
+    } else if rest.starts_with('=') {
+        "compare with `==` (one `=` assigns): `where title == ?`"
+    } else if rest.starts_with("&&") {
+        "conditions are joined with `and`: `where status == ? and price < ?`"
+    } else if rest.starts_with("||") || word == "or" {
+        "a query's conditions must all hold (`and`); for one of several values use `in`: \
+         `where status in ?`, or declare one query per alternative"
+    } else if word == "like" || word == "contains" {
+        "match a prefix with `starts_with` (`where name starts_with ? ignore_case`); MongoDB \
+         serves only prefixes from an index"
+    } else if word == "not"
+        || before
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| w.eq_ignore_ascii_case("not"))
+        || rest.starts_with('!') && !rest.starts_with("!=")
+    {
+        "negate a comparison with `!=`: `where status != ?`"
+    } else {
+        return None;
+    })
+}
+
+/// Whether `word` is a near miss of keyword `kw`: one letter changed, added, dropped or swapped
+/// with its neighbour, compared without case.
+fn near_miss(word: &str, kw: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) =
+        (word.to_lowercase().chars().collect(), kw.chars().collect());
+    if a == b {
+        return true;
+    }
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) > 1 || n == 0 {
+        return false;
+    }
+    let first = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = |x: &[char], y: &[char]| x == y;
+    match n.cmp(&m) {
+        std::cmp::Ordering::Equal => {
+            tail(&a[first + 1..], &b[first + 1..])
+                || (first + 1 < n
+                    && a[first] == b[first + 1]
+                    && a[first + 1] == b[first]
+                    && tail(&a[first + 2..], &b[first + 2..]))
+        }
+        std::cmp::Ordering::Greater => tail(&a[first + 1..], &b[first..]),
+        std::cmp::Ordering::Less => tail(&a[first..], &b[first + 1..]),
+    }
 }
 
 /// Words people put between a declaration's keyword and its name, from other languages
@@ -459,7 +577,7 @@ fn construct_help(expected: &[String]) -> &'static str {
         ),
         (
             "a name",
-            "a name starts with a letter or `_` and goes on with letters, digits and `_`: `Book`, `due_date`",
+            "a name starts with an ASCII letter (a-z, A-Z) or `_` and goes on with them and digits: `Book`, `due_date` (names become Rust identifiers); keep other characters for strings and doc comments",
         ),
         (
             "`}`",

@@ -18,6 +18,10 @@ pub mod optional_ends;
 /// test `tests/helpdesk.rs`).
 #[rustfmt::skip]
 pub mod helpdesk;
+/// `examples/generated/schemas/totals.sqn`: summaries over every numeric type in every layout
+/// that keeps them (the server test `tests/totals.rs`).
+#[rustfmt::skip]
+pub mod totals;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

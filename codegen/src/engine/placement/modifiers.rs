@@ -39,11 +39,18 @@ pub(super) fn summary_bson(
     if function == SummaryFn::Count {
         return "int";
     }
-    field
+    let source = field
         .and_then(|f| ctx.entity(child).and_then(|e| e.field(f)))
         .and_then(|f| f.ty.scalar())
         .map(|b| b.json_schema_name())
-        .unwrap_or("double")
+        .unwrap_or("double");
+    // A total of 32-bit integers outgrows them (a listener's milliseconds played): the server
+    // widens an overflowing `$inc` to a long, which an `int` validator would then refuse.
+    if function == SummaryFn::Total && source == "int" {
+        "long"
+    } else {
+        source
+    }
 }
 
 /// Subset (`latest N`), computed top-N (`top N`) and summaries kept on the parent.

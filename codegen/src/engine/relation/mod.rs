@@ -688,6 +688,17 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
             if child_alone {
                 out.push((RuleId::Rule2, Broken::BucketsReadAlone { child: c.clone() }));
             }
+            // A bucket holds whole children: a child with several parents is copied into a
+            // bucket of each.
+            if rel.kind == RelationKind::ManyToMany {
+                out.push((
+                    RuleId::Rule5,
+                    Broken::CopiesIntoEvery {
+                        parent: p.clone(),
+                        child: c.clone(),
+                    },
+                ));
+            }
         }
         Layout::ChildRef | Layout::LinkCollection => {
             if rel.kind == RelationKind::ManyToMany && layout == Layout::ChildRef {

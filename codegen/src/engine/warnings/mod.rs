@@ -3,8 +3,9 @@
 
 use squillion_grammar::Span;
 
-use crate::model::Relation;
+use crate::model::{Layout, Relation};
 use crate::plan::{citation, Decision, RuleId, Severity, Warning};
+use crate::prose::plural;
 
 use super::context::{Ctx, Warnings};
 use super::relation::broken_rules;
@@ -251,12 +252,17 @@ fn rule_name(rule: RuleId) -> String {
 
 /// A query some of whose conditions or sort keys the chosen layout does not store in its
 /// collection: it gets no method, since without them it would return the wrong documents.
-pub(crate) fn unstored(e: &mut Emit<'_, '_>, queries: &[crate::plan::QueryPlan]) {
+pub(crate) fn unstored(
+    e: &mut Emit<'_, '_>,
+    queries: &[crate::plan::QueryPlan],
+    decisions: &[crate::plan::Decision],
+) {
     for qp in queries.iter().filter(|q| !q.unstored.is_empty()) {
         let Some(q) = e.ctx.query(&qp.name) else {
             continue;
         };
         let paths: Vec<String> = qp.unstored.iter().map(|p| format!("`{p}`")).collect();
+        let help = unstored_help(e.ctx, qp, decisions);
         e.warn(
             codes::QUERY_NOT_STORED,
             Severity::Warning,
@@ -269,10 +275,60 @@ pub(crate) fn unstored(e: &mut Emit<'_, '_>, queries: &[crate::plan::QueryPlan])
                 qp.entity,
                 qp.collection
             ),
-            Some("query the collection that holds it (the owner of an embedded entity), or remove the `force` that moved it".to_owned()),
+            Some(help),
             Some(&qp.collection),
             None,
         );
+    }
+}
+
+/// What to do about a query's unstored path, from the layout of the relationship it goes
+/// through (its first segment, a relation end of the queried entity).
+fn unstored_help(
+    ctx: &Ctx<'_>,
+    qp: &crate::plan::QueryPlan,
+    decisions: &[crate::plan::Decision],
+) -> String {
+    let generic = "query the collection that holds it (the owner of an embedded entity)";
+    let through = qp.unstored.iter().find_map(|path| {
+        let first = path.split('.').next()?;
+        let rel = ctx.model.relations.iter().find(|r| {
+            [&r.left, &r.right]
+                .iter()
+                .any(|end| end.entity == qp.entity && end.field == first)
+        })?;
+        let other = if rel.left.entity == qp.entity && rel.left.field == first {
+            &rel.right
+        } else {
+            &rel.left
+        };
+        let d = decisions.iter().find(|d| d.id == rel.id)?;
+        Some((d, other))
+    });
+    let Some((d, other)) = through else {
+        return generic.to_owned();
+    };
+    if d.forced {
+        return format!("{generic}, or remove the `force` on {} that moved it", d.id);
+    }
+    let held = d
+        .placement
+        .iter()
+        .find(|p| p.collection != qp.collection)
+        .map(|p| format!("`{}.{}`", p.collection, p.path));
+    match (d.strategy, held) {
+        (Layout::LinkCollection, Some(at)) => format!(
+            "{} keeps one document per pair in its own collection ({at}): find the {} there \
+             first (one indexed query), then query {} by their ids with the other conditions",
+            d.id,
+            plural(&qp.entity),
+            qp.entity
+        ),
+        (_, Some(at)) => format!(
+            "{} stores the link on the other side ({at}): query {} through its `{}` instead",
+            d.id, other.entity, other.field
+        ),
+        (_, None) => generic.to_owned(),
     }
 }
 

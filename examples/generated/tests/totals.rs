@@ -1,0 +1,270 @@
+//! Summaries over every numeric type, in every layout that keeps them
+//! (`examples/generated/schemas/totals.sqn`), against the server: random children with values at
+//! the edges of their types (`i32::MAX`, `i32::MIN`, large longs, decimals with cents) are added,
+//! changed and removed through the generated repositories, and after every step each stored
+//! summary equals the one a reference computes from the children it holds: totals exact (a total
+//! of 32-bit integers beyond `i32::MAX` is a long, and the validator takes it), totals of decimals
+//! kept in decimal, counts, largest and smallest, averages.
+//!
+//! Run with `scripts/with-server.sh cargo test -p squillion-examples-generated --test totals`.
+
+use proptest::prelude::*;
+use squillion::bson::oid::ObjectId;
+use squillion::bson::{DateTime, Decimal128};
+use squillion::BoundedVec;
+use squillion_examples_generated::totals::{
+    ensure_all, Cart, CartRepo, Line, Listener, ListenerRepo, Meter, MeterRepo,
+    MeterTicksBucketRepo, Play, PlayRepo, Tick,
+};
+use squillion_testkit::TestDb;
+
+/// A 32-bit value, often at an edge of its type.
+fn int32() -> impl Strategy<Value = i32> {
+    prop_oneof![
+        Just(i32::MAX),
+        Just(i32::MIN),
+        Just(i32::MAX - 1),
+        Just(0),
+        -1000i32..1000,
+    ]
+}
+
+/// A 64-bit value whose totals over a few children still fit.
+fn int64() -> impl Strategy<Value = i64> {
+    prop_oneof![Just(i64::MAX / 64), Just(i64::MIN / 64), -1000i64..1000]
+}
+
+/// A decimal amount in cents.
+fn cents() -> impl Strategy<Value = i64> {
+    prop_oneof![Just(9_999_999_999_999), Just(-1), 0i64..100_000]
+}
+
+fn decimal(cents: i64) -> Decimal128 {
+    let text = format!(
+        "{}{}.{:02}",
+        if cents < 0 { "-" } else { "" },
+        cents.unsigned_abs() / 100,
+        cents.unsigned_abs() % 100
+    );
+    text.parse().expect("a decimal literal")
+}
+
+/// The value of a stored decimal, in cents (every amount here has at most two decimals).
+fn in_cents(d: &Decimal128) -> i64 {
+    let text = d.to_string();
+    let value: f64 = text
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {text}"));
+    (value * 100.0).round() as i64
+}
+
+#[derive(Debug, Clone)]
+struct Values {
+    a: i32,
+    b: i64,
+    c: f64,
+    d: i64,
+}
+
+fn values() -> impl Strategy<Value = Values> {
+    (int32(), int64(), -1.0e6f64..1.0e6, cents()).prop_map(|(a, b, c, d)| Values { a, b, c, d })
+}
+
+/// Reference summaries of some children.
+fn totals(children: &[Values]) -> (i64, i128, i128, f64, i64, Option<i32>, Option<i64>) {
+    (
+        children.len() as i64,
+        children.iter().map(|v| i128::from(v.a)).sum(),
+        children.iter().map(|v| i128::from(v.b)).sum(),
+        children.iter().map(|v| v.c).sum(),
+        children.iter().map(|v| v.d).sum(),
+        children.iter().map(|v| v.a).max(),
+        children.iter().map(|v| v.d).min(),
+    )
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Add(Values),
+    /// Remove the child at this index (modulo the number held), if any.
+    Remove(usize),
+    /// Set the child's 32-bit value (child_ref only: `set_ms`).
+    Set(usize, i32),
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => values().prop_map(Step::Add),
+            1 => any::<usize>().prop_map(Step::Remove),
+            1 => (any::<usize>(), int32()).prop_map(|(i, v)| Step::Set(i, v)),
+        ],
+        1..14,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Embedded lines: `push_lines`, `remove_lines`, and the cart's summaries after each.
+    #[test]
+    fn embedded_totals_are_exact(steps in steps()) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_embed").await;
+            ensure_all(&t.db).await.unwrap();
+            let repo = CartRepo::new(&t.db);
+            let cart = Cart {
+                id: ObjectId::new(),
+                label: "c".into(),
+                lines: BoundedVec::new(),
+                lines_count: 0,
+                lines_total_qty: 0,
+                lines_total_grams: 0,
+                lines_total_weight: 0.0,
+                lines_total_price: decimal(0),
+                lines_max: None,
+                lines_min: None,
+            };
+            repo.insert(&cart).await.unwrap();
+            let mut held: Vec<Values> = Vec::new();
+            let line = |v: &Values| Line { qty: v.a, grams: v.b, weight: v.c, price: decimal(v.d) };
+            for step in &steps {
+                match step {
+                    Step::Add(v) if held.len() < 20 => {
+                        repo.push_lines(&cart.id, &line(v)).await.unwrap();
+                        held.push(v.clone());
+                    }
+                    Step::Add(_) | Step::Set(..) => continue,
+                    Step::Remove(i) => {
+                        if held.is_empty() {
+                            continue;
+                        }
+                        let v = held.remove(i % held.len());
+                        // `$pull` removes every equal element: the reference does too.
+                        let removed = repo.remove_lines(&cart.id, &line(&v)).await.unwrap();
+                        assert!(removed);
+                        held.retain(|h| !(h.a == v.a && h.b == v.b && h.c == v.c && h.d == v.d));
+                    }
+                }
+                let got = repo.get(&cart.id).await.unwrap().expect("the cart");
+                let (n, a, b, c, d, max, min) = totals(&held);
+                assert_eq!(i64::from(got.lines_count), n);
+                assert_eq!(i128::from(got.lines_total_qty), a, "{step:?}");
+                assert_eq!(i128::from(got.lines_total_grams), b);
+                assert!(close(got.lines_total_weight, c), "{} != {c}", got.lines_total_weight);
+                assert_eq!(in_cents(&got.lines_total_price), d);
+                assert_eq!(got.lines_max, max);
+                assert_eq!(got.lines_min.as_ref().map(in_cents), min);
+                let avg = got.lines_avg();
+                assert_eq!(avg.is_some(), n > 0);
+                if let Some(avg) = avg {
+                    assert!(close(avg, a as f64 / n as f64));
+                }
+            }
+        });
+    }
+
+    /// Plays in their own collection: `insert`, `set_ms`, `delete` keep the listener's summaries
+    /// in their transaction.
+    #[test]
+    fn referenced_totals_are_exact(steps in steps()) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_child_ref").await;
+            ensure_all(&t.db).await.unwrap();
+            let (listeners, plays) = (ListenerRepo::new(&t.db), PlayRepo::new(&t.db));
+            let listener = Listener {
+                id: ObjectId::new(),
+                name: "l".into(),
+                plays_count: 0,
+                plays_total_ms: 0,
+                plays_total_bytes: 0,
+                plays_total_score: 0.0,
+                plays_total_fee: decimal(0),
+                plays_max: None,
+                plays_min: None,
+            };
+            listeners.insert(&listener).await.unwrap();
+            let mut held: Vec<(ObjectId, Values)> = Vec::new();
+            for step in &steps {
+                match step {
+                    Step::Add(v) => {
+                        let play = Play {
+                            id: ObjectId::new(),
+                            ms: v.a,
+                            bytes: v.b,
+                            score: v.c,
+                            fee: decimal(v.d),
+                            listener: listener.id,
+                        };
+                        plays.insert(&play).await.unwrap();
+                        held.push((play.id, v.clone()));
+                    }
+                    Step::Remove(i) => {
+                        if held.is_empty() {
+                            continue;
+                        }
+                        let (id, _) = held.remove(i % held.len());
+                        assert!(plays.delete(&id).await.unwrap());
+                    }
+                    Step::Set(i, ms) => {
+                        if held.is_empty() {
+                            continue;
+                        }
+                        let k = i % held.len();
+                        plays.set_ms(&held[k].0, ms).await.unwrap();
+                        held[k].1.a = *ms;
+                    }
+                }
+                let got = listeners.get(&listener.id).await.unwrap().expect("the listener");
+                let vs: Vec<Values> = held.iter().map(|(_, v)| v.clone()).collect();
+                let (n, a, b, c, d, max, min) = totals(&vs);
+                assert_eq!(i64::from(got.plays_count), n);
+                assert_eq!(i128::from(got.plays_total_ms), a, "{step:?}");
+                assert_eq!(i128::from(got.plays_total_bytes), b);
+                assert!(close(got.plays_total_score, c), "{} != {c}", got.plays_total_score);
+                assert_eq!(in_cents(&got.plays_total_fee), d);
+                assert_eq!(got.plays_max, max);
+                assert_eq!(got.plays_min.as_ref().map(in_cents), min);
+                if let Some(avg) = got.plays_avg() {
+                    assert!(close(avg, a as f64 / n as f64));
+                }
+            }
+        });
+    }
+
+    /// Ticks in buckets: every bucket's totals are those of the ticks it holds.
+    #[test]
+    fn bucket_totals_are_exact(ticks in prop::collection::vec((int32(), cents()), 1..30)) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_bucket").await;
+            ensure_all(&t.db).await.unwrap();
+            let (meters, buckets) = (MeterRepo::new(&t.db), MeterTicksBucketRepo::new(&t.db));
+            let meter = Meter { id: ObjectId::new(), serial: "m".into() };
+            meters.insert(&meter).await.unwrap();
+            for (k, (units, cost)) in ticks.iter().enumerate() {
+                let tick = Tick {
+                    at: DateTime::from_millis(1_800_000_000_000 + k as i64 * 1000),
+                    units: *units,
+                    cost: decimal(*cost),
+                };
+                buckets.append_ticks(&meter.id, &tick).await.unwrap();
+            }
+            let stored = buckets.find(squillion::bson::doc! {}).await.unwrap();
+            assert_eq!(stored.len(), 1, "30 ticks fit one bucket of 200");
+            let b = &stored[0];
+            let units: i128 = ticks.iter().map(|(u, _)| i128::from(*u)).sum();
+            let cost: i64 = ticks.iter().map(|(_, c)| *c).sum();
+            assert_eq!(b.count as usize, ticks.len());
+            assert_eq!(i128::from(b.total_units), units);
+            assert_eq!(in_cents(&b.total_cost), cost);
+            assert_eq!(Some(b.max), ticks.iter().map(|(u, _)| *u).max());
+        });
+    }
+}
