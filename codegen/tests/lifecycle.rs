@@ -271,3 +271,30 @@ fn ttl_invariant_over_generated_schemas() {
         "only {with_expiring} schemas with @expires"
     );
 }
+
+/// `@expires(0s)` is MongoDB's `expireAfterSeconds: 0`: each document expires at the date its
+/// field holds (an expiry time stored per document). It was refused as "must be more than
+/// zero"; it plans a TTL index of 0 seconds, and the review says what it means.
+#[test]
+fn expiring_at_the_stored_date_is_a_ttl_of_zero() {
+    for unit in ["s", "min", "h", "d"] {
+        let src = format!(
+            "entity Session {{ token: string @unique\n  expires_at: date @expires(0{unit}) }}\n"
+        );
+        let p = plan(&src).unwrap_or_else(|| panic!("@expires(0{unit}) does not check"));
+        let c = p.collection("sessions").expect("sessions");
+        let ttl: Vec<_> = c
+            .indexes
+            .iter()
+            .filter_map(|i| i.expire_after_seconds)
+            .collect();
+        assert_eq!(ttl, [0], "{src}");
+        let text =
+            squillion_codegen::review::render(&p, squillion_codegen::review::Format::Markdown)
+                .expect("a review")
+                .main;
+        assert!(text.contains("expires at the date it holds"), "{text}");
+    }
+    // A fraction of a second is still refused.
+    assert!(plan("entity S { at: date @expires(0.5s) }\n").is_none());
+}

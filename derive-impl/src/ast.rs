@@ -380,13 +380,14 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 Some(of) => match item.field(of) {
                     Some(target) if types::array(target.ty).is_some() => match &target.attrs.layout {
                         // The writes these layouts generate keep the summaries: push, remove, pull
-                        // and set of an embedded array, a bucket's append, a subset's push, and the
-                        // push, replace and remove of a subset or top-N list refilled from its
-                        // children (`key`).
+                        // and set of an embedded array, a bucket's append, an outlier's push
+                        // (embedded or overflowing), a subset's push, and the push, replace and
+                        // remove of a subset or top-N list refilled from its children (`key`).
                         None
                         | Some((
                             Layout::Embed { .. }
                             | Layout::Bucket { .. }
+                            | Layout::Outlier { .. }
                             | Layout::Subset { .. }
                             | Layout::Top { key: Some(_), .. },
                             _,
@@ -396,7 +397,7 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                         Some((other, _)) => cx.error_spanned_by(
                             of,
                             format!(
-                                "computed `of` names `{of}`, a `{}` array: no generated write of it keeps a summary, so the value would go stale; summarise an embedded array, a bucket's children or a subset",
+                                "computed `of` names `{of}`, a `{}` array: no generated write of it keeps a summary, so the value would go stale; summarise an embedded array, an outlier's children, a bucket's children or a subset",
                                 other.name()
                             ),
                         ),

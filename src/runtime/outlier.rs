@@ -5,7 +5,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use futures::TryStreamExt;
 use mongodb::{ClientSession, Collection};
 
-use super::arrays::push_bounded;
+use super::arrays::{add_summaries, push_bounded, ComputedField};
 use super::core::RepoCore;
 use crate::error::Context;
 use crate::{Document, Error, Result};
@@ -30,6 +30,10 @@ pub struct OutlierSpec {
     pub overflow: &'static str,
     /// Children per overflow document.
     pub chunk: i64,
+    /// The owner's summaries of all its children, embedded and overflowing alike: every push
+    /// keeps them with `$inc`/`$max`/`$min` on the owner, in the same write as an embedded push
+    /// and in the overflow's transaction otherwise.
+    pub computed: &'static [ComputedField],
 }
 
 async fn overflow_body(
@@ -40,11 +44,10 @@ async fn overflow_body(
     item: &Bson,
     mut session: Option<&mut ClientSession>,
 ) -> Result<()> {
+    let mut owner = doc! { "$set": { spec.flag: true } };
+    add_summaries(&mut owner, spec.computed, item);
     crate::__squillion_in_session!(
-        owners.update_one(
-            doc! { "_id": id.clone() },
-            doc! { "$set": { spec.flag: true } }
-        ),
+        owners.update_one(doc! { "_id": id.clone() }, owner),
         session
     )
     .during("update", owners.name())?;
@@ -74,7 +77,7 @@ pub async fn push<T: Document>(
         spec.path,
         spec.max,
         item.clone(),
-        &[],
+        spec.computed,
         &[],
     )
     .await

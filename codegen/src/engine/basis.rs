@@ -607,8 +607,13 @@ pub(crate) enum Obligation {
     },
     /// Linking in a link collection.
     LinkInsert { collection: String },
-    /// `latest` on embedded children: nothing to copy.
-    LatestEmbedded { n: u64, child: String },
+    /// `latest` on embedded children: nothing to copy. Under the outlier pattern (`cap`), only
+    /// the first `cap` are embedded: the newest of a parent beyond it are in the overflow.
+    LatestEmbedded {
+        n: u64,
+        child: String,
+        cap: Option<u64>,
+    },
     /// `latest`: push a copy with `$slice`.
     SubsetPush {
         child: String,

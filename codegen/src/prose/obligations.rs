@@ -74,9 +74,24 @@ pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
         Obligation::LinkInsert { collection } => format!(
             "linking is one insert into `{collection}` (idempotent under the unique index on the pair); listing either side's partners is one indexed query, then one `$in` query"
         ),
-        Obligation::LatestEmbedded { n, child } => format!(
+        Obligation::LatestEmbedded {
+            n,
+            child,
+            cap: None,
+        } => format!(
             "the latest {} are already embedded with the rest: no subset copy needed",
             n_of(*n, child)
+        ),
+        Obligation::LatestEmbedded {
+            n,
+            child,
+            cap: Some(cap),
+        } => format!(
+            "the latest {} are embedded with the rest while {} holds fewer than {}; beyond that the newest are in the overflow, which reading the {} with its overflow merges (no subset copy is kept)",
+            n_of(*n, child),
+            a(&d.parent),
+            thousands(*cap),
+            d.parent
         ),
         Obligation::SubsetPush { child, path, by, n } => format!(
             "adding {} also pushes a copy into the {}'s `{path}` with $each, $sort by {by} and $slice -{n} (the oldest fall out)",

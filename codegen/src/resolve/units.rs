@@ -194,7 +194,8 @@ pub(super) fn rate_per_second(r: &mut Resolver<'_>, q: &Quantity, what: &str) ->
     rate_per_day(r, q, what).map(|per_day| per_day / DAY_SECONDS)
 }
 
-/// A duration in whole seconds, at least one. The unit is required.
+/// A duration in whole seconds: zero (`@expires(0s)`, MongoDB's `expireAfterSeconds: 0`: each
+/// document expires at the date its field holds) or at least one. The unit is required.
 pub(super) fn duration_seconds(r: &mut Resolver<'_>, q: &Quantity, what: &str) -> Option<u64> {
     let Some(unit) = &q.unit else {
         r.report(missing_unit(
@@ -208,13 +209,18 @@ pub(super) fn duration_seconds(r: &mut Resolver<'_>, q: &Quantity, what: &str) -
         return None;
     };
     let factor = unit_factor(r, q, &unit.name, &DURATION_UNITS, what, "a duration")?;
+    if q.value() == Some(0.0) {
+        return Some(0);
+    }
     let seconds = positive(r, q, what)? * factor;
     if seconds < 1.0 || seconds >= u64::MAX as f64 {
         r.report(invalid(
             q,
-            format!("{what} must be at least one second"),
+            format!("{what} must be zero or at least one second"),
             "out of range",
-            "write a duration like `90s`, `15min`, `12h` or `30d`".to_owned(),
+            "write a duration like `90s`, `15min`, `12h` or `30d`, or `0s` to expire each document \
+             at the date its field holds"
+                .to_owned(),
         ));
         return None;
     }
@@ -400,6 +406,9 @@ mod tests {
             Some(2_592_000)
         );
         assert_eq!(duration_seconds(&mut r, &q("90", Some("s")), "x"), Some(90));
+        // MongoDB's expireAfterSeconds 0: expire at the date the field holds.
+        assert_eq!(duration_seconds(&mut r, &q("0", Some("s")), "x"), Some(0));
+        assert_eq!(duration_seconds(&mut r, &q("0", Some("d")), "x"), Some(0));
         assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     }
 
@@ -426,6 +435,13 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("did you mean `2KB`"));
+        // Zero is a duration (expire at the stored date); a fraction of a second is not.
+        let mut r = resolver();
+        assert_eq!(duration_seconds(&mut r, &q("0.5", Some("s")), "x"), None);
+        assert_eq!(r.diagnostics.len(), 1);
+        assert!(r.diagnostics[0]
+            .message
+            .contains("zero or at least one second"));
     }
 
     #[test]

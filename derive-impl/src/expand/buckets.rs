@@ -266,6 +266,7 @@ pub(super) fn outlier(
         .field(flag)
         .map_or_else(|| flag.to_string(), |x| x.bson.clone());
     let chunk = chunk as i64;
+    let computed = computed_for(item, path);
     let push = method("push", f, "");
     let all = method("all", f, "");
     let get_full = format_ident!("get_with_{}", f.ident.to_string().trim_start_matches("r#"));
@@ -276,6 +277,7 @@ pub(super) fn outlier(
             flag: #flag_name,
             overflow: #overflow,
             chunk: #chunk,
+            computed: #computed,
         }
     };
     let push_doc = format!(

@@ -278,6 +278,76 @@ impl Meter {
         }
     }
 }
+/// Collection `threads`. One document per Thread.
+/// Estimated size: about 308 bytes on average, 1351 bytes at worst.
+///
+/// Layout of `Thread.replies`: embed. a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread (seed 002 outlier pattern). The Thread also keeps summaries of all its Replies: count, total(score), max(score), total(tip) (computed pattern)
+/// Rules: rule 1, outlier pattern, rule 3, computed pattern.
+///
+/// Repository: `ThreadRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_replies`, `all_replies`, `get_with_replies`, `set_title`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "threads",
+    validator = Thread::validator_document,
+    implied_indexes = false
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Thread {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `title` (BSON `string`).
+    pub title: ::std::string::String,
+    /// embed (Thread.replies): a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread (seed 002 outlier pattern)
+    #[squillion(
+        outlier(max = 4, flag = replies_overflow, overflow = "threads_replies_overflow")
+    )]
+    pub replies: ::std::vec::Vec<Reply>,
+    /// outlier (Thread.replies): set when this Thread has more than 4 Replies and the rest overflow into `threads_replies_overflow`
+    #[squillion(maintained)]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub replies_overflow: ::std::option::Option<bool>,
+    /// computed (Thread.replies): count of the Thread's Replies, maintained on write
+    #[squillion(computed(count, of = replies))]
+    pub replies_count: i32,
+    /// computed (Thread.replies): total of the Thread's Replies, maintained on write
+    #[squillion(computed(sum = "score", of = replies))]
+    pub replies_total_score: i64,
+    /// computed (Thread.replies): max of the Thread's Replies, maintained on write
+    #[squillion(computed(max = "score", of = replies))]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub replies_max: ::std::option::Option<i32>,
+    /// computed (Thread.replies): total of the Thread's Replies, maintained on write
+    #[squillion(computed(sum = "tip", of = replies))]
+    pub replies_total_tip: ::squillion::bson::Decimal128,
+}
+impl Thread {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "threads";
+    /// The indexes of `threads` the Plan declares, each with the query or rule it serves.
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::std::vec::Vec::new()
+    }
+    /// The `$jsonSchema` validator of `threads`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","title","replies","replies_count","replies_total_score","replies_total_tip"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["score","tip"],"properties":{"score":{"bsonType":"int"},"tip":{"bsonType":"decimal"}}},"description":"embed (Thread.replies): a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread ..."},"replies_overflow":{"bsonType":["bool","null"],"description":"outlier (Thread.replies): set when this Thread has more than 4 Replies and the rest overflow into `threads_replies_overflow`"},"replies_count":{"bsonType":"int","description":"computed (Thread.replies): count of the Thread's Replies, maintained on write"},"replies_total_score":{"bsonType":"long","description":"computed (Thread.replies): total of the Thread's Replies, maintained on write"},"replies_max":{"bsonType":["int","null"],"description":"computed (Thread.replies): max of the Thread's Replies, maintained on write"},"replies_total_tip":{"bsonType":"decimal","description":"computed (Thread.replies): total of the Thread's Replies, maintained on write"}},"title":"threads documents"}"#,
+        )
+    }
+    /// The validator document of `threads`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
 /// Buckets of up to 200 Ticks of one Meter (Meter.ticks; a time series with summaries).
 ///
 /// Collection `meter_ticks`. Buckets of Tick (Meter.ticks).
@@ -359,6 +429,63 @@ impl MeterTicksBucket {
         }
     }
 }
+/// Overflow of Thread.replies: the Replies beyond the first 4 of the rare Threads that have more (seed 002 outlier pattern).
+///
+/// Collection `threads_replies_overflow`. Overflow documents of the outlier relationship Thread.replies.
+/// Estimated size: about 4154 bytes on average, 8354 bytes at worst.
+///
+/// Repository: `ThreadsRepliesOverflowRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_owner`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "threads_replies_overflow",
+    validator = ThreadsRepliesOverflow::validator_document,
+    implied_indexes = false,
+    index(keys("owner" = 1, "count" = 1), name = "owner_1_count_1")
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct ThreadsRepliesOverflow {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `owner`: a reference (id).
+    pub owner: ::squillion::bson::oid::ObjectId,
+    /// `items`: an embedded document.
+    pub items: ::squillion::BoundedVec<Reply, 200>,
+    /// `count`: computed, kept up to date by every write that changes what it summarises.
+    #[squillion(maintained)]
+    pub count: i32,
+}
+impl ThreadsRepliesOverflow {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "threads_replies_overflow";
+    /// The indexes of `threads_replies_overflow` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `owner_1_count_1`: outlier (Thread.replies): overflow documents of a flagged Thread
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"owner":1,"count":1},"name":"owner_1_count_1"}]"#,
+        )
+    }
+    /// The `$jsonSchema` validator of `threads_replies_overflow`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","owner","items","count"],"properties":{"_id":{"bsonType":"objectId"},"owner":{"bsonType":"objectId"},"items":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["score","tip"],"properties":{"score":{"bsonType":"int"},"tip":{"bsonType":"decimal"}}}},"count":{"bsonType":"int"}},"title":"threads_replies_overflow documents"}"#,
+        )
+    }
+    /// The validator document of `threads_replies_overflow`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
 /// Embedded in `lines` (Cart.lines).
 #[derive(
     Debug,
@@ -378,6 +505,21 @@ pub struct Line {
     /// `price` (BSON `decimal`).
     pub price: ::squillion::bson::Decimal128,
 }
+/// Embedded in `replies` (Thread.replies).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Reply {
+    /// `score` (BSON `int`).
+    pub score: i32,
+    /// `tip` (BSON `decimal`).
+    pub tip: ::squillion::bson::Decimal128,
+}
 /// Embedded in `ticks` (Meter.ticks).
 #[derive(
     Debug,
@@ -395,7 +537,7 @@ pub struct Tick {
     /// `cost` (BSON `decimal`).
     pub cost: ::squillion::bson::Decimal128,
 }
-/// Creates the indexes and validators the Plan declares for every collection of this module (`carts`, `listeners`, `plays`, `meters`, `meter_ticks`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+/// Creates the indexes and validators the Plan declares for every collection of this module (`carts`, `listeners`, `plays`, `meters`, `threads`, `meter_ticks`, `threads_replies_overflow`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
     CartRepo::new(db).ensure_indexes().await?;
     CartRepo::new(db).ensure_validator().await?;
@@ -405,7 +547,11 @@ pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Res
     PlayRepo::new(db).ensure_validator().await?;
     MeterRepo::new(db).ensure_indexes().await?;
     MeterRepo::new(db).ensure_validator().await?;
+    ThreadRepo::new(db).ensure_indexes().await?;
+    ThreadRepo::new(db).ensure_validator().await?;
     MeterTicksBucketRepo::new(db).ensure_indexes().await?;
     MeterTicksBucketRepo::new(db).ensure_validator().await?;
+    ThreadsRepliesOverflowRepo::new(db).ensure_indexes().await?;
+    ThreadsRepliesOverflowRepo::new(db).ensure_validator().await?;
     Ok(())
 }

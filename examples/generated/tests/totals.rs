@@ -14,7 +14,7 @@ use squillion::bson::{DateTime, Decimal128};
 use squillion::BoundedVec;
 use squillion_examples_generated::totals::{
     ensure_all, Cart, CartRepo, Line, Listener, ListenerRepo, Meter, MeterRepo,
-    MeterTicksBucketRepo, Play, PlayRepo, Tick,
+    MeterTicksBucketRepo, Play, PlayRepo, Reply, Thread, ThreadRepo, Tick,
 };
 use squillion_testkit::TestDb;
 
@@ -265,6 +265,46 @@ proptest! {
             assert_eq!(i128::from(b.total_units), units);
             assert_eq!(in_cents(&b.total_cost), cost);
             assert_eq!(Some(b.max), ticks.iter().map(|(u, _)| *u).max());
+        });
+    }
+
+    /// An outlier relationship (4 embedded, the rest overflowing): the thread's summaries count
+    /// every reply, embedded or not. Before, neither push kept them.
+    #[test]
+    fn outlier_totals_count_the_overflow_too(replies in prop::collection::vec((int32(), cents()), 1..12)) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_outlier").await;
+            ensure_all(&t.db).await.unwrap();
+            let repo = ThreadRepo::new(&t.db);
+            let thread = Thread {
+                id: ObjectId::new(),
+                title: "t".into(),
+                replies: Vec::new(),
+                replies_overflow: None,
+                replies_count: 0,
+                replies_total_score: 0,
+                replies_max: None,
+                replies_total_tip: decimal(0),
+            };
+            repo.insert(&thread).await.unwrap();
+            for (k, (score, tip)) in replies.iter().enumerate() {
+                repo.push_replies(&thread.id, &Reply { score: *score, tip: decimal(*tip) })
+                    .await
+                    .unwrap();
+                let held = &replies[..=k];
+                let got = repo.get(&thread.id).await.unwrap().expect("the thread");
+                assert_eq!(got.replies.len(), held.len().min(4));
+                assert_eq!(got.replies_overflow.unwrap_or(false), held.len() > 4);
+                assert_eq!(got.replies_count as usize, held.len());
+                let scores: i128 = held.iter().map(|(s, _)| i128::from(*s)).sum();
+                assert_eq!(i128::from(got.replies_total_score), scores);
+                assert_eq!(got.replies_max, held.iter().map(|(s, _)| *s).max());
+                let tips: i64 = held.iter().map(|(_, c)| *c).sum();
+                assert_eq!(in_cents(&got.replies_total_tip), tips);
+            }
+            let all = repo.all_replies(&thread.id).await.unwrap();
+            assert_eq!(all.len(), replies.len());
         });
     }
 }

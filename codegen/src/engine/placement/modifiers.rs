@@ -83,6 +83,7 @@ pub(super) fn modifiers(
             out.obligations.push(Obligation::LatestEmbedded {
                 n: latest.n,
                 child: child.entity.clone(),
+                cap: choice.outlier_cap,
             });
         } else {
             let name = if taken.contains(&parent.field) {

@@ -296,8 +296,10 @@ fn notes(f: &PlanField) -> Vec<String> {
             out.push(label.to_owned());
         }
     }
-    if let Some(ttl) = fl.expire_after_seconds {
-        out.push(format!("expires after {}s", thousands(ttl)));
+    match fl.expire_after_seconds {
+        Some(0) => out.push("expires at the date it holds".to_owned()),
+        Some(ttl) => out.push(format!("expires after {}s", thousands(ttl))),
+        None => {}
     }
     out
 }
