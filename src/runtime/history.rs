@@ -107,16 +107,29 @@ async fn new_version_body(
         .client()
         .database(&coll.namespace().db)
         .collection::<BsonDocument>(spec.history);
-    crate::__squillion_in_session!(
+    let record = doc! { spec.key: id.clone(), spec.version: version.clone() };
+    let copy = archived(spec, &current, &id, &version);
+    let archive = crate::__squillion_in_session!(
         history
-            .replace_one(
-                doc! { spec.key: id.clone(), spec.version: version.clone() },
-                archived(spec, &current, &id, &version),
-            )
+            .replace_one(record.clone(), copy.clone())
             .upsert(true),
         session
     )
-    .during("archive", spec.history)?;
+    .during("archive", spec.history);
+    match archive {
+        // Two upserts of one version racing: the unique index on `{key, version}` refused the
+        // second insert, so the record exists now and the upsert replaces it.
+        Err(e) if e.is_duplicate_key() && session.is_none() => {
+            history
+                .replace_one(record, copy)
+                .upsert(true)
+                .await
+                .during("archive", spec.history)?;
+        }
+        other => {
+            other?;
+        }
+    }
     let mut new = doc.clone();
     new.insert(spec.version, next(&version));
     let replaced = crate::__squillion_in_session!(
