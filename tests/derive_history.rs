@@ -108,10 +108,17 @@ async fn check(repo: &ContractRepo, id: ObjectId, versions: &[Fields]) {
     }
     if n > 1 {
         let k = (n / 2).max(1);
-        let one = repo.version_of(&id, k as i64).await.unwrap().expect("archived");
+        let one = repo
+            .version_of(&id, k as i64)
+            .await
+            .unwrap()
+            .expect("archived");
         assert_eq!(Fields::of_archived(&one), versions[k - 1]);
     }
-    assert!(repo.version_of(&id, n as i64).await.unwrap().is_none(), "the current version is not archived");
+    assert!(
+        repo.version_of(&id, n as i64).await.unwrap().is_none(),
+        "the current version is not archived"
+    );
 }
 
 #[derive(Debug, Clone)]
@@ -126,7 +133,11 @@ enum Op {
 
 fn fields() -> impl Strategy<Value = Fields> {
     ("[a-z]{0,6}", -1000i32..1000, prop::option::of("[a-z]{1,4}")).prop_map(
-        |(terms, amount, note)| Fields { terms, amount, note },
+        |(terms, amount, note)| Fields {
+            terms,
+            amount,
+            note,
+        },
     )
 }
 
@@ -240,8 +251,15 @@ async fn race(db: &Database, rounds: usize) -> usize {
         repo.core().transactions_supported().await.unwrap()
     );
     let raw = db.collection::<Document>("contracts_history");
-    let count = raw.count_documents(doc! { "document_id": id }).await.unwrap();
-    assert_eq!(count as usize, versions.len() - 1, "one history record per earlier version");
+    let count = raw
+        .count_documents(doc! { "document_id": id })
+        .await
+        .unwrap();
+    assert_eq!(
+        count as usize,
+        versions.len() - 1,
+        "one history record per earlier version"
+    );
     lost
 }
 

@@ -90,9 +90,10 @@ async fn new_version_body(
 ) -> Result<BsonDocument> {
     let spec = v.spec;
     let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
-    let current = crate::__squillion_in_session!(coll.find_one(doc! { "_id": id.clone() }), session)
-        .during("find", coll.name())?
-        .ok_or_else(|| not_found_in(coll, &id))?;
+    let current =
+        crate::__squillion_in_session!(coll.find_one(doc! { "_id": id.clone() }), session)
+            .during("find", coll.name())?
+            .ok_or_else(|| not_found_in(coll, &id))?;
     let version = current.get(spec.version).cloned().unwrap_or(Bson::Null);
     // A transaction run again after a write conflict reads again: a version other than the one
     // the first run read is a new version made meanwhile, which this one does not build on.

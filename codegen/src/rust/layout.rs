@@ -266,9 +266,10 @@ fn patterns(plan: &Plan, c: &Collection, out: &mut CollectionAttrs) {
             }
             // The current version here, every earlier one in the history collection.
             "document_versioning" => {
-                let history = plan.collections.iter().find(|h| {
-                    h.entity == c.entity && matches!(h.role, CollectionRole::History)
-                });
+                let history = plan
+                    .collections
+                    .iter()
+                    .find(|h| h.entity == c.entity && matches!(h.role, CollectionRole::History));
                 if let Some(h) = history {
                     let to = type_ident(&super::collection_type_name(h));
                     out.container.push(quote!(history(to = #to)));
