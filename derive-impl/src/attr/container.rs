@@ -156,7 +156,8 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                     let mut version = Ident::new("version", span);
                     let mut key = "document_id".to_owned();
                     let mut archived_at = "archived_at".to_owned();
-                    meta.parse_nested_meta(|m| {
+                    let options = if meta.input.peek(syn::token::Paren) {
+                        meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "to" => to = Some(path_value(&m)?),
                             "version" => version = ident_value(&m)?,
@@ -168,7 +169,11 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                             }
                         }
                         Ok(())
-                    })?;
+                        })
+                    } else {
+                        Ok(())
+                    };
+                    options?;
                     match to {
                         Some(to) => out.history = Some(HistoryDecl { to, version, key, archived_at }),
                         None => cx.error_at(span, "`history` names the type of the earlier versions: `history(to = ContractVersion)`"),
