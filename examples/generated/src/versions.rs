@@ -5,7 +5,7 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// Collection `clients`. One document per Client.
-/// Estimated size: about 57 bytes on average, 1057 bytes at worst.
+/// Estimated size: about 103 bytes on average, 1103 bytes at worst.
 ///
 /// Repository: `ClientRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
 #[derive(
@@ -28,6 +28,12 @@ pub struct Client {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
+    /// computed (Client.contracts): count of the Client's Contracts, maintained on write
+    #[squillion(computed(count, to = Contract, key = "client"))]
+    pub contracts_count: i32,
+    /// computed (Client.contracts): total of the Client's Contracts, maintained on write
+    #[squillion(computed(sum = "amount", to = Contract, key = "client"))]
+    pub contracts_total: i64,
 }
 impl Client {
     /// The collection's name.
@@ -39,7 +45,7 @@ impl Client {
     /// The `$jsonSchema` validator of `clients`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"}},"title":"clients documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","contracts_count","contracts_total"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"contracts_count":{"bsonType":"int","description":"computed (Client.contracts): count of the Client's Contracts, maintained on write"},"contracts_total":{"bsonType":"long","description":"computed (Client.contracts): total of the Client's Contracts, maintained on write"}},"title":"clients documents"}"#,
         )
     }
     /// The validator document of `clients`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -53,11 +59,11 @@ impl Client {
 /// Estimated size: about 532 bytes on average, 22942 bytes at worst.
 ///
 /// Layout of `Client.contracts`: child_ref. a Client has an unbounded number of Contracts, too many even for an array of ids (rule 3), so each Contract stores its Client's id, indexed (seed 004 one-to-squillions)
-/// Rules: rule 3, rule 4.
+/// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Pattern document_versioning: the current version here, every earlier version in `contracts_history`.
 ///
-/// Repository: `ContractRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_client`, `count_by_client`, `new_version`, `history`, `version_of`.
+/// Repository: `ContractRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_client`, `count_by_client`, `new_version`, `history`, `version_of`.
 #[derive(
     Debug,
     Clone,
@@ -71,6 +77,7 @@ impl Client {
     validator = Contract::validator_document,
     implied_indexes = false,
     history(to = ContractVersion),
+    kept_by(to = Client, key = "client"),
     index(keys("client" = 1, "_id" = 1), name = "client_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]

@@ -45,11 +45,14 @@ async fn new_versions_keep_the_history() {
         "{indexes:?}"
     );
 
+    let clients = ClientRepo::new(&t.db);
     let client = Client {
         id: ObjectId::new(),
         name: "Acme".into(),
+        contracts_count: 0,
+        contracts_total: 0,
     };
-    ClientRepo::new(&t.db).insert(&client).await.unwrap();
+    clients.insert(&client).await.unwrap();
     let repo = ContractRepo::new(&t.db);
     let id = ObjectId::new();
     let mut made = vec![contract(id, client.id, "v1", 10, 1)];
@@ -77,6 +80,10 @@ async fn new_versions_keep_the_history() {
     assert_eq!(third.terms, "v3");
     assert!(repo.version_of(&id, 6).await.unwrap().is_none());
     assert_eq!(repo.count_by_client(&client.id).await.unwrap(), 1);
+
+    // The client keeps the number and total amount of its contracts' current versions.
+    let acme = clients.get(&client.id).await.unwrap().unwrap();
+    assert_eq!((acme.contracts_count, acme.contracts_total), (1, 60));
 
     // Racing new versions: at least one wins each round, a loser gets VersionConflict, and the
     // history keeps one record per earlier version.
@@ -106,6 +113,26 @@ async fn new_versions_keep_the_history() {
             .await
             .unwrap();
     assert_eq!(records as i32, current.version - 1);
+
+    // A new version naming another client moves the contract: both clients are refilled.
+    let other = Client {
+        id: ObjectId::new(),
+        name: "Other".into(),
+        contracts_count: 0,
+        contracts_total: 0,
+    };
+    clients.insert(&other).await.unwrap();
+    let moved = contract(id, other.id, "moved", 7, 0);
+    repo.new_version(&moved).await.unwrap();
+    let acme = clients.get(&client.id).await.unwrap().unwrap();
+    assert_eq!((acme.contracts_count, acme.contracts_total), (0, 0));
+    let other = clients.get(&other.id).await.unwrap().unwrap();
+    assert_eq!((other.contracts_count, other.contracts_total), (1, 7));
+    let last = repo.history(&id).await.unwrap().remove(0);
+    assert_eq!(
+        last.client, client.id,
+        "the archived version names the client it had"
+    );
 
     // A contract that is not stored has no current version to archive.
     let missing = contract(ObjectId::new(), client.id, "x", 1, 0);
