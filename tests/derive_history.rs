@@ -234,7 +234,17 @@ async fn race(db: &Database, rounds: usize) -> usize {
                     assert_eq!(Fields::of_current(&stored), f);
                     winners.push((stored.version as usize, f));
                 }
-                Err(Error::VersionConflict { .. }) => lost += 1,
+                Err(e @ Error::VersionConflict { .. }) => {
+                    // One line for people, naming the collection, the id and what to do.
+                    let text = e.to_string();
+                    assert!(!text.contains('\n'), "{text}");
+                    assert!(
+                        text.contains("`contracts`") && text.contains(&id.to_hex()),
+                        "{text}"
+                    );
+                    assert!(text.contains("read it again and retry"), "{text}");
+                    lost += 1;
+                }
                 Err(e) => panic!("unexpected error: {e}"),
             }
         }

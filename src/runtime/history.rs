@@ -149,10 +149,16 @@ async fn new_version_body(
         refill_owners(&db, v.keepers, &current, session.as_deref_mut()).await?;
         refill_owners(&db, v.keepers, &new, session.as_deref_mut()).await?;
     }
+    if v.own.is_empty() {
+        return Ok(new);
+    }
+    // What the document keeps of its own children is refilled from them, not the caller's.
     for s in v.own {
         refill_body(coll, s, &id, session.as_deref_mut()).await?;
     }
-    Ok(new)
+    crate::__squillion_in_session!(coll.find_one(doc! { "_id": id.clone() }), session)
+        .during("find", coll.name())?
+        .ok_or_else(|| not_found_in(coll, &id))
 }
 
 /// Archives the current version of `doc`'s document and replaces it with `doc`, numbered after
