@@ -254,6 +254,30 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
                 }
             }
         }
+        // A parent computing what its children hold (top N, summaries) says so in the reason.
+        let parent_colls: Vec<&str> = plan
+            .collections
+            .iter()
+            .filter(|c| {
+                c.entity == d.parent
+                    && matches!(c.role, squillion_codegen::plan::CollectionRole::Entity)
+            })
+            .map(|c| c.name.as_str())
+            .collect();
+        let computed_on_parent = d.computed.iter().any(|c| {
+            parent_colls.contains(&c.collection.as_str())
+                && matches!(
+                    c.function,
+                    squillion_codegen::plan::ComputedFn::Summary { .. }
+                        | squillion_codegen::plan::ComputedFn::TopN { .. }
+                )
+        });
+        if computed_on_parent && !d.because.contains("computed pattern") {
+            out.push(format!(
+                "{}: the {} computes of its children but the reason does not say so: {}",
+                d.id, d.parent, d.because
+            ));
+        }
         // Facts and warnings of one relationship agree.
         let only_through = d.facts.iter().any(|f| f.contains("only read through"));
         for w in &warnings {

@@ -161,32 +161,59 @@ fn text(b: &Bson) -> String {
     }
 }
 
-/// The filter of the documents matching `guard` after `last`.
-fn after(guard: &Document, last: &Option<Bson>) -> Document {
-    match last {
-        Some(id) if guard.is_empty() => doc! { "_id": { "$gt": id.clone() } },
-        Some(id) => doc! { "$and": [guard.clone(), { "_id": { "$gt": id.clone() } }] },
-        None => guard.clone(),
+/// The documents matching `guard` with `_id` from `first` to `last`: a bounded range, which
+/// the server reads through the `_id` index.
+fn range(guard: &Document, first: &Bson, last: &Bson) -> Document {
+    let ids = doc! { "_id": { "$gte": first.clone(), "$lte": last.clone() } };
+    if guard.is_empty() {
+        ids
+    } else {
+        doc! { "$and": [guard.clone(), ids] }
     }
 }
 
-/// The next batch of a walk in `_id` order: up to [`BATCH`] documents matching `guard` after
-/// `last`, with `projection`. Every batched step walks its collection this way, so that a
-/// killed run resumes at the same boundaries.
-async fn next_batch(
-    coll: &Collection<Document>,
-    guard: &Document,
-    last: &Option<Bson>,
-    projection: Document,
-) -> Result<Vec<Document>, Failure> {
-    Ok(coll
-        .find(after(guard, last))
-        .projection(projection)
-        .sort(doc! { "_id": 1 })
-        .limit(i64::from(BATCH))
-        .await?
-        .try_collect()
-        .await?)
+/// A walk of a collection in `_id` order, [`BATCH`] documents at a time: one cursor over the
+/// `_id`s matching the guard, read a batch at a time; each batch is then read or aggregated as
+/// its bounded `_id` range. Every batched step walks its collection this way, so that a killed
+/// run replays the same boundaries. (A fresh `find({_id: {$gt: last}}).sort({_id: 1}).limit(B)`
+/// per batch made the server read every document after `last` for each batch: on SecantusDB an
+/// open range with a limit is a scan, so a walk cost the square of the collection's size.)
+struct Walker {
+    cursor: mongodb::Cursor<Document>,
+}
+
+impl Walker {
+    /// The documents of `coll` matching `guard`, in `_id` order, with `projection`.
+    async fn open(
+        coll: &Collection<Document>,
+        guard: &Document,
+        projection: Document,
+    ) -> Result<Walker, Failure> {
+        let cursor = coll
+            .find(guard.clone())
+            .projection(projection)
+            .sort(doc! { "_id": 1 })
+            .batch_size(BATCH)
+            .await?;
+        Ok(Walker { cursor })
+    }
+
+    /// The next batch: up to [`BATCH`] documents (empty at the end).
+    async fn next(&mut self) -> Result<Vec<Document>, Failure> {
+        let mut batch = Vec::new();
+        while batch.len() < BATCH as usize {
+            match self.cursor.try_next().await? {
+                Some(d) => batch.push(d),
+                None => break,
+            }
+        }
+        Ok(batch)
+    }
+}
+
+/// The first and last `_id` of a batch (`None`: empty).
+fn ends(batch: &[Document]) -> Option<(&Bson, &Bson)> {
+    Some((batch.first()?.get("_id")?, batch.last()?.get("_id")?))
 }
 
 /// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch; returns
@@ -197,17 +224,14 @@ async fn walk_batches(
     on_batch: &mut dyn FnMut(u64),
 ) -> Result<u64, Failure> {
     let coll = db.collection::<Document>(&b.collection);
-    let (mut last, mut walked) = (None::<Bson>, 0u64);
+    let mut walk = Walker::open(&coll, &b.guard, doc! { "_id": 1 }).await?;
+    let mut walked = 0u64;
     loop {
-        let ids = next_batch(&coll, &b.guard, &last, doc! { "_id": 1 }).await?;
-        let (Some(first), Some(end)) = (
-            ids.first().and_then(|d| d.get("_id")),
-            ids.last().and_then(|d| d.get("_id")),
-        ) else {
+        let ids = walk.next().await?;
+        let Some((first, end)) = ends(&ids) else {
             return Ok(walked);
         };
-        let range = doc! { "$and": [b.guard.clone(), { "_id": { "$gte": first.clone(), "$lte": end.clone() } }] };
-        let mut pipeline = vec![doc! { "$match": range }];
+        let mut pipeline = vec![doc! { "$match": range(&b.guard, first, end) }];
         pipeline.extend(b.stages.iter().cloned());
         let _: Vec<Document> = coll
             .aggregate(pipeline)
@@ -217,7 +241,6 @@ async fn walk_batches(
             .await?;
         walked += ids.len() as u64;
         on_batch(walked);
-        last = Some(end.clone());
     }
 }
 
@@ -234,13 +257,20 @@ async fn assign_ids(
     let coll = db.collection::<Document>(collection);
     let (mut modified, mut walked) = (0u64, 0u64);
     loop {
-        let (mut last, mut found) = (None::<Bson>, false);
+        let mut found = false;
+        let mut walk = Walker::open(&coll, guard, doc! { "_id": 1 }).await?;
         loop {
-            let batch = next_batch(&coll, guard, &last, doc! { "_id": 1, array: 1 }).await?;
-            let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
+            let ids = walk.next().await?;
+            let Some((first, end)) = ends(&ids) else {
                 break;
             };
             found = true;
+            let batch: Vec<Document> = coll
+                .find(range(guard, first, end))
+                .projection(doc! { "_id": 1, array: 1 })
+                .await?
+                .try_collect()
+                .await?;
             let updates: Vec<Document> = batch
                 .iter()
                 .filter_map(|d| {
@@ -252,30 +282,31 @@ async fn assign_ids(
                     })
                 })
                 .collect();
-            let reply = db
-                .run_command(doc! {
-                    "update": collection,
-                    "updates": updates,
-                    "ordered": false,
-                    "bypassDocumentValidation": true,
-                })
-                .await?;
-            if let Ok(errors) = reply.get_array("writeErrors") {
-                if let Some(e) = errors.first() {
-                    return Err(Failure::Other(format!(
-                        "{} of the updates giving ids in {collection}.{array} failed; the first: {e}",
-                        errors.len()
-                    )));
+            walked += ids.len() as u64;
+            if !updates.is_empty() {
+                let reply = db
+                    .run_command(doc! {
+                        "update": collection,
+                        "updates": updates,
+                        "ordered": false,
+                        "bypassDocumentValidation": true,
+                    })
+                    .await?;
+                if let Ok(errors) = reply.get_array("writeErrors") {
+                    if let Some(e) = errors.first() {
+                        return Err(Failure::Other(format!(
+                            "{} of the updates giving ids in {collection}.{array} failed; the first: {e}",
+                            errors.len()
+                        )));
+                    }
                 }
+                modified += reply
+                    .get("nModified")
+                    .and_then(|n| n.as_i32().map(i64::from).or_else(|| n.as_i64()))
+                    .unwrap_or(0)
+                    .max(0) as u64;
             }
-            modified += reply
-                .get("nModified")
-                .and_then(|n| n.as_i32().map(i64::from).or_else(|| n.as_i64()))
-                .unwrap_or(0)
-                .max(0) as u64;
-            walked += batch.len() as u64;
             on_batch(walked);
-            last = Some(end);
         }
         if !found {
             return Ok(modified);
@@ -303,12 +334,13 @@ async fn backfill(
 ) -> Result<u64, Failure> {
     let sources = db.collection::<Document>(&b.source_collection);
     let copies = db.collection::<Document>(&b.collection);
-    let (mut last, mut modified, mut walked) = (None::<Bson>, 0u64, 0u64);
+    let mut walk = Walker::open(&sources, &doc! {}, doc! { &b.source_path: 1 }).await?;
+    let (mut modified, mut walked) = (0u64, 0u64);
     loop {
-        let batch = next_batch(&sources, &doc! {}, &last, doc! { &b.source_path: 1 }).await?;
-        let Some(end) = batch.last().and_then(|d| d.get("_id")).cloned() else {
+        let batch = walk.next().await?;
+        if batch.is_empty() {
             return Ok(modified);
-        };
+        }
         for source in &batch {
             let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path))
             else {
@@ -332,7 +364,6 @@ async fn backfill(
         }
         walked += batch.len() as u64;
         on_batch(walked);
-        last = Some(end);
     }
 }
 

@@ -208,7 +208,8 @@ async fn assert_kept_fields(db: &Database, plan: &Plan, what: &str) -> usize {
             let value = match &c.function {
                 ComputedFn::Summary { summary } => match summary {
                     SummaryFn::Count => Some(Bson::Int32(mine.len() as i32)),
-                    SummaryFn::Total => Some(Bson::Int32(values(field).iter().sum::<i64>() as i32)),
+                    // A total of int32 values is stored as an int64.
+                    SummaryFn::Total => Some(Bson::Int64(values(field).iter().sum::<i64>())),
                     SummaryFn::Max => values(field)
                         .into_iter()
                         .max()

@@ -217,6 +217,20 @@ fn attempt(
             reason: choice.reason.clone(),
             copied: copied.into_iter().collect(),
             subset: lay.subset.as_ref().map(|s| s.n),
+            top: rel.facts.top.as_ref().map(|t| (t.n, t.by.field.clone())),
+            // Under buckets the summaries live in each bucket, which the reason says.
+            summaries: if choice.strategy == crate::model::Layout::Bucket {
+                Vec::new()
+            } else {
+                rel.facts
+                    .summary
+                    .iter()
+                    .map(|s| match &s.field {
+                        Some(f) => format!("{}({f})", s.function.as_str()),
+                        None => s.function.as_str().to_owned(),
+                    })
+                    .collect()
+            },
             facts,
             rejected,
             obligations: lay.obligations.clone(),
@@ -385,6 +399,10 @@ pub(crate) struct Basis {
     pub copied: Vec<String>,
     /// `latest N` kept in the parent (subset pattern).
     pub subset: Option<u64>,
+    /// `top N by field` kept in the parent (computed pattern).
+    pub top: Option<(u64, String)>,
+    /// The summaries kept in the parent (`count`, `avg(stars)`; computed pattern).
+    pub summaries: Vec<String>,
     pub facts: Vec<basis::Fact>,
     pub rejected: Vec<relation::Rejection>,
     pub obligations: Vec<basis::Obligation>,

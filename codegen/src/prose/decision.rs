@@ -548,6 +548,28 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
             n_of(n, &d.child)
         ));
     }
+    // What the parent computes of its children, unless the reason is that already.
+    if !matches!(basis.reason, Reason::KeepsOfChildren { .. }) {
+        let top = basis
+            .top
+            .as_ref()
+            .map(|(n, field)| format!("its top {} by {field}", n_of(*n, &d.child)));
+        let summaries = (!basis.summaries.is_empty()).then(|| {
+            format!(
+                "summaries of all its {}: {}",
+                plural(&d.child),
+                list(&basis.summaries)
+            )
+        });
+        let kept: Vec<String> = top.into_iter().chain(summaries).collect();
+        if !kept.is_empty() {
+            because.push_str(&format!(
+                ". The {} also keeps {} (computed pattern)",
+                d.parent,
+                kept.join(", and ")
+            ));
+        }
+    }
     d.because = because;
     d.facts = basis
         .facts

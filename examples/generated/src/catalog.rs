@@ -10,7 +10,7 @@
 /// Collection `books`. One document per Book.
 /// Estimated size: about 11064 bytes on average, 444094 bytes at worst.
 ///
-/// Layout of `Book.comments`: embed. up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)
+/// Layout of `Book.comments`: embed. up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few). The Book also keeps summaries of all its Comments: count (computed pattern)
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `push_comments`, `remove_comments`, `pull_comments`, `set_comments`, `set_author`, `set_date`, `set_text`.

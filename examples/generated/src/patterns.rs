@@ -105,7 +105,7 @@ impl Section {
 /// Collection `efforts`. One document per Effort.
 /// Estimated size: about 108 bytes on average, 2108 bytes at worst.
 ///
-/// Layout of `Section.efforts`: child_ref. a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Section.efforts`: child_ref. a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions). The Section also keeps its top 20 Efforts by time (computed pattern)
 /// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Repository: `EffortRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_section`, `count_by_section`, `set_athlete`, `set_time`, `inc_time`, `set_section`.

@@ -7,7 +7,7 @@
 /// Collection `carts`. One document per Cart.
 /// Estimated size: about 944 bytes on average, 2674 bytes at worst.
 ///
-/// Layout of `Cart.lines`: embed. up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few)
+/// Layout of `Cart.lines`: embed. up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few). The Cart also keeps summaries of all its Lines: count, total(qty), total(grams), total(weight), total(price), max(qty), min(price), avg(qty) (computed pattern)
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `CartRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_lines`, `remove_lines`, `pull_lines`, `set_lines`, `set_label`.
@@ -173,7 +173,7 @@ impl Listener {
 /// Collection `plays`. One document per Play.
 /// Estimated size: about 103 bytes on average, 103 bytes at worst.
 ///
-/// Layout of `Listener.plays`: child_ref. a Listener has an unbounded number of Plays, too many even for an array of ids (rule 3), so each Play stores its Listener's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Listener.plays`: child_ref. a Listener has an unbounded number of Plays, too many even for an array of ids (rule 3), so each Play stores its Listener's id, indexed (seed 004 one-to-squillions). The Listener also keeps summaries of all its Plays: count, total(ms), total(bytes), total(score), total(fee), max(ms), min(fee), avg(ms) (computed pattern)
 /// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Repository: `PlayRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_listener`, `count_by_listener`, `set_ms`, `inc_ms`, `set_bytes`, `inc_bytes`, `set_score`, `inc_score`, `set_fee`, `set_listener`.
