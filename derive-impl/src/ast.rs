@@ -229,6 +229,15 @@ fn check_container(cx: &Ctxt, item: &Item<'_>) {
         exists(&v.valid_from, "versioned `valid_from`");
         exists(&v.valid_to, "versioned `valid_to`");
     }
+    if let Some(h) = &a.history {
+        exists(&h.version, "history `version`");
+        if let Some(v) = &a.versioned {
+            cx.error_spanned_by(
+                &v.key,
+                "`versioned(...)` keeps every version in this collection and `history(...)` the earlier ones in another: a struct has one of them",
+            );
+        }
+    }
     if let Some(l) = &a.link {
         for (end, _) in &l.ends {
             exists(end, "link end");

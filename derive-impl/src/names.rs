@@ -151,6 +151,7 @@ pub fn pattern_methods(pattern: &str) -> &'static [&'static str] {
         ],
         "tree" => &["insert_under", "children", "descendants", "ancestors"],
         "versioned" => &["new_version", "current_at", "versions"],
+        "history" => &["new_version", "history", "version_of"],
         "link" => &["link", "unlink", "get_link"],
         _ => &[],
     }

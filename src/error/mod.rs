@@ -70,6 +70,19 @@ pub enum Error {
         /// The id, as extended JSON.
         id: String,
     },
+    /// Another new version of a document versioned with a history was made between this new
+    /// version's read of the current one (`version`) and its replace: nothing of this one was
+    /// kept (the winner's version is current). Read the document again and make the new version
+    /// from it.
+    #[error("the document with _id {id} in `{collection}` got another new version after version {} was read; nothing was written: read it again and retry", version.map_or_else(|| "none".to_owned(), |v| v.to_string()))]
+    VersionConflict {
+        /// The collection of the current versions.
+        collection: String,
+        /// The id, as extended JSON.
+        id: String,
+        /// The version read (`None`: the document had no version number).
+        version: Option<i64>,
+    },
     /// A child given to its parent's subset or top-N list names another parent (or one that
     /// does not exist): nothing was written.
     #[error("the child {child} of `{collection}` does not name {parent} in `{key}`: it is not that parent's child")]

@@ -10,6 +10,7 @@ pub mod copies;
 pub mod core;
 pub mod fanout;
 pub mod fields;
+pub mod history;
 pub mod indexes;
 pub mod json;
 pub mod kept;

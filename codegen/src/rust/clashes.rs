@@ -223,7 +223,9 @@ fn repository_methods(
     for m in derived::REPOSITORY_METHODS {
         add((*m).to_owned(), MethodOrigin::Repository, out);
     }
+    let mut history = false;
     for pattern in attrs.container.iter().filter_map(attr_name) {
+        history |= pattern == "history";
         for m in derived::pattern_methods(&pattern) {
             add((*m).to_owned(), MethodOrigin::Pattern(pattern.clone()), out);
         }
@@ -266,12 +268,16 @@ fn repository_methods(
             counter: names.iter().any(|n| n == "counter"),
             map: f.map,
         };
-        for (prefix, suffix) in derived::field_methods(shape) {
-            let origin = MethodOrigin::Field(f.code_name.clone());
-            add(derived::field_method(prefix, &rust, suffix), origin, out);
-        }
-        for name in super::inner::method_names(f) {
-            add(name, MethodOrigin::Field(f.code_name.clone()), out);
+        // A document versioned with a history has no update methods of its own fields (the
+        // derive's `history::unversioned_writes`; its layouts' writes are still listed here).
+        if !history {
+            for (prefix, suffix) in derived::field_methods(shape) {
+                let origin = MethodOrigin::Field(f.code_name.clone());
+                add(derived::field_method(prefix, &rust, suffix), origin, out);
+            }
+            for name in super::inner::method_names(f) {
+                add(name, MethodOrigin::Field(f.code_name.clone()), out);
+            }
         }
         for layout in layouts {
             for (prefix, suffix) in derived::layout_methods(&layout) {

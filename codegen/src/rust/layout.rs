@@ -194,7 +194,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         let v = lit(u64::from(v));
         out.container.push(quote!(schema_version = #v));
     }
-    patterns(c, &mut out);
+    patterns(lookup.plan, c, &mut out);
     // Only the decisions touching `c`: both functions ignore every other one.
     for d in lookup.decisions_for(c) {
         relationship(lookup, c, d, &mut out);
@@ -245,7 +245,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
     out
 }
 
-fn patterns(c: &Collection, out: &mut CollectionAttrs) {
+fn patterns(plan: &Plan, c: &Collection, out: &mut CollectionAttrs) {
     for p in &c.patterns {
         match p.name.as_str() {
             "queue" => {
@@ -263,6 +263,17 @@ fn patterns(c: &Collection, out: &mut CollectionAttrs) {
             "tree" => out.container.push(quote!(tree)),
             "document_versioning" if c.field("valid_from").is_some() => {
                 out.container.push(quote!(versioned))
+            }
+            // The current version here, every earlier one in the history collection.
+            "document_versioning" => {
+                let history = plan
+                    .collections
+                    .iter()
+                    .find(|h| h.entity == c.entity && matches!(h.role, CollectionRole::History));
+                if let Some(h) = history {
+                    let to = type_ident(&super::collection_type_name(h));
+                    out.container.push(quote!(history(to = #to)));
+                }
             }
             _ => {}
         }

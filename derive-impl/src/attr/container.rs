@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, link, kept_by, copy_of";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, history, link, kept_by, copy_of";
 
 /// Reads the container's attributes.
 pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
@@ -20,6 +20,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         queue: None,
         tree: None,
         versioned: None,
+        history: None,
         link: None,
         kept_by: Vec::new(),
         copy_of: Vec::new(),
@@ -148,6 +149,35 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                         })?;
                     }
                     out.versioned = Some(d);
+                }
+                "history" => {
+                    let span = meta.path.span();
+                    let mut to = None;
+                    let mut version = Ident::new("version", span);
+                    let mut key = "document_id".to_owned();
+                    let mut archived_at = "archived_at".to_owned();
+                    let options = if meta.input.peek(syn::token::Paren) {
+                        meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "to" => to = Some(path_value(&m)?),
+                            "version" => version = ident_value(&m)?,
+                            "key" => key = name_value(&m)?,
+                            "archived_at" => archived_at = name_value(&m)?,
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown history option `{other}`; expected to, version, key, archived_at"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                        })
+                    } else {
+                        Ok(())
+                    };
+                    options?;
+                    match to {
+                        Some(to) => out.history = Some(HistoryDecl { to, version, key, archived_at }),
+                        None => cx.error_at(span, "`history` names the type of the earlier versions: `history(to = ContractVersion)`"),
+                    }
                 }
                 "link" => {
                     let span = meta.path.span();

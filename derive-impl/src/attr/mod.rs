@@ -58,6 +58,20 @@ pub struct VersionedDecl {
     pub valid_to: Ident,
 }
 
+/// `history(to = Type, version = f, key = "document_id", archived_at = "archived_at")`: the
+/// current version of each document here, every earlier one in `Type`'s collection (seed 002,
+/// pattern 2).
+pub struct HistoryDecl {
+    /// The history documents' type.
+    pub to: syn::Path,
+    /// This struct's version number field.
+    pub version: Ident,
+    /// The history documents' field holding the current document's `_id`.
+    pub key: String,
+    /// The history documents' field holding when the version was superseded.
+    pub archived_at: String,
+}
+
 /// `link(left = Type, right = Type)`.
 pub struct LinkDecl {
     pub ends: Vec<(Ident, syn::Path)>,
@@ -100,6 +114,7 @@ pub struct ContainerAttrs {
     pub queue: Option<QueueDecl>,
     pub tree: Option<TreeDecl>,
     pub versioned: Option<VersionedDecl>,
+    pub history: Option<HistoryDecl>,
     pub link: Option<LinkDecl>,
     pub kept_by: Vec<KeptByDecl>,
     pub copy_of: Vec<CopyOfDecl>,

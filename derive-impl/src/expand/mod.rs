@@ -3,6 +3,7 @@
 
 mod buckets;
 mod fields;
+mod history;
 mod indexes;
 mod inner;
 mod kept;
@@ -93,10 +94,17 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     let keepers = kept::keepers_fn(item);
     let copies = copies_const(item);
     let kept_writes = kept::writes(item);
-    let layout_methods = layouts::methods(item);
-    let pattern_methods = patterns::methods(item);
-    let mut field_methods = fields::methods(item);
-    field_methods.extend(inner::methods(item));
+    let mut layout_methods = layouts::methods(item);
+    let mut pattern_methods = patterns::methods(item);
+    pattern_methods.extend(history::methods(item));
+    let mut field_methods = TokenStream::new();
+    if item.attrs.history.is_some() {
+        // A document versioned with a history changes its own fields by `new_version` only.
+        layout_methods = history::without(layout_methods, &history::unversioned_writes(item));
+    } else {
+        field_methods.extend(fields::methods(item));
+        field_methods.extend(inner::methods(item));
+    }
     let extra_index_calls = layouts::extra_index_calls(item);
 
     // A struct whose parents keep lists or summaries of it writes through the keepers.

@@ -22,6 +22,10 @@ pub mod helpdesk;
 /// that keeps them (the server test `tests/totals.rs`).
 #[rustfmt::skip]
 pub mod totals;
+/// `examples/generated/schemas/versions.sqn`: document versioning with a history (seed 002,
+/// pattern 2; the server test `tests/versions.rs`).
+#[rustfmt::skip]
+pub mod versions;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

@@ -186,10 +186,18 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
     };
     match &c.role {
         CollectionRole::History => {
-            add(
+            // Unique: one record per version of a document, so a new version run again (a
+            // loser of a race, a retry after a failure between its archive and its replace)
+            // rewrites its record instead of adding a second one.
+            let mut i = index(
                 &[("document_id", 1), ("version", -1)],
-                "document versioning: a document's history, newest first",
+                "document versioning: a document's history, newest first, one record per version",
             );
+            i.unique = true;
+            out.push(Want {
+                collection: c.name.clone(),
+                index: i,
+            });
             return;
         }
         CollectionRole::Entity => {}

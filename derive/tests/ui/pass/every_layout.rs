@@ -137,6 +137,35 @@ pub struct Policy {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
+#[squillion(collection = "contracts", history(to = ContractVersion))]
+pub struct Contract {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub version: i32,
+    pub terms: String,
+    pub amount: i64,
+    #[squillion(embed(max = 5))]
+    pub clauses: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
+#[squillion(collection = "contracts_history")]
+pub struct ContractVersion {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    #[squillion(maintained)]
+    pub document_id: ObjectId,
+    #[squillion(maintained)]
+    pub version: i32,
+    #[squillion(maintained)]
+    pub archived_at: DateTime,
+    pub terms: String,
+    pub amount: i64,
+    #[squillion(embed(max = 5))]
+    pub clauses: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
 #[squillion(link(book = Book, part = Part))]
 pub struct BookPart {
     #[serde(rename = "_id")]
@@ -153,4 +182,10 @@ fn main() {
     assert_eq!(BookPart::COLLECTION, "book_parts");
     let _ = (BookRepo::new, PartRepo::new, BucketRepo::new, JobRepo::new);
     let _ = (CategoryRepo::new, PolicyRepo::new, BookPartRepo::new);
+    let _ = (
+        ContractRepo::new_version,
+        ContractRepo::history,
+        ContractRepo::version_of,
+        ContractVersionRepo::new,
+    );
 }
