@@ -97,7 +97,8 @@ async fn server_errors_read_as_one_line_with_operation_collection_code_and_messa
     let text = dup.to_string();
     assert_readable(&text);
     assert!(text.starts_with("insert on `things` failed: "), "{text}");
-    assert!(text.contains("duplicate key"), "{text}");
+    assert!(text.contains("in unique index `name_1`"), "{text}");
+    assert!(text.contains("abcd"), "the value, readable: {text}");
     assert!(text.contains("server code 11000 DuplicateKey"), "{text}");
 
     // The validator refuses a document: the rule and the field are named.
