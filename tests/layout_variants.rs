@@ -4,6 +4,8 @@
 //! when the generator's output differs from it, so the benchmark never measures stale code.
 //! Updating is opt-in: `SQUILLION_BLESS=1 cargo test --test layout_variants`.
 
+mod checked_in;
+
 use std::path::{Path, PathBuf};
 
 use squillion_codegen::pipeline::{compile, GenerateSettings};
@@ -35,7 +37,6 @@ fn generate(name: &str) -> String {
 
 #[test]
 fn every_layout_variant_matches_the_generator() {
-    let bless = std::env::var_os("SQUILLION_BLESS").is_some();
     let names = variants();
     assert!(
         names.len() >= 25,
@@ -48,15 +49,7 @@ fn every_layout_variant_matches_the_generator() {
     for name in &names {
         let generated = generate(name);
         let path = dir().join(format!("{name}.rs"));
-        if bless {
-            std::fs::write(&path, &generated).unwrap();
-        } else {
-            match std::fs::read_to_string(&path) {
-                Ok(checked_in) if checked_in == generated => {}
-                Ok(_) => differ.push(format!("{} differs", path.display())),
-                Err(e) => differ.push(format!("{}: {e}", path.display())),
-            }
-        }
+        checked_in::compare_or_bless(&path, &generated, &mut differ);
         assert!(
             bench.contains(&format!("\"layouts/{name}.rs\"")),
             "benches/layouts.rs does not include the variant {name}"

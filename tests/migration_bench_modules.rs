@@ -4,6 +4,8 @@
 //! fails when the generator's output differs from it, so the benchmark never times stale steps.
 //! Updating is opt-in: `SQUILLION_BLESS=1 cargo test --test migration_bench_modules`.
 
+mod checked_in;
+
 use std::path::{Path, PathBuf};
 
 use squillion_codegen::migration;
@@ -41,7 +43,6 @@ fn generate(old: &str, new: &str) -> String {
 
 #[test]
 fn every_benchmarked_migration_matches_the_generator() {
-    let bless = std::env::var_os("SQUILLION_BLESS").is_some();
     let bench = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/migrations.rs"),
     )
@@ -50,15 +51,7 @@ fn every_benchmarked_migration_matches_the_generator() {
     for (kind, old, new) in KINDS {
         let generated = generate(old, new);
         let path = dir().join(format!("{kind}.rs"));
-        if bless {
-            std::fs::write(&path, &generated).unwrap();
-        } else {
-            match std::fs::read_to_string(&path) {
-                Ok(checked_in) if checked_in == generated => {}
-                Ok(_) => differ.push(format!("{} differs", path.display())),
-                Err(e) => differ.push(format!("{}: {e}", path.display())),
-            }
-        }
+        checked_in::compare_or_bless(&path, &generated, &mut differ);
         assert!(
             bench.contains(&format!("\"migrations/{kind}.rs\"")),
             "benches/migrations.rs does not include the migration {kind}"

@@ -637,15 +637,6 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
                     },
                 ));
             }
-            if rel.kind == RelationKind::ManyToMany {
-                out.push((
-                    RuleId::Rule5,
-                    Broken::CopiesIntoEvery {
-                        parent: p.clone(),
-                        child: c.clone(),
-                    },
-                ));
-            }
         }
         Layout::ParentRefs | Layout::TwoWay => {
             if n_max.is_none_or(|n| n > s.id_array_max) {
@@ -688,17 +679,6 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
             if child_alone {
                 out.push((RuleId::Rule2, Broken::BucketsReadAlone { child: c.clone() }));
             }
-            // A bucket holds whole children: a child with several parents is copied into a
-            // bucket of each.
-            if rel.kind == RelationKind::ManyToMany {
-                out.push((
-                    RuleId::Rule5,
-                    Broken::CopiesIntoEvery {
-                        parent: p.clone(),
-                        child: c.clone(),
-                    },
-                ));
-            }
         }
         Layout::ChildRef | Layout::LinkCollection => {
             if rel.kind == RelationKind::ManyToMany && layout == Layout::ChildRef {
@@ -712,6 +692,17 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
                 out.push((RuleId::Rule1, Broken::FewNotEmbedded { child: c.clone() }));
             }
         }
+    }
+    // Embedded or bucketed, a child is held whole: one with several parents is copied into a
+    // document of each.
+    if matches!(layout, Layout::Embed | Layout::Bucket) && rel.kind == RelationKind::ManyToMany {
+        out.push((
+            RuleId::Rule5,
+            Broken::CopiesIntoEvery {
+                parent: p.clone(),
+                child: c.clone(),
+            },
+        ));
     }
     if layout != Layout::Bucket
         && rel.facts.page.is_some()
