@@ -268,6 +268,9 @@ async fn assign_ids(
             let batch: Vec<Document> = coll
                 .find(range(guard, first, end))
                 .projection(doc! { "_id": 1, array: 1 })
+                // In `_id` order, as the walk: the ids made here follow the parents' order, so
+                // the children split out later keep the order they had (buckets' items, pages).
+                .sort(doc! { "_id": 1 })
                 .await?
                 .try_collect()
                 .await?;
