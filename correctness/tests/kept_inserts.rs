@@ -15,8 +15,11 @@ use squillion::__private::bson::{doc, oid::ObjectId, Bson, DateTime, Document};
 fn stale_parent(plan: &Value, parents: &str, id: ObjectId, k: usize, extra: &Document) -> Document {
     let mut d = owner_doc_in(plan, parents, id, k);
     for (path, f, _) in kept_in(plan, parents).1 {
-        if f == "count" || f == "total" {
+        if f == "count" {
             d.insert(path, 99);
+        } else if f == "total" {
+            // A total of int32 values is stored as an int64.
+            d.insert(path, 99_i64);
         }
     }
     d.extend(extra.clone());

@@ -258,8 +258,11 @@ fn owner_doc(plan: &Value, id: ObjectId, k: usize) -> Document {
         d.insert(l.path, Bson::Array(vec![]));
     }
     for (path, f, _) in summaries(plan) {
-        if f == "count" || f == "total" {
+        if f == "count" {
             d.insert(path, 0);
+        } else if f == "total" {
+            // A total of int32 values is stored as an int64.
+            d.insert(path, 0_i64);
         }
     }
     d

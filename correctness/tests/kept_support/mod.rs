@@ -202,8 +202,11 @@ pub fn owner_doc_in(plan: &Value, parents: &str, id: ObjectId, k: usize) -> Docu
         d.insert(l.path, Bson::Array(vec![]));
     }
     for (path, f, _) in summaries {
-        if f == "count" || f == "total" {
+        if f == "count" {
             d.insert(path, 0);
+        } else if f == "total" {
+            // A total of int32 values is stored as an int64.
+            d.insert(path, 0_i64);
         }
     }
     d
