@@ -48,11 +48,18 @@ fn a_unit_written_apart_or_spelled_out_is_shown_joined() {
     assert!(help.contains("`s`, `min`, `h` or `d`"), "{help}");
 }
 
+/// The help's suggestion is checked by parsing it: it once said `sort by`, which queries did not
+/// accept (they do now, as the relation facts order `by` a field).
 #[test]
 fn sql_order_by_points_to_sort_by() {
     for tail in ["order by a", "order by a desc", "where a == ? order by a"] {
         let src = format!("entity A {{ a: int32 }}\nquery q on A {{ {tail} }}\n");
-        assert!(help_of(&src).contains("`sort by"), "{tail}");
+        assert!(help_of(&src).contains("`sort`"), "{tail}");
+        // What the help says parses, and so does the facts' `by` after it.
+        for meant in ["sort", "sort by"] {
+            let fixed = src.replace("order by", meant);
+            assert!(parse(&fixed).is_ok(), "{fixed}");
+        }
     }
 }
 
@@ -106,6 +113,61 @@ fn operators_from_other_languages_point_to_ours() {
 
 /// A misspelt declaration keyword (a letter changed, added, dropped or swapped, any case) is
 /// named; a word that is no near miss gets the list of declarations only.
+/// Types written as Rust, SQL, TypeScript or Java write them, in every place a field's type goes
+/// (an entity, a value type, a variant, a relation's own fields, an array's element): each gets
+/// the squillion spelling of what it means, never the generic help of an entity's body.
+#[test]
+fn types_from_other_languages_point_to_ours() {
+    let cases = [
+        ("Vec<string>", "`[type]`"),
+        ("List<int32>", "`[type]`"),
+        ("Set<string>", "`[type]`"),
+        ("array<string>", "`[type]`"),
+        ("Option<string>", "`?` after its type"),
+        ("Optional<date>", "`?` after its type"),
+        ("HashMap<string, int32>", "`map<type>`"),
+        ("Dict<string>", "`map<type>`"),
+        ("map<string, int32>", "keys are always strings"),
+        ("Foo<bar>", "no `<...>`"),
+        ("enum { open, closed }", "one_of("),
+        ("enum(\"open\", \"closed\")", "one_of("),
+        ("string(50)", "takes no length"),
+        ("varchar(255)", "takes no length"),
+        ("decimal(10, 2)", "takes no arguments"),
+        ("Address { city: string }", "`value` type"),
+        ("string | null", "`?`"),
+        ("int32 | string", "`@polymorphic`"),
+        ("one_of('a', 'b')", "double quotes"),
+    ];
+    let places: [fn(&str) -> String; 5] = [
+        |t| format!("entity A {{ x: {t} }}\n"),
+        |t| format!("value V {{\n  y: int32\n  x: {t}\n}}\n"),
+        |t| format!("entity S @polymorphic(discriminator: \"t\") {{ variant c {{ x: {t} }} }}\n"),
+        |t| {
+            format!(
+                "entity A {{ a: int32 }}\nentity B {{ b: int32 }}\n\
+                 relation A.bs: many <-> B.as: many {{ fields {{ x: {t} }} }}\n"
+            )
+        },
+        |t| format!("entity A {{ x: [{t}] }}\n"),
+    ];
+    for (ty, shown) in cases {
+        for place in places {
+            let src = place(ty);
+            // An array's element may not be followed by `|` or `{` in a way the parser reaches.
+            let Err(d) = parse(&src) else {
+                panic!("parses, but should not:\n{src}");
+            };
+            let help = d[0].help.clone().unwrap_or_default();
+            assert!(help.contains(shown), "{ty}: {help}\n{src}");
+            assert!(
+                !help.contains("an entity's body holds"),
+                "{ty}: {help}\n{src}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_misspelt_declaration_keyword_is_named() {
     let cases = [
@@ -320,4 +382,47 @@ mod two_names {
             );
         }
     }
+}
+
+/// The sort keys of every query of a file, as (path, direction) in order.
+fn sort_keys(src: &str) -> Vec<Vec<(String, String)>> {
+    let file = parse(src).unwrap_or_else(|d| panic!("{}: {}", d[0].code, d[0].message));
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            squillion_grammar::ast::Item::Query(q) => Some(
+                q.sort
+                    .iter()
+                    .map(|k| (k.path.dotted(), format!("{:?}", k.direction)))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `sort by f` reads as `sort f` in every query of every example, whatever the keys and
+/// directions (relation facts order `by` a field, and people carry the word over).
+#[test]
+fn sort_by_reads_as_sort_in_every_example_query() {
+    let mut seen = 0;
+    let corpus = [
+        "../examples/generated/schemas",
+        "../codegen/tests/decisions/real_world",
+    ]
+    .iter()
+    .flat_map(|dir| {
+        std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+    })
+    .filter(|p| p.extension().is_some_and(|x| x == "sqn"))
+    .map(|p| std::fs::read_to_string(p).unwrap());
+    for text in examples().into_iter().chain(corpus) {
+        let with_by = text.replace(" sort ", " sort by ");
+        let (plain, by) = (sort_keys(&text), sort_keys(&with_by));
+        seen += plain.iter().filter(|k| !k.is_empty()).count();
+        assert_eq!(plain, by);
+    }
+    assert!(seen >= 10, "only {seen} sorted queries in the examples");
 }

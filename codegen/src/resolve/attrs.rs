@@ -7,7 +7,7 @@ use squillion_grammar::ast::{Attr, FieldDecl, Quantity, Value};
 use squillion_grammar::{Diagnostic, Span};
 
 use super::names::{all_of, article, closest};
-use super::{units, Resolver};
+use super::{attr_habits, units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, FieldFacts, FieldType};
 
@@ -131,9 +131,18 @@ fn unknown(attr: &Attr, target: Target) -> Diagnostic {
                 Target::Entity => ("entity", &ENTITY_ATTRS[..]),
                 _ => ("field", &FIELD_ATTRS[..]),
             };
-            fix = closest(name, table.iter().map(|(n, _)| *n));
+            let instead = (target == Target::Field)
+                .then(|| attr_habits::field_help(name))
+                .flatten();
+            fix = attr_habits::alias(name, target == Target::Field).or_else(|| {
+                instead
+                    .is_none()
+                    .then(|| closest(name, table.iter().map(|(n, _)| *n)))
+                    .flatten()
+            });
             let help = fix
                 .map(|c| format!("did you mean `@{c}`?"))
+                .or_else(|| instead.map(str::to_owned))
                 .unwrap_or_else(|| {
                     format!(
                         "the {word} attributes are {}",

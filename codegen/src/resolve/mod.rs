@@ -17,6 +17,7 @@
 //! - `settings`: the `settings` block;
 //! - `vocabulary`: the words all of these know, for tools that offer them.
 
+mod attr_habits;
 mod attribute_queries;
 mod attrs;
 mod children;

@@ -18,23 +18,68 @@ pub(super) const COUNTER_PERIODS: [(&str, &[u32]); 4] = [
 ];
 
 /// Names people write for BSON types, and the type they mean.
-const TYPE_ALIASES: [(&str, &str); 14] = [
+const TYPE_ALIASES: [(&str, &str); 32] = [
     ("int", "int32"),
     ("integer", "int32"),
     ("i32", "int32"),
+    ("i8", "int32"),
+    ("i16", "int32"),
+    ("u8", "int32"),
+    ("u16", "int32"),
+    ("short", "int32"),
     ("long", "int64"),
     ("i64", "int64"),
+    ("u32", "int64"),
+    ("u64", "int64"),
+    ("usize", "int64"),
+    ("isize", "int64"),
+    ("bigint", "int64"),
     ("float", "double"),
+    ("f32", "double"),
     ("f64", "double"),
+    ("real", "double"),
     ("number", "double"),
     ("boolean", "bool"),
     ("datetime", "date"),
+    ("time", "date"),
     ("str", "string"),
     ("text", "string"),
+    ("char", "string"),
+    ("varchar", "string"),
     ("decimal", "decimal128"),
+    ("money", "decimal128"),
+    ("currency", "decimal128"),
     ("bytes", "binary"),
+    ("oid", "objectId"),
 ];
 
+/// Names people write for a type that has no single equivalent, and what to write instead.
+const TYPE_HELP: [(&[&str], &str); 5] = [
+    (
+        &["uuid", "guid"],
+        "there is no UUID type: store it as a `string` (its text) or as `binary` (its 16 bytes)",
+    ),
+    (
+        &[
+            "json", "object", "dict", "document", "struct", "record", "any", "hash",
+        ],
+        "a field with known fields inside is a `value` type declared in the file (`value Address \
+         { city: string }`, then `address: Address`); open-ended keys are a `map<type>`",
+    ),
+    (
+        &["enum", "enumeration"],
+        "an enumeration is a string that takes one of listed values: `status: one_of(\"open\", \
+         \"closed\")`",
+    ),
+    (
+        &["list", "array", "vec", "set", "seq"],
+        "an array is written `[type]`, or `[type; N]` with at most N elements: `tags: [string]`",
+    ),
+    (
+        &["map", "hashmap", "btreemap", "dictionary"],
+        "a map is written `map<type>` (the keys are always strings): `scores: map<int32>`",
+    ),
+];
 /// Resolves a type as written. `None` after reporting why it cannot be resolved.
 pub(super) fn field_type(r: &mut Resolver<'_>, ty: &TypeExpr) -> Option<FieldType> {
     match &ty.kind {
@@ -116,9 +161,20 @@ fn named(r: &mut Resolver<'_>, name: &Ident) -> Option<FieldType> {
                 .map(|t| t.sqn_name())
                 .chain(r.scope.names(DeclKind::Value))
                 .collect();
-            let close = alias.or_else(|| closest(&name.name, names.iter().copied()));
+            let lower = name.name.to_ascii_lowercase();
+            let special = TYPE_HELP
+                .iter()
+                .find(|(words, _)| words.contains(&lower.as_str()))
+                .map(|(_, help)| *help);
+            let close = alias.or_else(|| {
+                special
+                    .is_none()
+                    .then(|| closest(&name.name, names.iter().copied()))
+                    .flatten()
+            });
             let help = close
                 .map(|c| format!("did you mean `{c}`?"))
+                .or_else(|| special.map(str::to_owned))
                 .unwrap_or_else(|| {
                     format!(
                         "a field's type is a BSON type ({}) or a declared `value` type",

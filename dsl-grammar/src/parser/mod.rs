@@ -4,6 +4,7 @@
 //! the user). After an error the parser resynchronises at the next top-level declaration so that one
 //! run reports every broken declaration, not only the first.
 
+mod habits;
 mod queries;
 mod relations;
 mod syntax_error;

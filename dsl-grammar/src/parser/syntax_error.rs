@@ -5,6 +5,10 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
+use super::habits::{
+    last_number, operator_help, two_names_help, type_syntax_help, unit_apart_help,
+};
+
 /// Rejects bracket nesting deeper than [`MAX_NESTING`] before the recursive parser sees it.
 pub(super) fn check_nesting(source: &str) -> Option<Diagnostic> {
     // `[`, `(`, `{` nest; `<` nests only as `map<`: `<->` and the comparisons of queries do not.
@@ -363,11 +367,17 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         return "no `;` is needed: declarations, fields and facts are separated by whitespace"
             .into();
     }
+    if rest.starts_with('\'') {
+        return "strings are written in double quotes: `\"open\"`".into();
+    }
+    if let Some(help) = type_syntax_help(rest, before) {
+        return help.into();
+    }
     if has("a unit") && rest.starts_with(|c: char| c.is_alphabetic()) {
         return unit_apart_help(last_number(before), word);
     }
     if word == "order" && (has("`sort`") || has("`where`")) {
-        return "did you mean `sort by`? a query orders its results with `sort by field [asc|desc]`"
+        return "did you mean `sort`? a query orders its results with `sort field [asc|desc]`"
             .into();
     }
     let in_condition = has("a condition like `title == ?`")
@@ -431,43 +441,6 @@ pub(super) fn syntax_fix(rest: &str, before: &str, expected: &[String]) -> Optio
         .flatten()
 }
 
-/// The help for an operator from another language where a query's condition compares: SQL's
-/// `=` and `<>`, C's `&&` and `||`, SQL's `or`, `like`, `not`.
-fn operator_help(rest: &str, before: &str) -> Option<&'static str> {
-    let word = rest
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    // `<>`: the parser took `<` as the comparison and stops at `>`.
-    let ne = rest.starts_with("<>") || (rest.starts_with('>') && before.ends_with('<'));
-    Some(if ne {
-        "write `!=` for \"not equal\": `where status != ?`"
-    } else if rest.starts_with("=>") || rest.starts_with("=<") {
-        "write `>=` or `<=`: `where price >= ?`"
-    } else if rest.starts_with('=') {
-        "compare with `==` (one `=` assigns): `where title == ?`"
-    } else if rest.starts_with("&&") {
-        "conditions are joined with `and`: `where status == ? and price < ?`"
-    } else if rest.starts_with("||") || word == "or" {
-        "a query's conditions must all hold (`and`); for one of several values use `in`: \
-         `where status in ?`, or declare one query per alternative"
-    } else if word == "like" || word == "contains" {
-        "match a prefix with `starts_with` (`where name starts_with ? ignore_case`); MongoDB \
-         serves only prefixes from an index"
-    } else if word == "not"
-        || before
-            .split_whitespace()
-            .last()
-            .is_some_and(|w| w.eq_ignore_ascii_case("not"))
-        || rest.starts_with('!') && !rest.starts_with("!=")
-    {
-        "negate a comparison with `!=`: `where status != ?`"
-    } else {
-        return None;
-    })
-}
-
 /// Whether `word` is a near miss of keyword `kw`: one letter changed, added, dropped or swapped
 /// with its neighbour, compared without case.
 fn near_miss(word: &str, kw: &str) -> bool {
@@ -493,36 +466,6 @@ fn near_miss(word: &str, kw: &str) -> bool {
         std::cmp::Ordering::Greater => tail(&a[first + 1..], &b[first..]),
         std::cmp::Ordering::Less => tail(&a[first..], &b[first + 1..]),
     }
-}
-
-/// Words people put between a declaration's keyword and its name, from other languages
-/// (`value type LineItem`, `entity class Book`).
-const FILLERS: &[&str] = &[
-    "type",
-    "struct",
-    "class",
-    "model",
-    "object",
-    "document",
-    "collection",
-    "record",
-    "table",
-];
-
-/// A second name where a declaration's body should begin (`value type LineItem {`, `entity
-/// Order Item {`): a declaration takes one name. The help writes the declaration with the name
-/// meant: the second word after a filler like `type`, else the first.
-fn two_names_help(before: &str, word: &str) -> Option<String> {
-    let mut words = before.split_whitespace().rev();
-    let name = words.next()?;
-    let keyword = words.next()?;
-    if !matches!(keyword, "value" | "entity") {
-        return None;
-    }
-    let meant = if FILLERS.contains(&name) { word } else { name };
-    Some(format!(
-        "`{keyword}` takes one name, then its body in braces: `{keyword} {meant} {{ ... }}`"
-    ))
 }
 
 /// What the construct the parser was in looks like, from what it expected next.
@@ -585,43 +528,6 @@ fn construct_help(expected: &[String]) -> &'static str {
         ),
     ])
     .unwrap_or("see the whole grammar at the end of docs/language.md for what may come here")
-}
-
-/// The number `before` ends with (spaces aside), or `1`.
-fn last_number(before: &str) -> &str {
-    let trimmed = before.trim_end();
-    // The character before the number may take several bytes (a byte order mark, `é`).
-    let start = trimmed
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    match &trimmed[start..] {
-        "" => "1",
-        n => n,
-    }
-}
-
-/// A unit written after a space, or spelled out (`90 days`): units follow their number directly.
-fn unit_apart_help(number: &str, word: &str) -> String {
-    let unit = match word.to_ascii_lowercase().as_str() {
-        "s" | "sec" | "secs" | "second" | "seconds" => Some("s"),
-        "m" | "min" | "mins" | "minute" | "minutes" => Some("min"),
-        "h" | "hr" | "hrs" | "hour" | "hours" => Some("h"),
-        "d" | "day" | "days" => Some("d"),
-        "b" | "byte" | "bytes" => Some("B"),
-        _ => None,
-    };
-    match unit {
-        Some(u) => format!(
-            "write the unit right after the number, without a space: `{number}{u}`; durations take `s`, `min`, `h` or `d`, sizes `B`, `KB`, `MB` or `GB`"
-        ),
-        None if matches!(word.to_ascii_uppercase().as_str(), "KB" | "MB" | "GB") => format!(
-            "write the unit right after the number, without a space: `{number}{}`",
-            word.to_ascii_uppercase()
-        ),
-        None => "a unit follows its number without a space: durations take `s`, `min`, `h` or `d` (`30d`), sizes `B`, `KB`, `MB` or `GB` (`20KB`), rates `/s` to `/year` (`5/day`)".into(),
-    }
 }
 
 pub(super) fn join_or(items: &[String]) -> String {
