@@ -14,7 +14,7 @@ use crate::Exit;
 pub struct GenerateArgs {
     /// The schema file (`.sqn`).
     pub file: PathBuf,
-    /// Output directory (created if missing).
+    /// Output directory (created if missing), or the `.rs` file to write the module to.
     #[arg(short, long)]
     pub out: PathBuf,
     /// Also write `<stem>.mongosh.js`: collections, validators and indexes for mongosh.
@@ -44,18 +44,14 @@ pub fn run(args: &GenerateArgs) -> Exit {
     if !generated.warnings.is_empty() {
         err!("{}", source.render(&generated.warnings, stderr_color()));
     }
-    let stem = args
-        .file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "schema".to_owned());
+    let (module, scripts) = output_paths(args);
     let mut files = vec![Output {
-        path: args.out.join(format!("{stem}.rs")),
+        path: module,
         content: generated.rust,
     }];
     if args.scripts {
         files.push(Output {
-            path: args.out.join(format!("{stem}.mongosh.js")),
+            path: scripts,
             content: squillion_codegen::scripts::mongosh(&generated.plan),
         });
     }
@@ -71,4 +67,26 @@ pub fn run(args: &GenerateArgs) -> Exit {
         }
     }
     Exit::Ok
+}
+
+/// Where the module and the mongosh script go: `<out>/<schema stem>.rs` and `.mongosh.js` for a
+/// directory; for `-o src/clinic.rs` (a `.rs` path that is not a directory), that file and
+/// `src/clinic.mongosh.js` beside it.
+fn output_paths(args: &GenerateArgs) -> (PathBuf, PathBuf) {
+    let names_file = args.out.extension().is_some_and(|e| e == "rs") && !args.out.is_dir();
+    let (dir, stem) = if names_file {
+        (
+            args.out.parent().map(PathBuf::from).unwrap_or_default(),
+            args.out.file_stem(),
+        )
+    } else {
+        (args.out.clone(), args.file.file_stem())
+    };
+    let stem = stem
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "schema".to_owned());
+    (
+        dir.join(format!("{stem}.rs")),
+        dir.join(format!("{stem}.mongosh.js")),
+    )
 }

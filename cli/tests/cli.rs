@@ -210,6 +210,18 @@ fn generate_writes_rust_and_scripts_only_for_valid_schemas() {
         std::fs::read_to_string(again.path().join("inventory.rs")).unwrap(),
         "deterministic"
     );
+    // `-o` naming a `.rs` file writes the module there (a directory of that name is not made),
+    // the script beside it; the same module.
+    let named = tempfile::tempdir().unwrap();
+    squillion()
+        .args(["generate", "examples/inventory.sqn", "--scripts", "-o"])
+        .arg(named.path().join("src/stock.rs"))
+        .assert()
+        .success();
+    let module = named.path().join("src/stock.rs");
+    assert!(module.is_file(), "{} is not a file", module.display());
+    assert_eq!(rust, std::fs::read_to_string(&module).unwrap());
+    assert!(named.path().join("src/stock.mongosh.js").is_file());
     let bad = tempfile::tempdir().unwrap();
     let out = squillion()
         .args(["generate", "cli/tests/golden/bad.sqn", "-o"])

@@ -8,12 +8,26 @@ use super::names::{self, enum_variant};
 use super::{docs, serde_path, Generator};
 use std::collections::BTreeMap;
 
-use crate::plan::{Collection, PlanField};
+use crate::plan::{Collection, FieldKind, PlanField};
 
 impl Generator<'_> {
     /// The enum of enumeration field `f` of struct `owner`, generated once per name and values.
+    /// A copy of an entity's field (an extended reference's `Customer.tier`, a subset's kept
+    /// `status`) has the enum of the field it copies, `CustomerTier`, not one of its own: the
+    /// application compares the copy with the original.
     pub(super) fn enum_type(&mut self, f: &PlanField, owner: &str) -> Ident {
-        let base = format!("{owner}{}", names::pascal(&f.code_name));
+        let copied = f
+            .source
+            .as_deref()
+            .and_then(|s| s.split_once('.'))
+            .filter(|_| f.kind == FieldKind::Denormalized);
+        let base = match (copied, &self.enum_home) {
+            (Some((entity, field)), _) => {
+                format!("{}{}", names::type_ident(entity), names::pascal(field))
+            }
+            (None, Some(entity)) => format!("{entity}{}", names::pascal(&f.code_name)),
+            (None, None) => format!("{owner}{}", names::pascal(&f.code_name)),
+        };
         let signature = format!("enum{:?}", f.enum_values);
         let (ident, new) = self.types.embedded(&base, &signature, false);
         if new {
@@ -35,6 +49,7 @@ impl Generator<'_> {
             let mut fields = &c.fields;
             let mut level_owner = owner.to_owned();
             let mut found = None;
+            let mut home = None;
             for (i, segment) in path.split('.').enumerate() {
                 let Some(f) = fields.iter().find(|f| f.name == segment) else {
                     found = None;
@@ -43,18 +58,34 @@ impl Generator<'_> {
                 if i > 0 {
                     if let Some(parent) = found {
                         level_owner = self.object_type(parent, &level_owner).to_string();
+                        home = home_of_copies(parent);
                     }
                 }
                 found = Some(f);
                 fields = &f.children;
             }
             if let Some(f) = found.filter(|f| !f.enum_values.is_empty()) {
+                let outer = std::mem::replace(&mut self.enum_home, home);
                 let ident = self.enum_type(f, &level_owner);
+                self.enum_home = outer;
                 out.insert(path, ident);
             }
         }
         out
     }
+}
+
+/// The entity whose documents `f` holds (an embedded entity) or keeps copies of (a subset, a
+/// top-N list), as its Rust type's name: the enums of their fields are that entity's.
+pub(super) fn home_of_copies(f: &PlanField) -> Option<String> {
+    let entity = match f.kind {
+        FieldKind::Denormalized | FieldKind::Computed => {
+            f.source.as_deref().filter(|s| !s.contains('.'))
+        }
+        FieldKind::Embedded if f.relation.is_some() => f.type_name.as_deref(),
+        _ => None,
+    };
+    entity.map(|e| names::type_ident(e).to_string())
 }
 
 fn definition(ident: &Ident, f: &PlanField) -> TokenStream {

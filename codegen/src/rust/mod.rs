@@ -116,6 +116,7 @@ fn items(plan: &Plan, settings: &RustSettings, types_only: bool) -> Vec<TokenStr
         layouts: layout::PlanIndex::new(plan, &types),
         types,
         types_only,
+        enum_home: None,
     };
     let mut out = Vec::with_capacity(plan.collections.len() + 1);
     for c in &plan.collections {
@@ -141,6 +142,9 @@ struct Generator<'a> {
     layouts: layout::PlanIndex<'a>,
     /// Only the types: no impls (see [`generate_types`]).
     types_only: bool,
+    /// While the fields of an entity's kept copy are generated (a subset, a top-N list): the
+    /// entity, whose enums its copied fields share (see [`Generator::enum_type`]).
+    enum_home: Option<String>,
 }
 
 /// `{ ... }` around `body`, moved in (not copied, as interpolating a stream in `quote!` does).
@@ -554,11 +558,13 @@ impl<'a> Generator<'a> {
             return ident;
         }
         let owner_name = ident.to_string();
+        let home = std::mem::replace(&mut self.enum_home, enums::home_of_copies(f));
         let fields: Vec<TokenStream> = f
             .children
             .iter()
             .map(|c| self.field(c, &owner_name))
             .collect();
+        self.enum_home = home;
         let body = braced(fields.into_iter().collect());
         let serde = serde_path();
         let doc = docs(&[match (&f.relation, f.kind) {
