@@ -202,10 +202,14 @@ impl<'m> Paths<'m> {
                 return None;
             }
         }
+        // A field declared `@ignore_case` is compared without regard to case by every query,
+        // as its index is built (docs/language.md): the condition says so itself.
+        let field_ignores_case = matches!(&end, End::Field(f)
+            if f.facts.ignore_case && r.typed(f) && element(&f.ty).scalar() == Some(BsonType::String));
         Some(Condition {
             path,
             op: cond.op,
-            ignore_case: cond.ignore_case,
+            ignore_case: cond.ignore_case || field_ignores_case,
             span: cond.span,
             attribute: false,
         })

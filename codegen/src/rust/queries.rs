@@ -63,6 +63,28 @@ pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident, types: &Types<'
     }
 }
 
+/// The clauses of a filter document, those comparing a path another clause compares too joined
+/// in one `$and` (in the first one's place): a document holds a key once, so `at >= ? and at < ?`
+/// written as two `at` keys would keep only the last (`{at: {$lt}}`), dropping the other bound.
+fn conjoined(paths: &[String], clauses: Vec<TokenStream>) -> Vec<TokenStream> {
+    let repeated = |p: &String| paths.iter().filter(|x| *x == p).count() > 1;
+    let mut out = Vec::with_capacity(clauses.len());
+    let mut joined: Vec<TokenStream> = Vec::new();
+    let mut at = None;
+    for (path, clause) in paths.iter().zip(clauses) {
+        if repeated(path) {
+            at.get_or_insert(out.len());
+            joined.push(quote!({ #clause }));
+        } else {
+            out.push(clause);
+        }
+    }
+    if let Some(i) = at {
+        out.insert(i, quote!("$and": [#(#joined),*]));
+    }
+    out
+}
+
 fn method(
     plan: &Plan,
     q: &QueryPlan,
@@ -96,6 +118,8 @@ fn method(
     let mut clauses = Vec::new();
     // The count's conditions: the same, but `near` as the circle (`countDocuments` refuses `$near`).
     let mut count_clauses = Vec::new();
+    // The stored path each clause compares, in step with `clauses`.
+    let mut paths: Vec<String> = Vec::new();
     let mut used: Vec<String> = Vec::new();
     // A query on a parent's children takes the parent's id first.
     let parent = q.children.as_ref().map(|ch| {
@@ -220,6 +244,7 @@ fn method(
         }
         count_clauses.push(count_clause.unwrap_or_else(|| clause.clone()));
         clauses.push(clause);
+        paths.push(c.path.clone());
     }
     // Two attributes of one map: two elements, both present (`$all` of two `$elemMatch`).
     for (path, matched) in &attributes {
@@ -229,7 +254,10 @@ fn method(
         };
         count_clauses.push(clause.clone());
         clauses.push(clause);
+        paths.push(path.clone());
     }
+    let clauses = conjoined(&paths, clauses);
+    let count_clauses = conjoined(&paths, count_clauses);
     let sort = if q.sort.is_empty() {
         quote!(::std::option::Option::None)
     } else {

@@ -26,6 +26,10 @@ pub mod totals;
 /// pattern 2; the server test `tests/versions.rs`).
 #[rustfmt::skip]
 pub mod versions;
+/// `examples/generated/schemas/conditions.sqn`: queries comparing one field twice, and fields
+/// compared without regard to case (the server test `tests/conditions.rs`).
+#[rustfmt::skip]
+pub mod conditions;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;
