@@ -138,3 +138,83 @@ fn every_repository_doc_names_exactly_its_methods() {
     }
     assert!(checked > 60, "only {checked} repositories checked");
 }
+
+/// The methods a repository may not have for a field the repository keeps itself
+/// (`#[squillion(maintained)]`: a summary, a subset the bucket appends keep, a pattern's field):
+/// writing it directly would break what keeps it (`Issue.comments`, the latest 3 comments kept by
+/// the comments' bucket appends, had `push_comments`, `set_comments`, `pull_comments`).
+fn direct_writers(field: &str) -> [String; 6] {
+    ["set", "push", "remove", "pull", "inc", "dec"].map(|verb| format!("{verb}_{field}"))
+}
+
+fn maintained_fields_unwritten(name: &str, text: &str) -> usize {
+    let source = SourceFile::new(format!("{name}.sqn"), text.to_owned());
+    let Ok(generated) = compile(&source, &GenerateSettings::default()) else {
+        return 0;
+    };
+    let file: syn::File = syn::parse_str(&generated.rust).expect("the generated file parses");
+    let mut checked = 0;
+    for item in &file.items {
+        let syn::Item::Struct(s) = item else { continue };
+        let Ok(expanded) = squillion_derive_impl::derive_document(quote::quote!(#s)) else {
+            continue;
+        };
+        let expanded: syn::File = syn::parse2(expanded).expect("the expansion parses");
+        let methods = methods_of(&expanded.items, &format!("{}Repo", s.ident));
+        for f in &s.fields {
+            let maintained = f.attrs.iter().any(|a| {
+                a.path().is_ident("squillion")
+                    && a.meta
+                        .require_list()
+                        .is_ok_and(|l| l.tokens.to_string() == "maintained")
+            });
+            let Some(ident) = f.ident.as_ref().filter(|_| maintained) else {
+                continue;
+            };
+            let field = ident.to_string();
+            let field = field.trim_start_matches("r#");
+            for writer in direct_writers(field) {
+                assert!(
+                    !methods.contains(&writer),
+                    "{name}: {}.{field} is maintained, but the repository has `{writer}`",
+                    s.ident
+                );
+            }
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn a_maintained_field_has_no_direct_writer() {
+    let mut checked = 0;
+    for (k, (_, schema)) in
+        squillion_schemagen::batch(31, 60, squillion_schemagen::Config::default())
+            .into_iter()
+            .enumerate()
+    {
+        checked +=
+            maintained_fields_unwritten(&format!("gen_{k}"), &squillion_schemagen::render(&schema));
+    }
+    // Subsets of bucketed children, kept by the bucket's appends (the shape that had writers).
+    for n in [3, 10] {
+        let text = format!(
+            "entity Issue {{ title: string }}\nentity Comment {{ text: string posted: date }}\n\
+             relation Issue.comments: many(5000, typical 8) <-> Comment.issue: one {{\n\
+             page 20 by posted asc\n latest {n} by posted desc keep text, posted\n summary count\n}}\n"
+        );
+        checked += maintained_fields_unwritten(&format!("bucketed_{n}"), &text);
+    }
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for dir in [examples.clone(), examples.join("generated/schemas")] {
+        for entry in std::fs::read_dir(&dir).expect("examples/") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|x| x == "sqn") {
+                let text = std::fs::read_to_string(&path).expect("read");
+                checked += maintained_fields_unwritten(&path.display().to_string(), &text);
+            }
+        }
+    }
+    assert!(checked > 40, "only {checked} maintained fields checked");
+}

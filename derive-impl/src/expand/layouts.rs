@@ -34,8 +34,9 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
     let mut out = TokenStream::new();
     for f in &item.fields {
         let Some((layout, _)) = &f.attrs.layout else {
-            // A bounded array without a declared layout is embedded.
-            if f.bound.is_some() {
+            // A bounded array without a declared layout is embedded, unless the repository's
+            // other operations keep it (`maintained`: a subset the bucket appends keep).
+            if f.bound.is_some() && f.attrs.maintained.is_none() {
                 out.extend(embed_array(item, f, &[]));
             }
             continue;

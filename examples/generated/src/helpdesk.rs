@@ -281,7 +281,7 @@ impl CustomerRepo {
 /// Layout of `Ticket.rating`: embed. one Rating per Ticket, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
 /// Rules: rule 1.
 ///
-/// Repository: `TicketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `find_by_requester`, `count_by_requester`, `find_by_org`, `count_by_org`, `find_by_assignee`, `count_by_assignee`, `push_messages`, `all_messages`, `get_with_messages`, `push_events`, `remove_events`, `pull_events`, `set_events`, `set_rating`, `set_subject`, `set_status`, `set_priority`, `set_updated_at`, `set_requester`, `set_org`, `set_assignee`.
+/// Repository: `TicketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `find_by_requester`, `count_by_requester`, `find_by_org`, `count_by_org`, `find_by_assignee`, `count_by_assignee`, `push_messages`, `all_messages`, `get_with_messages`, `set_rating`, `set_subject`, `set_status`, `set_priority`, `set_updated_at`, `set_requester`, `set_org`, `set_assignee`.
 /// Its declared queries (below): `my_queue`, `my_queue_page`, `my_queue_stream`, `count_my_queue`, `triage`, `triage_stream`, `count_triage`, `tickets_by_tag`, `tickets_by_tag_page`, `tickets_by_tag_stream`, `count_tickets_by_tag`.
 #[derive(
     Debug,

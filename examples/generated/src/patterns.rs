@@ -434,7 +434,7 @@ impl VersionedDocument {
 ///
 /// Pattern histogram: preallocated counters as nested arrays (24 x 60, not 1,440).
 ///
-/// Repository: `EventHistogramRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_minutes`, `remove_minutes`, `pull_minutes`, `set_minutes`.
+/// Repository: `EventHistogramRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`.
 #[derive(
     Debug,
     Clone,

@@ -20,7 +20,13 @@ const TAGS: [&str; 4] = ["red", "Red", "RED", "blue"];
 
 fn visits() -> impl Strategy<Value = Vec<Visit>> {
     prop::collection::vec(
-        (-4..12i32, 0..4u8, 0..NAMES.len(), 0..TAGS.len(), any::<bool>()),
+        (
+            -4..12i32,
+            0..4u8,
+            0..NAMES.len(),
+            0..TAGS.len(),
+            any::<bool>(),
+        ),
         0..40,
     )
     .prop_map(|rows| {
