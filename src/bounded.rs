@@ -47,6 +47,15 @@ impl<T, const N: usize> BoundedVec<T, N> {
         BoundedVec(Vec::new())
     }
 
+    /// A full array of `N` copies of `value`: preallocated counters start as
+    /// `BoundedVec::filled(BoundedVec::filled(0))` (24 x 60 zeros for a histogram).
+    pub fn filled(value: T) -> Self
+    where
+        T: Clone,
+    {
+        BoundedVec(vec![value; N])
+    }
+
     /// Appends `value`, or gives it back when the array is full.
     pub fn try_push(&mut self, value: T) -> Result<(), CapacityError<T>> {
         if self.0.len() >= N {

@@ -429,6 +429,13 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 cx.error_at(span, "the id never changes, so it cannot be a counter");
             }
         }
+        if let Some(span) = f.attrs.counters {
+            if types::counter_dims(f.ty).is_none() {
+                cx.error_at(span, format!("`counters` needs preallocated counters: `{}` must be a `BoundedVec` of `i64` (nested for several dimensions, `BoundedVec<BoundedVec<i64, 60>, 24>`) with literal capacities", f.ident));
+            } else if f.attrs.layout.is_some() || f.attrs.maintained.is_some() {
+                cx.error_at(span, "`counters` is the field's layout: it takes no other layout and is not `maintained`");
+            }
+        }
         if let Some((span, _)) = f.attrs.map {
             if types::map(f.ty).is_none() {
                 cx.error_at(span, format!("`map` describes a map whose keys are data, but `{}` is not a BTreeMap, HashMap or IndexMap", f.ident));

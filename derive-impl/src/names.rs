@@ -64,6 +64,7 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
         ],
         "outlier" => &[("push", ""), ("all", ""), ("get_with", "")],
         "fan_out" => &[("set", "")],
+        "counters" => &[("inc", "")],
         _ => &[],
     }
 }

@@ -168,3 +168,27 @@ fn is_bson_path(ty: &Type) -> bool {
         _ => false,
     }
 }
+
+/// The dimensions of preallocated counters: `BoundedVec<BoundedVec<i64, 60>, 24>` is `[24, 60]`,
+/// `BoundedVec<i64, 168>` is `[168]`; `None` unless every level is a `BoundedVec` with a literal
+/// capacity and the innermost element is `i64`.
+pub fn counter_dims(ty: &Type) -> Option<Vec<u64>> {
+    let mut dims = Vec::new();
+    let mut here = ty;
+    loop {
+        let Some(level) = array(here) else {
+            let seg = last_segment(here)?;
+            return (seg.ident == "i64" && seg.arguments.is_none() && !dims.is_empty())
+                .then_some(dims);
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) = level.capacity?
+        else {
+            return None;
+        };
+        dims.push(n.base10_parse().ok()?);
+        here = level.elem;
+    }
+}

@@ -155,6 +155,17 @@ pub enum Error {
         /// Why it cannot be applied.
         reason: &'static str,
     },
+    /// A slot of preallocated counters outside their dimensions (`[24, 0]` of 24 x 60): nothing
+    /// was written (`$inc` there would have grown the array instead).
+    #[error("`{field}` has no counter at {slot}: its counters are {dims}, counted from 0")]
+    NoSuchSlot {
+        /// `collection.path` of the counters.
+        field: String,
+        /// The slot, as given.
+        slot: String,
+        /// The dimensions.
+        dims: String,
+    },
     /// The driver or the server failed. Its `Display` is one line: the operation, the
     /// collection, the server's code and message; [`DriverError::driver`] is the driver's error.
     #[error("{0}")]

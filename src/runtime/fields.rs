@@ -54,6 +54,42 @@ pub async fn set(
     Ok(())
 }
 
+/// Adds `by` to the counter at `slot` of the preallocated counters at `path` (dimensions `dims`,
+/// outermost first): `updateOne({_id}, {$inc: {"path.i.j": by}})`. A slot outside `dims` is
+/// refused before anything is sent: `$inc` on `path.24` of a 24-slot array would append slots.
+pub async fn inc_slot(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    path: &str,
+    slot: &[usize],
+    dims: &[usize],
+    by: i64,
+) -> Result<()> {
+    let inside = slot.len() == dims.len() && slot.iter().zip(dims).all(|(s, d)| s < d);
+    if !inside {
+        let list =
+            |v: &[usize], sep: &str| v.iter().map(usize::to_string).collect::<Vec<_>>().join(sep);
+        return Err(Error::NoSuchSlot {
+            field: format!("{}.{path}", coll.name()),
+            slot: format!("[{}]", list(slot, ", ")),
+            dims: list(dims, " x "),
+        });
+    }
+    let mut at = path.to_owned();
+    for s in slot {
+        at.push('.');
+        at.push_str(&s.to_string());
+    }
+    let r = coll
+        .update_one(doc! { "_id": id.clone() }, doc! { "$inc": { at: by } })
+        .await
+        .during("update", coll.name())?;
+    if r.matched_count == 0 {
+        return Err(not_found(coll, &id));
+    }
+    Ok(())
+}
+
 fn invalid(path: &str, by: &Bson, reason: &'static str) -> Error {
     Error::InvalidAmount {
         field: path.to_owned(),

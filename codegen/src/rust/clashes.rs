@@ -243,11 +243,6 @@ fn repository_methods(
         // A field copied to several places has one `fan_out` attribute per copy, one `set_`.
         layouts.sort();
         layouts.dedup();
-        // A bounded array the derive sees without a layout is embedded.
-        let bounded = f.array_depth > 0 && f.max_items.is_some();
-        if layouts.is_empty() && bounded && !attrs.unbounded.contains(&f.name) {
-            layouts.push("embed".to_owned());
-        }
         let names: Vec<String> = attrs
             .fields
             .get(&f.name)
@@ -255,6 +250,12 @@ fn repository_methods(
             .flatten()
             .filter_map(attr_name)
             .collect();
+        // A bounded array the derive sees without a layout is embedded, unless maintained.
+        let bounded = f.array_depth > 0 && f.max_items.is_some();
+        let maintained = names.iter().any(|n| n == "maintained");
+        if layouts.is_empty() && bounded && !maintained && !attrs.unbounded.contains(&f.name) {
+            layouts.push("embed".to_owned());
+        }
         let shape = derived::FieldShape {
             maintained: f.name == "_id"
                 || f.kind == FieldKind::Pattern

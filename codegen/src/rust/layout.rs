@@ -235,8 +235,19 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
                 .filter_map(attr_name)
                 .all(|n| squillion_derive_impl::names::PLAIN_FIELD_ATTRS.contains(&n.as_str()))
         });
+        // Preallocated counters (the histogram pattern): the derive's `inc_<f>` adds to a slot.
+        let counters = f.kind == FieldKind::Pattern
+            && !f.containers.is_empty()
+            && f.containers.iter().all(|c| c.preallocated);
         if written && plain {
-            out.field(&f.name, quote!(maintained));
+            out.field(
+                &f.name,
+                if counters {
+                    quote!(counters)
+                } else {
+                    quote!(maintained)
+                },
+            );
         }
     }
     for i in &c.indexes {

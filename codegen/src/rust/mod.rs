@@ -642,6 +642,20 @@ fn default_doc(f: &PlanField) -> String {
             "`{}`: computed, kept up to date by every write that changes what it summarises.",
             f.name
         ),
+        FieldKind::Pattern if !f.containers.is_empty() && f.containers.iter().all(|c| c.preallocated) => {
+            let dims: Vec<String> = f
+                .containers
+                .iter()
+                .filter_map(|c| c.bound)
+                .map(|b| b.to_string())
+                .collect();
+            format!(
+                "`{}`: preallocated counters ({}), all zero at insert; `inc_{}` adds to one.",
+                f.name,
+                dims.join(" x "),
+                f.code_name
+            )
+        }
         FieldKind::Pattern => format!(
             "`{}`: maintained by the repository for the collection's pattern.",
             f.name

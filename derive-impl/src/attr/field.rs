@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, map, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, counters, map, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
 
 fn set_layout(slot: &mut Option<(Layout, Span)>, cx: &Ctxt, span: Span, layout: Layout) {
     if let Some((prev, prev_span)) = slot {
@@ -376,6 +376,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     })?;
                 }
                 "counter" => out.counter = Some(span),
+                "counters" => out.counters = Some(span),
                 "map" => {
                     let mut max = None;
                     if meta.input.peek(syn::token::Paren) {

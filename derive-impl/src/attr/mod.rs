@@ -309,6 +309,9 @@ pub struct FieldAttrs {
     pub fan_out: Vec<FanOutDecl>,
     /// `counter`: a number changed by increments and guarded decrements (`dec_<f>`).
     pub counter: Option<Span>,
+    /// `counters`: preallocated counters (`BoundedVec<BoundedVec<i64, 60>, 24>`), each slot
+    /// incremented with `$inc` by `inc_<f>` (seed 002's histogram).
+    pub counters: Option<Span>,
     /// `map(max = N)`: a map holding at most N entries (the span of `map`, and N).
     pub map: Option<(Span, Option<u64>)>,
     /// `maintained`: the repository's other operations write this field (a summary, a copy, a

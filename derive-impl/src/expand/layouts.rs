@@ -33,6 +33,10 @@ pub(super) fn computed_for(item: &Item<'_>, bson: &str) -> TokenStream {
 pub fn methods(item: &Item<'_>) -> TokenStream {
     let mut out = TokenStream::new();
     for f in &item.fields {
+        if f.attrs.counters.is_some() {
+            out.extend(super::counters::increment(item, f));
+            continue;
+        }
         let Some((layout, _)) = &f.attrs.layout else {
             // A bounded array without a declared layout is embedded, unless the repository's
             // other operations keep it (`maintained`: a subset the bucket appends keep).

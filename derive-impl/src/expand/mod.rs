@@ -2,6 +2,7 @@
 //! validator methods, and one group of methods per layout.
 
 mod buckets;
+mod counters;
 mod fields;
 mod history;
 mod indexes;

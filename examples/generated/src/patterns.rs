@@ -434,7 +434,7 @@ impl VersionedDocument {
 ///
 /// Pattern histogram: preallocated counters as nested arrays (24 x 60, not 1,440).
 ///
-/// Repository: `EventHistogramRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`.
+/// Repository: `EventHistogramRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `inc_minutes`.
 #[derive(
     Debug,
     Clone,
@@ -456,7 +456,7 @@ pub struct EventHistogram {
     pub name: ::std::string::String,
     /// One counter per minute of the day, incremented with `$inc` per event. The seed's benchmark
     /// sends 20,000 events; 20,000 a day is a guess.
-    #[squillion(maintained)]
+    #[squillion(counters)]
     #[serde(rename = "a")]
     pub minutes: ::squillion::BoundedVec<::squillion::BoundedVec<i64, 60>, 24>,
 }

@@ -114,6 +114,11 @@ pub struct Job {
     #[squillion(map(max = 4))]
     pub tags: std::collections::BTreeMap<String, i64>,
     pub labels: Option<std::collections::HashMap<String, String>>,
+    /// Preallocated counters, 24 x 60 and flat: `inc_<f>(&id, slot, by)`.
+    #[squillion(counters)]
+    pub minutes: squillion::BoundedVec<squillion::BoundedVec<i64, 60>, 24>,
+    #[squillion(counters)]
+    pub hours: squillion::BoundedVec<i64, 168>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
@@ -181,6 +186,7 @@ fn main() {
     assert_eq!(Category::COLLECTION, "categorys");
     assert_eq!(BookPart::COLLECTION, "book_parts");
     let _ = (BookRepo::new, PartRepo::new, BucketRepo::new, JobRepo::new);
+    let _ = (JobRepo::inc_minutes, JobRepo::inc_hours);
     let _ = (CategoryRepo::new, PolicyRepo::new, BookPartRepo::new);
     let _ = (
         ContractRepo::new_version,
