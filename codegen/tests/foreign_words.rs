@@ -207,3 +207,48 @@ fn an_attribute_said_another_way_gets_how() {
         }
     }
 }
+
+/// Other names of summary functions, growth kinds, layouts and `navigate both`, in a relation:
+/// each is fixed to ours, and the fixed file has no error at that place.
+#[test]
+fn a_fact_word_from_another_tool_is_fixed_to_ours() {
+    let cases = [
+        ("summary sum(p)", "total"),
+        ("summary average(p)", "avg"),
+        ("summary mean(p)", "avg"),
+        ("summary maximum(p)", "max"),
+        ("summary smallest(p)", "min"),
+        ("growth fast", "append_heavy"),
+        ("growth frequent, infinite", "append_heavy"),
+        ("growth endless", "unbounded"),
+        ("growth readonly", "static"),
+        ("force embedded", "embed"),
+        ("force join_table", "link_collection"),
+        ("force buckets", "bucket"),
+        ("force foreign_key", "child_ref"),
+        ("navigate bidirectional", "both"),
+        ("navigate all", "both"),
+    ];
+    for (fact, meant) in cases {
+        let text = format!(
+            "entity A {{ n: string }}\nentity B {{ t: string p: int32 }}\n\
+             relation A.bs: many <-> B.a: one {{\n  {fact}\n}}\n"
+        );
+        let found = diagnostics(&text);
+        let d = found
+            .iter()
+            .find(|d| d.fix.is_some())
+            .unwrap_or_else(|| panic!("no fix for `{fact}`: {found:?}"));
+        let help = d.help.clone().unwrap_or_default();
+        assert!(help.starts_with(&format!("did you mean `{meant}`?")), "{fact}: {help}");
+        let fix = d.fix.as_ref().unwrap();
+        let mut fixed = text.clone();
+        fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+        assert!(
+            !diagnostics(&fixed)
+                .iter()
+                .any(|a| a.code == d.code && a.span.start == d.span.start),
+            "`{fact}` fixed to `{meant}` still fails:\n{fixed}"
+        );
+    }
+}

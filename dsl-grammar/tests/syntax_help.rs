@@ -426,3 +426,44 @@ fn sort_by_reads_as_sort_in_every_example_query() {
     }
     assert!(seen >= 10, "only {seen} sorted queries in the examples");
 }
+
+/// Facts and clauses written another way, in each relation or query they may appear in: the
+/// help says the squillion form, never "close every `{`" or the help of another construct.
+#[test]
+fn facts_written_another_way_point_to_ours() {
+    let relation = |body: &str| {
+        format!(
+            "entity A {{ n: string }}\nentity B {{ t: string p: int32 }}\n\
+             relation A.bs: many <-> B.a: one {{\n  standalone B\n  {body}\n}}\n"
+        )
+    };
+    let cases = [
+        ("summary count(*)", "takes no field"),
+        ("summary count(*), total(p)", "takes no field"),
+        ("navigate A, B", "`navigate both`"),
+        ("navigate B, A", "`navigate both`"),
+        ("show A.n on B ratio 10/1", "`reads:updates`"),
+        ("show A.n on B ratio 100/3", "`reads:updates`"),
+        ("show A.n on B ratio 10:1:1", "`reads:updates`"),
+        ("latest 3 by t desc desc", "one direction"),
+        ("page 20 by t asc desc", "one direction"),
+    ];
+    for (body, shown) in cases {
+        let src = relation(body);
+        let help = help_of(&src);
+        assert!(help.contains(shown), "{body}: {help}");
+        assert!(!help.contains("close every"), "{body}: {help}");
+    }
+    for sort in ["sort t desc desc", "sort t asc asc", "sort t, p desc asc"] {
+        let src = format!("entity B {{ t: string p: int32 }}\nquery q on B {{ where t == ? {sort} }}\n");
+        let help = help_of(&src);
+        assert!(help.contains("one direction"), "{sort}: {help}");
+    }
+    for (left, right) in [("*", "1"), ("0..*", "one"), ("many", "1"), ("1", "*")] {
+        let src = format!(
+            "entity A {{ n: string }}\nentity B {{ t: string }}\nrelation A.bs: {left} <-> B.a: {right}\n"
+        );
+        let help = help_of(&src);
+        assert!(help.contains("a cardinality is"), "{left} / {right}: {help}");
+    }
+}

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use squillion_grammar::ast::{Direction, Fact, Ident, Quantity, SortSpec, SummaryItem};
 use squillion_grammar::{Diagnostic, Span};
 
-use super::facts::{field_list, unknown_word, Facts};
+use super::facts::{field_list, Facts};
 use super::fields::ID;
 use super::names::{article, closest};
+use super::words::unknown_word;
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{BsonType, Field, Identity, OrderBy, RelationKind, Subset, Summary, SummaryFn};
@@ -189,6 +190,7 @@ impl Facts<'_> {
                         "min(field)",
                         "avg(field)",
                     ],
+                    super::words::SUMMARY_SYNONYMS,
                 ));
                 continue;
             };

@@ -8,6 +8,7 @@ use squillion_grammar::{Diagnostic, Span};
 
 use super::fields::{self, Owner};
 use super::names::{all_of, article, closest, one_of};
+use super::words::{self, unknown_word};
 use super::{units, Resolver};
 use crate::codes;
 use crate::model::{
@@ -151,6 +152,7 @@ impl Facts<'_> {
                             &format!("unknown growth kind `{other}`"),
                             "the growth kinds",
                             &GROWTH,
+                            words::GROWTH_SYNONYMS,
                         )),
                     }
                 }
@@ -395,7 +397,14 @@ impl Facts<'_> {
         if ends.contains(&entity.name.as_str()) {
             return true;
         }
-        let close = closest(&entity.name, ends);
+        // `navigate bidirectional`: the word for both directions is `both`.
+        let both = fact.starts_with("`navigate`")
+            && words::BOTH.contains(&entity.name.to_ascii_lowercase().as_str());
+        let close = if both {
+            Some("both")
+        } else {
+            closest(&entity.name, ends)
+        };
         let help = match close {
             Some(close) => format!("did you mean `{close}`?"),
             None => format!("write {}", one_of(ends)),
@@ -626,6 +635,7 @@ fn force(
             &format!("unknown layout `{}`", layout.name),
             "the layouts",
             &names,
+            words::LAYOUT_SYNONYMS,
         ));
         return None;
     };
@@ -654,28 +664,6 @@ fn force(
         size,
         span,
     })
-}
-
-pub(super) fn unknown_word(
-    code: &'static str,
-    word: &Ident,
-    message: &str,
-    which: &str,
-    known: &[&str],
-) -> Diagnostic {
-    let bare = known.iter().map(|k| k.split('(').next().unwrap_or(k));
-    let close = closest(&word.name, bare);
-    let help = match close {
-        Some(close) => format!(
-            "did you mean `{close}`? {which} are {}",
-            one_of(known.iter().copied())
-        ),
-        None => format!("{which} are {}", one_of(known.iter().copied())),
-    };
-    Diagnostic::error(code, word.span, message.to_owned())
-        .with_label("not known")
-        .with_help(help)
-        .with_fix_from(close.map(|c| (word.span, c)))
 }
 
 pub(super) fn field_list(fields: &[&Field]) -> String {

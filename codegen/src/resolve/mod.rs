@@ -36,6 +36,7 @@ mod shapes;
 mod types;
 mod units;
 pub mod vocabulary;
+mod words;
 
 pub use crate::prose::{plural, IRREGULAR as IRREGULAR_PLURALS};
 pub use fields::forbidden_field_name;

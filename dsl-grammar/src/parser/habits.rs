@@ -174,3 +174,54 @@ pub(super) fn unit_apart_help(number: &str, word: &str) -> String {
         None => "a unit follows its number without a space: durations take `s`, `min`, `h` or `d` (`30d`), sizes `B`, `KB`, `MB` or `GB` (`20KB`), rates `/s` to `/year` (`5/day`)".into(),
     }
 }
+
+/// The help for facts and clauses written another way: `count(*)`, `navigate A, B`, a ratio
+/// `10/1` or `10:1:1`, a cardinality `*`, `1` or `0..n`, a sort key's direction twice.
+pub(super) fn fact_syntax_help(rest: &str, before: &str) -> Option<&'static str> {
+    let trimmed = before.trim_end();
+    let mut words = trimmed.split_whitespace().rev();
+    let (last, second) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let line = trimmed.rsplit('\n').next().unwrap_or("").trim_start();
+    let first = rest.chars().next()?;
+    if trimmed.ends_with("count(") {
+        return Some(
+            "`count` counts the children and takes no field: `summary count, total(price)`",
+        );
+    }
+    if first == ',' && second == "navigate" {
+        return Some(
+            "`navigate` names one end, the side the application reads from, or `both`: \
+             `navigate both`",
+        );
+    }
+    let ratio_number = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '_');
+    if (first == '/' && second == "ratio" && ratio_number(last))
+        || (first == ':' && second == "ratio" && last.contains(':'))
+        || (second == "ratio" && last.ends_with('/'))
+    {
+        return Some(
+            "a ratio is reads per update, `reads:updates` or one number: `ratio 10:1`, `ratio 10`",
+        );
+    }
+    let relation = line.starts_with("relation") || line.contains("<->");
+    if relation
+        && trimmed.ends_with(':')
+        && (first == '*' || first.is_ascii_digit() || first == 'n' || first == 'N')
+    {
+        return Some(
+            "a cardinality is `one`, `few`, `many` or `squillions`, with a bound in parentheses \
+             where known: `Author.books: many(300) <-> Book.author: one` (`one?`: at most one)",
+        );
+    }
+    let direction = |w: &str| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "asc" | "desc" | "ascending" | "descending"
+        )
+    };
+    let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+    if direction(last) && direction(&word) {
+        return Some("a sort key takes one direction: `sort created desc`, then `, title asc` for the next key");
+    }
+    None
+}

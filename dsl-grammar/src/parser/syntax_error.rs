@@ -6,7 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
 use super::habits::{
-    last_number, operator_help, two_names_help, type_syntax_help, unit_apart_help,
+    fact_syntax_help, last_number, operator_help, two_names_help, type_syntax_help, unit_apart_help,
 };
 
 /// Rejects bracket nesting deeper than [`MAX_NESTING`] before the recursive parser sees it.
@@ -370,7 +370,7 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if rest.starts_with('\'') {
         return "strings are written in double quotes: `\"open\"`".into();
     }
-    if let Some(help) = type_syntax_help(rest, before) {
+    if let Some(help) = type_syntax_help(rest, before).or_else(|| fact_syntax_help(rest, before)) {
         return help.into();
     }
     if has("a unit") && rest.starts_with(|c: char| c.is_alphabetic()) {
