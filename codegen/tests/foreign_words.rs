@@ -240,7 +240,10 @@ fn a_fact_word_from_another_tool_is_fixed_to_ours() {
             .find(|d| d.fix.is_some())
             .unwrap_or_else(|| panic!("no fix for `{fact}`: {found:?}"));
         let help = d.help.clone().unwrap_or_default();
-        assert!(help.starts_with(&format!("did you mean `{meant}`?")), "{fact}: {help}");
+        assert!(
+            help.starts_with(&format!("did you mean `{meant}`?")),
+            "{fact}: {help}"
+        );
         let fix = d.fix.as_ref().unwrap();
         let mut fixed = text.clone();
         fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);

@@ -455,7 +455,8 @@ fn facts_written_another_way_point_to_ours() {
         assert!(!help.contains("close every"), "{body}: {help}");
     }
     for sort in ["sort t desc desc", "sort t asc asc", "sort t, p desc asc"] {
-        let src = format!("entity B {{ t: string p: int32 }}\nquery q on B {{ where t == ? {sort} }}\n");
+        let src =
+            format!("entity B {{ t: string p: int32 }}\nquery q on B {{ where t == ? {sort} }}\n");
         let help = help_of(&src);
         assert!(help.contains("one direction"), "{sort}: {help}");
     }
@@ -464,6 +465,9 @@ fn facts_written_another_way_point_to_ours() {
             "entity A {{ n: string }}\nentity B {{ t: string }}\nrelation A.bs: {left} <-> B.a: {right}\n"
         );
         let help = help_of(&src);
-        assert!(help.contains("a cardinality is"), "{left} / {right}: {help}");
+        assert!(
+            help.contains("a cardinality is"),
+            "{left} / {right}: {help}"
+        );
     }
 }

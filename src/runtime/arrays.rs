@@ -139,11 +139,42 @@ pub async fn push_bounded(
     computed: &[ComputedField],
     unique: &[&str],
 ) -> Result<()> {
+    push_bounded_with(
+        coll,
+        id,
+        path,
+        max,
+        item,
+        computed,
+        unique,
+        BsonDocument::new(),
+    )
+    .await
+}
+
+/// [`push_bounded`], with the operators of `extra` (an update document: the `$push` of copies
+/// into the owner's lists) merged into the same write.
+#[allow(clippy::too_many_arguments)]
+pub async fn push_bounded_with(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    path: &str,
+    max: usize,
+    item: Bson,
+    computed: &[ComputedField],
+    unique: &[&str],
+    extra: BsonDocument,
+) -> Result<()> {
     let mut filter = doc! { "_id": id.clone() };
     filter.extend(room_for_one(path, max));
     filter.extend(super::unique::guards(path, unique, &item));
     let mut update = doc! { "$push": { path: item.clone() } };
     add_summaries(&mut update, computed, &item);
+    for (op, operands) in extra {
+        if let Bson::Document(operands) = operands {
+            merge_operator(&mut update, &op, operands);
+        }
+    }
     let r = coll
         .update_one(filter, update)
         .await

@@ -5,7 +5,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use futures::TryStreamExt;
 use mongodb::{ClientSession, Collection};
 
-use super::arrays::{add_summaries, push_bounded, ComputedField};
+use super::arrays::{add_summaries, push_bounded_with, ComputedField};
 use super::core::RepoCore;
 use crate::error::Context;
 use crate::{Document, Error, Result};
@@ -34,6 +34,16 @@ pub struct OutlierSpec {
     /// keeps them with `$inc`/`$max`/`$min` on the owner, in the same write as an embedded push
     /// and in the overflow's transaction otherwise.
     pub computed: &'static [ComputedField],
+    /// The owner's lists of copies of its children (`latest`, `top`): every push, embedded or
+    /// overflowing, pushes the item's copy into each in the owner's update.
+    pub lists: &'static [super::subsets::List],
+}
+
+/// The owner's `$push` of the copies of `item` into its lists, merged into `update`.
+fn push_copies(update: &mut BsonDocument, spec: &OutlierSpec, item: &Bson) {
+    if let (false, Bson::Document(child)) = (spec.lists.is_empty(), item) {
+        super::arrays::merge_operator(update, "$push", super::subsets::pushes(spec.lists, child));
+    }
 }
 
 async fn overflow_body(
@@ -46,6 +56,7 @@ async fn overflow_body(
 ) -> Result<()> {
     let mut owner = doc! { "$set": { spec.flag: true } };
     add_summaries(&mut owner, spec.computed, item);
+    push_copies(&mut owner, spec, item);
     crate::__squillion_in_session!(
         owners.update_one(doc! { "_id": id.clone() }, owner),
         session
@@ -71,7 +82,9 @@ pub async fn push<T: Document>(
     id: Bson,
     item: Bson,
 ) -> Result<()> {
-    match push_bounded(
+    let mut copies = BsonDocument::new();
+    push_copies(&mut copies, spec, &item);
+    match push_bounded_with(
         core.raw(),
         id.clone(),
         spec.path,
@@ -79,6 +92,7 @@ pub async fn push<T: Document>(
         item.clone(),
         spec.computed,
         &[],
+        copies,
     )
     .await
     {

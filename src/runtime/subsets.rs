@@ -18,7 +18,7 @@ use crate::error::Context;
 use crate::{Error, Result};
 
 /// One array of copies a parent keeps: a subset (`latest N`) or a top-N list.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct List {
     /// The array in the parent.
     pub path: &'static str,

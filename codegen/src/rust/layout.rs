@@ -333,7 +333,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                         continue;
                     };
                     let overflow = &o.overflow_collection;
-                    quote!(outlier(max = #m, flag = #flag, overflow = #overflow))
+                    let lists = kept_lists(d);
+                    quote!(outlier(max = #m, flag = #flag, overflow = #overflow #(, #lists)*))
                 }
                 _ => match max {
                     Some(m) => {
@@ -537,7 +538,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 };
                 match (children, lookup.document_type(&d.child)) {
                     // Bucketed children: the bucket's appends push the copies.
-                    _ if d.bucket.is_some() => quote!(maintained),
+                    // Bucketed or outlying children: the appends and pushes keep the copies.
+                    _ if d.bucket.is_some() || d.outlier.is_some() => quote!(maintained),
                     (Some(ch), Some(to)) => {
                         let key = &ch.parent_key;
                         quote!(top(to = #to, n = #n, sort = #sort_by #desc, keep(#(#keep),*), key = #key))
@@ -577,6 +579,26 @@ fn bucket_kept(
     let Some(owner) = lookup.document_type(&d.parent) else {
         return Vec::new();
     };
+    let lists = kept_lists(d);
+    if lists.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![quote!(owner = #owner)];
+    // An extended reference holds the owner's `_id` inside (`{id, name}`).
+    let id = key
+        .filter(|k| !k.children.is_empty())
+        .and_then(|k| k.children.iter().find(|f| f.kind == FieldKind::Ref));
+    if let Some(id) = id {
+        let name = &id.name;
+        out.push(quote!(owner_id = #name));
+    }
+    out.extend(lists);
+    out
+}
+
+/// The parent's lists of copies of its children (`latest(...)`, `top(...)`), for the layouts
+/// whose own writes push the copies (a bucket's appends, an outlier's pushes).
+fn kept_lists(d: &Decision) -> Vec<TokenStream> {
     let list = |kind: &str, path: &str, n: u64, sort: &str, desc: bool, keep: &[String]| {
         let kind = quote::format_ident!("{kind}");
         let n = lit(n);
@@ -600,20 +622,7 @@ fn bucket_kept(
             lists.push(list("top", &x.path, *n, sort_by, *descending, keep));
         }
     }
-    if lists.is_empty() {
-        return Vec::new();
-    }
-    let mut out = vec![quote!(owner = #owner)];
-    // An extended reference holds the owner's `_id` inside (`{id, name}`).
-    let id = key
-        .filter(|k| !k.children.is_empty())
-        .and_then(|k| k.children.iter().find(|f| f.kind == FieldKind::Ref));
-    if let Some(id) = id {
-        let name = &id.name;
-        out.push(quote!(owner_id = #name));
-    }
-    out.extend(lists);
-    out
+    lists
 }
 
 /// The array in `c` the summaries `d` keeps in `c` summarise: a bucket's children, an embedded

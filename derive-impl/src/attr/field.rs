@@ -226,28 +226,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                         match key_name(&m).as_str() {
                             "owner" => owner = Some(path_value(&m)?),
                             "owner_id" => owner_id = Some(name_value(&m)?),
-                            kind @ ("latest" | "top") => {
-                                let latest = kind == "latest";
-                                let (mut path, mut n, mut sort, mut desc, mut keep) = (None, None, None, false, Vec::new());
-                                m.parse_nested_meta(|l| {
-                                    match key_name(&l).as_str() {
-                                        "path" => path = Some(name_value(&l)?),
-                                        "n" => n = Some(relation_max(&l, cx)?.0),
-                                        "sort" => sort = Some(name_value(&l)?),
-                                        "desc" => desc = true,
-                                        "keep" => keep = name_list(&l)?,
-                                        other => {
-                                            cx.error_spanned_by(&l.path, format!("unknown `{kind}` option `{other}`; expected path, n, sort, desc, keep"));
-                                            skip_value(&l)?;
-                                        }
-                                    }
-                                    Ok(())
-                                })?;
-                                match (path, n, sort) {
-                                    (Some(path), Some(n), Some(sort)) => lists.push(super::KeptList { path, n, sort, desc, latest, keep }),
-                                    _ => cx.error_spanned_by(&m.path, format!("`{kind}` needs `path = \"field\"` (the owner's array), `n = N` and `sort = \"field\"`")),
-                                }
-                            }
+                            kind @ ("latest" | "top") => kept_list(&m, cx, kind, &mut lists)?,
                             "size" => size = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "unique" => unique = name_list(&m)?,
@@ -277,21 +256,23 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut flag = None;
                     let mut overflow = None;
                     let mut chunk = 500;
+                    let mut lists = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "max" => max = Some(relation_max(&m, cx)?.0),
                             "flag" => flag = Some(ident_value(&m)?),
                             "overflow" => overflow = Some(lit_str(&m)?.value()),
                             "chunk" => chunk = relation_max(&m, cx)?.0,
+                            kind @ ("latest" | "top") => kept_list(&m, cx, kind, &mut lists)?,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown outlier option `{other}`; expected max, flag, overflow, chunk"));
+                                cx.error_spanned_by(&m.path, format!("unknown outlier option `{other}`; expected max, flag, overflow, chunk, latest, top"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
                     match (max, flag, overflow) {
-                        (Some(max), Some(flag), Some(overflow)) => set_layout(&mut out.layout, cx, span, Layout::Outlier { max, flag, overflow, chunk }),
+                        (Some(max), Some(flag), Some(overflow)) => set_layout(&mut out.layout, cx, span, Layout::Outlier { max, flag, overflow, chunk, lists }),
                         _ => cx.error_at(span, "`outlier` needs `max = N`, `flag = field` and `overflow = \"collection\"`"),
                     }
                 }
@@ -474,4 +455,40 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         }
     }
     out
+}
+
+/// `latest(path = "recent", n = 5, sort = "at", desc, keep("at", "kind"))` or `top(...)`: a list
+/// of copies of the children the owner keeps, pushed by every write of a child.
+fn kept_list(
+    m: &syn::meta::ParseNestedMeta<'_>,
+    cx: &Ctxt,
+    kind: &str,
+    lists: &mut Vec<super::KeptList>,
+) -> syn::Result<()> {
+    let latest = kind == "latest";
+    let (mut path, mut n, mut sort, mut desc, mut keep) = (None, None, None, false, Vec::new());
+    m.parse_nested_meta(|l| {
+        match key_name(&l).as_str() {
+            "path" => path = Some(name_value(&l)?),
+            "n" => n = Some(relation_max(&l, cx)?.0),
+            "sort" => sort = Some(name_value(&l)?),
+            "desc" => desc = true,
+            "keep" => keep = name_list(&l)?,
+            other => {
+                cx.error_spanned_by(
+                    &l.path,
+                    format!(
+                        "unknown `{kind}` option `{other}`; expected path, n, sort, desc, keep"
+                    ),
+                );
+                skip_value(&l)?;
+            }
+        }
+        Ok(())
+    })?;
+    match (path, n, sort) {
+        (Some(path), Some(n), Some(sort)) => lists.push(super::KeptList { path, n, sort, desc, latest, keep }),
+        _ => cx.error_spanned_by(&m.path, format!("`{kind}` needs `path = \"field\"` (the owner's array), `n = N` and `sort = \"field\"`")),
+    }
+    Ok(())
 }

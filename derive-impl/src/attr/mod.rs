@@ -193,6 +193,9 @@ pub enum Layout {
         flag: Ident,
         overflow: String,
         chunk: u64,
+        /// The owner's lists of copies (`latest`, `top`) every push keeps, embedded or
+        /// overflowing: the newest of a large owner are in the overflow.
+        lists: Vec<KeptList>,
     },
 }
 

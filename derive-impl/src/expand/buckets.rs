@@ -133,11 +133,7 @@ pub(super) fn bucket(
                 Some(id) => quote!(::core::option::Option::Some(#id)),
                 None => quote!(::core::option::Option::None),
             };
-            let lists = kept.lists.iter().map(|l| {
-                let (path, n, sort, desc, latest) = (&l.path, l.n as i64, &l.sort, l.desc, l.latest);
-                let keep = &l.keep;
-                quote!(#rt::subsets::List { path: #path, sort_by: #sort, descending: #desc, n: #n, latest: #latest, keep: &[#(#keep),*] })
-            });
+            let lists = list_specs(&kept.lists);
             let named: Vec<String> = kept.lists.iter().map(|l| format!("`{}`", l.path)).collect();
             (
                 quote! {
@@ -244,12 +240,26 @@ fn order_docs(sort: Option<&str>, start: Option<&str>, newest_first: bool, size:
     )
 }
 
+/// The runtime's descriptions of an owner's lists of copies.
+fn list_specs(lists: &[crate::attr::KeptList]) -> Vec<TokenStream> {
+    let rt = rt();
+    lists
+        .iter()
+        .map(|l| {
+            let (path, n, sort, desc, latest) = (&l.path, l.n as i64, &l.sort, l.desc, l.latest);
+            let keep = &l.keep;
+            quote!(#rt::subsets::List { path: #path, sort_by: #sort, descending: #desc, n: #n, latest: #latest, keep: &[#(#keep),*] })
+        })
+        .collect()
+}
+
 pub(super) fn outlier(
     item: &Item<'_>,
     f: &Field<'_>,
     flag: &syn::Ident,
     overflow: &str,
     chunk: u64,
+    lists: &[crate::attr::KeptList],
 ) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
@@ -270,6 +280,7 @@ pub(super) fn outlier(
     let push = method("push", f, "");
     let all = method("all", f, "");
     let get_full = format_ident!("get_with_{}", f.ident.to_string().trim_start_matches("r#"));
+    let list_specs = list_specs(lists);
     let spec = quote! {
         #rt::outlier::OutlierSpec {
             path: #path,
@@ -278,13 +289,22 @@ pub(super) fn outlier(
             overflow: #overflow,
             chunk: #chunk,
             computed: #computed,
+            lists: &[#(#list_specs),*],
         }
     };
-    let push_doc = format!(
+    let mut push_doc = format!(
         "Appends `item`: into `{path}` while it holds fewer than its bound (checked by the update), \
          otherwise into an overflow document of `{overflow}` (a bucket of {chunk}), setting `{flag_name}: true` \
          on the owner (seed 002's outlier pattern). In one transaction where the deployment runs them."
     );
+    if !lists.is_empty() {
+        let named: Vec<String> = lists.iter().map(|l| format!("`{}`", l.path)).collect();
+        push_doc.push_str(&format!(
+            " Either way the item's copy is pushed into the owner's {} (`$push` with `$each`, \
+             `$sort`, `$slice`) in the owner's update.",
+            named.join(" and ")
+        ));
+    }
     quote! {
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {

@@ -108,8 +108,9 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 flag,
                 overflow,
                 chunk,
+                lists,
                 ..
-            } => outlier(item, f, flag, overflow, *chunk),
+            } => outlier(item, f, flag, overflow, *chunk, lists),
         });
     }
     out.extend(super::patterns::fan_out_methods(item));

@@ -30,6 +30,10 @@ pub mod versions;
 /// compared without regard to case (the server test `tests/conditions.rs`).
 #[rustfmt::skip]
 pub mod conditions;
+/// `examples/generated/schemas/outliers.sqn`: the outlier pattern with lists and summaries kept
+/// on the parent (the server test `tests/outliers.rs`).
+#[rustfmt::skip]
+pub mod outliers;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

@@ -71,15 +71,19 @@ pub(super) fn modifiers(
         .filter(|p| p.holder == holder)
         .map(|p| p.field.name.clone())
         .collect();
-    // Bucket elements have no `_id`: their copies hold the kept fields only.
-    let with_id = choice.strategy != Layout::Bucket;
+    // Bucket elements and embedded children have no `_id`: their copies hold the kept fields
+    // only.
+    let with_id = !matches!(choice.strategy, Layout::Bucket | Layout::Embed);
     let child_id = if with_id {
         ID.to_owned()
     } else {
         String::new()
     };
     if let Some(latest) = &f.latest {
-        if choice.strategy == Layout::Embed {
+        // Embedded children are the latest N already; under the outlier pattern the newest of a
+        // large parent are in the overflow, so the parent keeps a copy of them, as for children
+        // stored apart (every push, embedded or overflowing, pushes the copy).
+        if choice.strategy == Layout::Embed && choice.outlier_cap.is_none() {
             out.obligations.push(Obligation::LatestEmbedded {
                 n: latest.n,
                 child: child.entity.clone(),

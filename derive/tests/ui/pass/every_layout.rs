@@ -52,6 +52,21 @@ pub struct Book {
     pub extras: Vec<String>,
     #[serde(default)]
     pub has_extras: bool,
+    /// An outlier whose owner keeps its latest and best children.
+    #[squillion(outlier(
+        max = 50,
+        flag = has_more_notes,
+        overflow = "book_more_notes",
+        latest(path = "recentNotes", n = 3, sort = "note", desc, keep("note")),
+        top(path = "bestNotes", n = 2, sort = "user", keep("user"))
+    ))]
+    pub more_notes: Vec<Note>,
+    #[serde(default)]
+    pub has_more_notes: bool,
+    #[squillion(maintained)]
+    pub recent_notes: BoundedVec<Note, 3>,
+    #[squillion(maintained)]
+    pub best_notes: BoundedVec<Note, 2>,
     #[squillion(fan_out(to = Part, by = "book", copy = "book_title"))]
     pub display_title: String,
 }
