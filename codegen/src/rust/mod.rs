@@ -259,6 +259,7 @@ impl<'a> Generator<'a> {
                 let mut layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
                 if self.settings.derive_document {
                     layout.extend(self.inner_attrs(&f, &owner));
+                    layout.extend(self.attributes_attr(&f, &owner));
                 }
                 self.field_in(&f, &owner, true, &layout)
             })
@@ -542,6 +543,16 @@ impl<'a> Generator<'a> {
         out
     }
 
+    /// `attributes(value = V)` for an `@attributes` map `f` of struct `owner`: the derive writes
+    /// its `set_<f>_entry` and `remove_<f>_entry`, taking values of `V` (the elements' `v`).
+    /// Registers the element's type first, as the field itself would.
+    fn attributes_attr(&mut self, f: &PlanField, owner: &str) -> Option<TokenStream> {
+        let v = f.attributes_value()?;
+        let elem = self.object_type(f, owner).to_string();
+        let ty = self.rust_type(v, &elem);
+        Some(quote!(attributes(value = #ty)))
+    }
+
     /// The type of an embedded document, generated once per name and shape.
     fn object_type(&mut self, f: &PlanField, owner: &str) -> proc_macro2::Ident {
         let base = f
@@ -642,6 +653,20 @@ fn default_doc(f: &PlanField) -> String {
             "`{}`: computed, kept up to date by every write that changes what it summarises.",
             f.name
         ),
+        _ if f.attributes_value().is_some() => {
+            let bound = match f.max_items {
+                Some(n) => format!(
+                    ", at most {n} entries (`set_{}_entry` refuses a new key when it is full)",
+                    f.code_name
+                ),
+                None => String::new(),
+            };
+            format!(
+                "`{}`: an `@attributes` map stored as `[{{k, v}}]` (attribute pattern){bound}; \
+                 the repository writes one entry at a time: `set_{}_entry`, `remove_{}_entry`.",
+                f.name, f.code_name, f.code_name
+            )
+        }
         FieldKind::Pattern if !f.containers.is_empty() && f.containers.iter().all(|c| c.preallocated) => {
             let dims: Vec<String> = f
                 .containers
