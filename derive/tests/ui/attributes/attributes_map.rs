@@ -22,7 +22,7 @@ pub struct Product {
     #[squillion(embed, attributes(value = String))]
     pub laid_out: BoundedVec<Spec, 5>,
     #[squillion(maintained, attributes(value = String))]
-    pub maintained: Vec<Spec>,
+    pub kept: Vec<Spec>,
 }
 
 fn main() {}
