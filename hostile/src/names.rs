@@ -1954,7 +1954,7 @@ pub struct Product {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// `attrs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern); the repository writes one entry at a time: `set_attrs_entry`, `remove_attrs_entry`.
+    /// `attrs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern); its document's repository writes one entry at a time (`set_attrs_entry`, `remove_attrs_entry`).
     #[squillion(attributes(value = ::std::string::String))]
     pub attrs: ::std::vec::Vec<AttrsAttribute>,
     /// `tags`: an embedded document.

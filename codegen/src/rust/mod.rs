@@ -655,15 +655,13 @@ fn default_doc(f: &PlanField) -> String {
         ),
         _ if f.attributes_value().is_some() => {
             let bound = match f.max_items {
-                Some(n) => format!(
-                    ", at most {n} entries (`set_{}_entry` refuses a new key when it is full)",
-                    f.code_name
-                ),
+                Some(n) => format!(", at most {n} entries"),
                 None => String::new(),
             };
             format!(
                 "`{}`: an `@attributes` map stored as `[{{k, v}}]` (attribute pattern){bound}; \
-                 the repository writes one entry at a time: `set_{}_entry`, `remove_{}_entry`.",
+                 its document's repository writes one entry at a time (`set_{}_entry`, \
+                 `remove_{}_entry`).",
                 f.name, f.code_name, f.code_name
             )
         }

@@ -7,11 +7,14 @@
 /// A product with open-ended attributes of three value types, bounded, and one unbounded map.
 ///
 /// Collection `products`. One document per Product.
-/// Estimated size: about 1550 bytes on average, 433520 bytes at worst.
+/// Estimated size: about 1568 bytes on average, 433538 bytes at worst.
+///
+/// Layout of `Shop.products`: child_ref. a Shop has an unbounded number of Products, too many even for an array of ids (rule 3), so each Product stores its Shop's id, indexed (seed 004 one-to-squillions). The Shop also keeps its latest 2 Products (subset pattern)
+/// Rules: rule 3, rule 4, subset pattern.
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
 ///
-/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`, `set_specs_entry`, `remove_specs_entry`, `set_sizes_entry`, `remove_sizes_entry`, `set_prices_entry`, `remove_prices_entry`, `set_notes_entry`, `remove_notes_entry`.
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_shop`, `count_by_shop`, `set_sku`, `set_specs_entry`, `remove_specs_entry`, `set_sizes_entry`, `remove_sizes_entry`, `set_prices_entry`, `remove_prices_entry`, `set_notes_entry`, `remove_notes_entry`, `set_shop`.
 /// Its declared queries (below): `products_by_spec`, `products_by_spec_page`, `products_by_spec_stream`, `count_products_by_spec`.
 #[derive(
     Debug,
@@ -25,9 +28,11 @@
     collection = "products",
     validator = Product::validator_document,
     implied_indexes = false,
+    kept_by(to = Shop, key = "shop"),
     index(keys("sizes.k" = 1, "sizes.v" = 1), name = "sizes.k_1_sizes.v_1"),
     index(keys("prices.k" = 1, "prices.v" = 1), name = "prices.k_1_prices.v_1"),
     index(keys("notes.k" = 1, "notes.v" = 1), name = "notes.k_1_notes.v_1"),
+    index(keys("shop" = 1, "sku" = -1, "_id" = 1), name = "shop_1_sku_-1__id_1"),
     index(
         keys("specs.k" = 1, "specs.v" = 1, "sku" = 1, "_id" = 1),
         name = "specs.k_1_specs.v_1_sku_1__id_1"
@@ -40,18 +45,21 @@ pub struct Product {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `sku` (BSON `string`).
     pub sku: ::std::string::String,
-    /// `specs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 5 entries (`set_specs_entry` refuses a new key when it is full); the repository writes one entry at a time: `set_specs_entry`, `remove_specs_entry`.
+    /// `specs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 5 entries; its document's repository writes one entry at a time (`set_specs_entry`, `remove_specs_entry`).
     #[squillion(attributes(value = ::std::string::String))]
     pub specs: ::squillion::BoundedVec<SpecsAttribute, 5>,
-    /// `sizes`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 4 entries (`set_sizes_entry` refuses a new key when it is full); the repository writes one entry at a time: `set_sizes_entry`, `remove_sizes_entry`.
+    /// `sizes`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 4 entries; its document's repository writes one entry at a time (`set_sizes_entry`, `remove_sizes_entry`).
     #[squillion(attributes(value = i32))]
     pub sizes: ::squillion::BoundedVec<SizesAttribute, 4>,
-    /// `prices`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 3 entries (`set_prices_entry` refuses a new key when it is full); the repository writes one entry at a time: `set_prices_entry`, `remove_prices_entry`.
+    /// `prices`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 3 entries; its document's repository writes one entry at a time (`set_prices_entry`, `remove_prices_entry`).
     #[squillion(attributes(value = ::squillion::bson::Decimal128))]
     pub prices: ::squillion::BoundedVec<PricesAttribute, 3>,
-    /// `notes`: an `@attributes` map stored as `[{k, v}]` (attribute pattern); the repository writes one entry at a time: `set_notes_entry`, `remove_notes_entry`.
+    /// `notes`: an `@attributes` map stored as `[{k, v}]` (attribute pattern); its document's repository writes one entry at a time (`set_notes_entry`, `remove_notes_entry`).
     #[squillion(attributes(value = ::std::string::String))]
     pub notes: ::std::vec::Vec<NotesAttribute>,
+    /// child_ref (Shop.products): a Shop has an unbounded number of Products, too many even for an array of ids (rule 3), so each Product stores its Shop's id, indexed (seed 004 one-to-squillions)
+    #[squillion(child_ref(to = Shop, order("sku" = -1)))]
+    pub shop: ::squillion::bson::oid::ObjectId,
 }
 impl Product {
     /// The collection's name.
@@ -64,16 +72,18 @@ impl Product {
     ///
     /// - `notes.k_1_notes.v_1`: attribute pattern: any attribute by name and value
     ///
+    /// - `shop_1_sku_-1__id_1`: child_ref (Shop.products): a Shop's Products through `shop`
+    ///
     /// - `specs.k_1_specs.v_1_sku_1__id_1`: query `products_by_spec` (the attribute pattern's key and value of `specs` first, as its own index has them, then equality, then sort and `_id` for keyset pages, then range); attribute pattern: any attribute by name and value
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"sizes.k":1,"sizes.v":1},"name":"sizes.k_1_sizes.v_1"},{"key":{"prices.k":1,"prices.v":1},"name":"prices.k_1_prices.v_1"},{"key":{"notes.k":1,"notes.v":1},"name":"notes.k_1_notes.v_1"},{"key":{"specs.k":1,"specs.v":1,"sku":1,"_id":1},"name":"specs.k_1_specs.v_1_sku_1__id_1"}]"#,
+            r#"[{"key":{"sizes.k":1,"sizes.v":1},"name":"sizes.k_1_sizes.v_1"},{"key":{"prices.k":1,"prices.v":1},"name":"prices.k_1_prices.v_1"},{"key":{"notes.k":1,"notes.v":1},"name":"notes.k_1_notes.v_1"},{"key":{"shop":1,"sku":-1,"_id":1},"name":"shop_1_sku_-1__id_1"},{"key":{"specs.k":1,"specs.v":1,"sku":1,"_id":1},"name":"specs.k_1_specs.v_1_sku_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `products`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","sku","specs","sizes","prices","notes"],"properties":{"_id":{"bsonType":"objectId"},"sku":{"bsonType":"string"},"specs":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}},"sizes":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"int"}}}},"prices":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"decimal"}}}},"notes":{"bsonType":"array","items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}}},"title":"products documents"}"#,
+            r#"{"bsonType":"object","required":["_id","sku","specs","sizes","prices","notes","shop"],"properties":{"_id":{"bsonType":"objectId"},"sku":{"bsonType":"string"},"specs":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}},"sizes":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"int"}}}},"prices":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"decimal"}}}},"notes":{"bsonType":"array","items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}},"shop":{"bsonType":"objectId","description":"child_ref (Shop.products): a Shop has an unbounded number of Products, too many even for an array of ids (rule 3), so each Product stores its Shop's id, indexed (seed 004 one-to-squillions)"}},"title":"products documents"}"#,
         )
     }
     /// The validator document of `products`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -178,6 +188,63 @@ impl ProductRepo {
             .await
     }
 }
+/// Collection `shops`. One document per Shop.
+/// Estimated size: about 503 bytes on average, 23934 bytes at worst.
+///
+/// Repository: `ShopRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_products`, `replace_products`, `remove_products`, `refill_products`, `set_name`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "shops",
+    validator = Shop::validator_document,
+    implied_indexes = false
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Shop {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `name` (BSON `string`).
+    pub name: ::std::string::String,
+    /// subset (Shop.products): the latest 2 Products by sku, copied here so the Shop reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
+    #[squillion(
+        subset(
+            to = Product,
+            n = 2,
+            sort = "sku",
+            desc,
+            keep("sku", "specs"),
+            key = "shop"
+        )
+    )]
+    pub products: ::squillion::BoundedVec<ProductProducts, 2>,
+}
+impl Shop {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "shops";
+    /// The indexes of `shops` the Plan declares, each with the query or rule it serves.
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::std::vec::Vec::new()
+    }
+    /// The `$jsonSchema` validator of `shops`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","products"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"products":{"bsonType":"array","maxItems":2,"items":{"bsonType":"object","required":["_id","sku","specs"],"properties":{"_id":{"bsonType":"objectId"},"sku":{"bsonType":"string"},"specs":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["k","v"],"properties":{"k":{"bsonType":"string"},"v":{"bsonType":"string"}}}}}},"description":"subset (Shop.products): the latest 2 Products by sku, copied here so the Shop reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"}},"title":"shops documents"}"#,
+        )
+    }
+    /// The validator document of `shops`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
 /// Embedded document at `specs`.
 #[derive(
     Debug,
@@ -238,9 +305,29 @@ pub struct NotesAttribute {
     /// `v` (BSON `string`).
     pub v: ::std::string::String,
 }
-/// Creates the indexes and validators the Plan declares for every collection of this module (`products`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+/// Embedded in `products` (Shop.products).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct ProductProducts {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `sku` (BSON `string`).
+    pub sku: ::std::string::String,
+    /// `specs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern), at most 5 entries; its document's repository writes one entry at a time (`set_specs_entry`, `remove_specs_entry`).
+    pub specs: ::squillion::BoundedVec<SpecsAttribute, 5>,
+}
+/// Creates the indexes and validators the Plan declares for every collection of this module (`products`, `shops`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
     ProductRepo::new(db).ensure_indexes().await?;
     ProductRepo::new(db).ensure_validator().await?;
+    ShopRepo::new(db).ensure_indexes().await?;
+    ShopRepo::new(db).ensure_validator().await?;
     Ok(())
 }

@@ -12,6 +12,8 @@
 //!   document);
 //! - racing setters at the bound edge: never more than the bound, no entry lost, one key never
 //!   held twice;
+//! - a shop keeping its latest products with their specs is refilled by each entry write of one
+//!   of them (the entry writes of a child a parent reads run through the parent's upkeep);
 //! - a missing document is `Error::NotFound`.
 //!
 //! Run with `scripts/with-server.sh cargo test -p squillion-examples-generated --test attributes`.
@@ -23,7 +25,7 @@ use squillion::bson::oid::ObjectId;
 use squillion::bson::{doc, Bson, Decimal128, Document};
 use squillion::{BoundedVec, Error};
 use squillion_examples_generated::attributes::{
-    ensure_all, NotesAttribute, Product, ProductRepo, SpecsAttribute,
+    ensure_all, NotesAttribute, Product, ProductRepo, Shop, ShopRepo, SpecsAttribute,
 };
 use squillion_testkit::TestDb;
 
@@ -130,6 +132,8 @@ fn empty_product(sku: &str) -> Product {
         sizes: BoundedVec::new(),
         prices: BoundedVec::new(),
         notes: Vec::new(),
+        // A shop that is not stored keeps nothing.
+        shop: ObjectId::new(),
     }
 }
 
@@ -321,7 +325,7 @@ async fn the_bound_holds_and_a_held_key_is_replaced_at_it() {
     let product = |specs: Vec<Bson>| {
         doc! {
             "_id": ObjectId::new(), "sku": "raw", "specs": specs, "sizes": [], "prices": [],
-            "notes": [],
+            "notes": [], "shop": ObjectId::new(),
         }
     };
     raw.insert_one(product(attrs(5))).await.unwrap();
@@ -454,5 +458,97 @@ async fn racing_setters_at_the_bound_never_overfill_nor_lose_an_entry() {
     let mut expected: Vec<String> = (0..12).map(|i| format!("k{i}")).collect();
     expected.sort();
     assert_eq!(keys, expected);
+    t.cleanup().await;
+}
+
+/// The shop keeps its two products with the greatest sku, with their specs: every entry write of
+/// a product it keeps shows in its list, one of a product it does not keep changes nothing there,
+/// and a refused write changes nothing anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_write_refills_the_shops_list() {
+    let t = TestDb::new("attributes_kept").await;
+    ensure_all(&t.db).await.unwrap();
+    let (shops, products) = (ShopRepo::new(&t.db), ProductRepo::new(&t.db));
+    let shop = Shop {
+        id: ObjectId::new(),
+        name: "s".into(),
+        products: BoundedVec::new(),
+    };
+    shops.insert(&shop).await.unwrap();
+    let mut ids = Vec::new();
+    for sku in ["a", "b", "c"] {
+        let p = Product {
+            shop: shop.id,
+            ..empty_product(sku)
+        };
+        products.insert(&p).await.unwrap();
+        ids.push(p.id);
+    }
+    let (a, c) = (ids[0], ids[2]);
+    // What the shop keeps: (sku, [(k, v)]) of each product, greatest sku first.
+    let kept = || async {
+        let s = shops.get(&shop.id).await.unwrap().expect("the shop");
+        s.products
+            .iter()
+            .map(|p| {
+                let specs: Vec<(String, String)> =
+                    p.specs.iter().map(|a| (a.k.clone(), a.v.clone())).collect();
+                (p.sku.clone(), specs)
+            })
+            .collect::<Vec<_>>()
+    };
+    let pairs_of = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        kept().await,
+        vec![("c".into(), vec![]), ("b".into(), vec![])]
+    );
+    products.set_specs_entry(&c, "colour", "red").await.unwrap();
+    products.set_specs_entry(&c, "ram", "64").await.unwrap();
+    products
+        .set_specs_entry(&c, "colour", "blue")
+        .await
+        .unwrap();
+    assert_eq!(
+        kept().await,
+        vec![
+            ("c".into(), pairs_of(&[("ram", "64"), ("colour", "blue")])),
+            ("b".into(), vec![])
+        ]
+    );
+    // A product the shop does not keep: its own document changes, the shop's list does not.
+    products
+        .set_specs_entry(&a, "colour", "green")
+        .await
+        .unwrap();
+    assert_eq!(
+        kept().await,
+        vec![
+            ("c".into(), pairs_of(&[("ram", "64"), ("colour", "blue")])),
+            ("b".into(), vec![])
+        ]
+    );
+    assert!(products.remove_specs_entry(&c, "ram").await.unwrap());
+    assert!(!products.remove_specs_entry(&c, "ram").await.unwrap());
+    let expected = vec![
+        ("c".to_owned(), pairs_of(&[("colour", "blue")])),
+        ("b".to_owned(), vec![]),
+    ];
+    assert_eq!(kept().await, expected);
+    // Full: a new key is refused, and the shop keeps what it had.
+    for k in ["k1", "k2", "k3", "k4"] {
+        products.set_specs_entry(&c, k, "v").await.unwrap();
+    }
+    let full = kept().await;
+    assert_eq!(full[0].1.len(), 5);
+    let e = products
+        .set_specs_entry(&c, "k5", "v")
+        .await
+        .expect_err("the specs are full");
+    assert_map_full(&e, Map::Specs);
+    assert_eq!(kept().await, full);
     t.cleanup().await;
 }
