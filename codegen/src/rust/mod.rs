@@ -543,16 +543,6 @@ impl<'a> Generator<'a> {
         out
     }
 
-    /// `attributes(value = V)` for an `@attributes` map `f` of struct `owner`: the derive writes
-    /// its `set_<f>_entry` and `remove_<f>_entry`, taking values of `V` (the elements' `v`).
-    /// Registers the element's type first, as the field itself would.
-    fn attributes_attr(&mut self, f: &PlanField, owner: &str) -> Option<TokenStream> {
-        let v = f.attributes_value()?;
-        let elem = self.object_type(f, owner).to_string();
-        let ty = self.rust_type(v, &elem);
-        Some(quote!(attributes(value = #ty)))
-    }
-
     /// The type of an embedded document, generated once per name and shape.
     fn object_type(&mut self, f: &PlanField, owner: &str) -> proc_macro2::Ident {
         let base = f
@@ -653,18 +643,7 @@ fn default_doc(f: &PlanField) -> String {
             "`{}`: computed, kept up to date by every write that changes what it summarises.",
             f.name
         ),
-        _ if f.attributes_value().is_some() => {
-            let bound = match f.max_items {
-                Some(n) => format!(", at most {n} entries"),
-                None => String::new(),
-            };
-            format!(
-                "`{}`: an `@attributes` map stored as `[{{k, v}}]` (attribute pattern){bound}; \
-                 its document's repository writes one entry at a time (`set_{}_entry`, \
-                 `remove_{}_entry`).",
-                f.name, f.code_name, f.code_name
-            )
-        }
+        _ if f.attributes_value().is_some() => field_attrs::attributes_doc(f),
         FieldKind::Pattern if !f.containers.is_empty() && f.containers.iter().all(|c| c.preallocated) => {
             let dims: Vec<String> = f
                 .containers
