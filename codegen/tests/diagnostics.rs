@@ -290,6 +290,12 @@ fn cases() -> Vec<Case> {
             "`ARepo` would have two methods `load_x_projected`: a method of the `parent_refs` layout of `x` and a method of the `parent_refs` layout of `x_projected`",
         ),
         case(
+            "E0323",
+            "entity A { specs: map<string; 5> @attributes\n  specs_entry: string }",
+            (2, 3),
+            "`ARepo` would have two methods `set_specs_entry`: an update method of field `specs` and an update method of field `specs_entry`",
+        ),
+        case(
             "E0324",
             "entity Order { status: one_of() }",
             (1, 24),

@@ -128,6 +128,11 @@ fn clashes_on_the_plan_are_the_duplicates_of_the_code() {
          relation A.x_projected: many(100) <-> C.a: one { standalone C }",
         "entity S @polymorphic { n: string  variant: string\n variant V { m: string } }",
         "value V { aB: string  a_b: string }\nentity A { v: V }",
+        // An `@attributes` map's `set_specs_entry` beside the setter of `specs_entry`, and its
+        // `remove_specs_entry` beside a query of that name.
+        "entity A { specs: map<string; 5> @attributes\n specs_entry: string }",
+        "entity A { specs: map<int32> @attributes }\n\
+         query remove_specs_entry on A { where specs has (k == ?, v == ?) }",
     ];
     for (i, text) in clashing.iter().enumerate() {
         texts.push((format!("clashing {i}"), (*text).to_owned()));

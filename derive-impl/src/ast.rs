@@ -443,6 +443,17 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 cx.error_at(span, "the id cannot be a map");
             }
         }
+        if let Some((span, _)) = &f.attrs.attributes {
+            if array.is_none() {
+                cx.error_at(*span, format!("`attributes` is a map stored as an array of `{{k, v}}`, but `{}` is not a Vec<T> or BoundedVec<T, N> of those elements", f.ident));
+            } else if i == item.id {
+                cx.error_at(*span, "the id cannot be an attributes map");
+            } else if let Some((layout, _)) = &f.attrs.layout {
+                cx.error_at(*span, format!("`attributes` lays `{}` out as an array of `{{k, v}}`, which `{}` lays out otherwise: keep one of them", f.ident, layout.name()));
+            } else if f.attrs.maintained.is_some() || f.attrs.immutable.is_some() {
+                cx.error_at(*span, format!("`attributes` gives `{}` its entry setters, which `maintained` and `immutable` refuse: keep one of them", f.ident));
+            }
+        }
         if !f.attrs.fan_out.is_empty() && i == item.id {
             cx.error_at(
                 f.attrs.fan_out[0].span,

@@ -108,12 +108,19 @@ pub struct FieldShape {
     /// A map whose keys are data (`BTreeMap`, `HashMap`, `IndexMap`): it gets its per-entry
     /// `set_<f>_entry` and `remove_<f>_entry` beside `set_<f>`.
     pub map: bool,
+    /// An `@attributes` map (`#[squillion(attributes(value = V))]`), stored as an array of
+    /// `{k, v}`: it gets `set_<f>_entry` and `remove_<f>_entry` only (no `set_<f>`, and a bounded
+    /// one no embedded array's methods, which could repeat a key).
+    pub attributes: bool,
 }
 
 /// The update methods of one field, as `(prefix, suffix)` like [`layout_methods`]: `set_<f>` for
 /// a plain field, `inc_<f>` for a plain number, the guarded `dec_<f>` for a counter, and
-/// `set_<f>_entry` and `remove_<f>_entry` for a map.
+/// `set_<f>_entry` and `remove_<f>_entry` for a map and for an `@attributes` map (only those).
 pub fn field_methods(shape: FieldShape) -> &'static [(&'static str, &'static str)] {
+    if shape.attributes {
+        return &[("set", "entry"), ("remove", "entry")];
+    }
     if shape.maintained || shape.bounded || !shape.plain {
         return &[];
     }
@@ -249,7 +256,9 @@ mod tests {
                 };
                 let mut layouts = attr_names(&f.attrs);
                 let bounded = quote::quote!(#f).to_string().contains("BoundedVec");
-                if bounded && !layouts.iter().any(|l| !layout_methods(l).is_empty()) {
+                let attributes = attr_names(&f.attrs).iter().any(|a| a == "attributes");
+                if bounded && !attributes && !layouts.iter().any(|l| !layout_methods(l).is_empty())
+                {
                     layouts.push("embed".to_owned());
                 }
                 for layout in layouts {
@@ -270,6 +279,7 @@ mod tests {
                     numeric: NUMERIC_TYPES.contains(&ty.as_str()),
                     counter: attrs.iter().any(|a| a == "counter"),
                     map: crate::types::map(&f.ty).is_some(),
+                    attributes,
                 };
                 for (p, x) in field_methods(shape) {
                     expected.push(field_method(p, &name, x));

@@ -1932,7 +1932,7 @@ impl ChapterRepo {
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
 ///
-/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `set_name`.
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `set_name`, `set_attrs_entry`, `remove_attrs_entry`.
 #[derive(
     Debug,
     Clone,
@@ -1954,8 +1954,8 @@ pub struct Product {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// `attrs`: maintained by the repository for the collection's pattern.
-    #[squillion(maintained)]
+    /// `attrs`: an `@attributes` map stored as `[{k, v}]` (attribute pattern); its document's repository writes one entry at a time (`set_attrs_entry`, `remove_attrs_entry`).
+    #[squillion(attributes(value = ::std::string::String))]
     pub attrs: ::std::vec::Vec<AttrsAttribute>,
     /// `tags`: an embedded document.
     pub tags: ::squillion::BoundedVec<TagsAttribute, 5>,

@@ -15,7 +15,7 @@
 use std::collections::hash_map::{Entry, HashMap};
 
 use bson::{doc, Bson, Document as BsonDocument};
-use mongodb::options::ReturnDocument;
+use mongodb::options::{ReturnDocument, UpdateModifications};
 use mongodb::{ClientSession, Collection};
 
 use super::arrays::lookup;
@@ -276,13 +276,15 @@ pub async fn delete_matching(
 
 /// Applies `update` to the child matching `filter` (its `_id`, and any guard), then refills its
 /// parents (before and after); the child as updated, or `None` if the filter matched nothing.
+/// `update` is a document of update operators or a pipeline.
 pub async fn update(
     children: &Collection<BsonDocument>,
     transactions: bool,
     keepers: &[Keeper],
     filter: BsonDocument,
-    update: BsonDocument,
+    update: impl Into<UpdateModifications>,
 ) -> Result<Option<BsonDocument>> {
+    let update = update.into();
     in_transaction!(children, transactions, |session| change_body(
         children,
         keepers,
@@ -296,7 +298,7 @@ pub async fn update(
 #[derive(Clone, Copy)]
 enum Change<'a> {
     Replace(&'a BsonDocument),
-    Update(&'a BsonDocument),
+    Update(&'a UpdateModifications),
     Delete,
 }
 

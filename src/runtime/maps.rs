@@ -8,6 +8,7 @@
 //! setters cannot overfill the map, and replacing a key it holds works at the bound.
 
 use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::options::UpdateModifications;
 use mongodb::Collection;
 
 use super::kept::Keeper;
@@ -70,12 +71,13 @@ pub fn entry_filter(id: &Bson, path: &str, entry: &str, max: Option<usize>) -> B
     }
 }
 
-/// Runs `update` on the document `filter` matches; whether it matched.
-async fn apply(
+/// Runs `update` (update operators or a pipeline) on the document `filter` matches; whether it
+/// matched.
+pub(super) async fn apply(
     coll: &Collection<BsonDocument>,
     keeping: Keeping<'_>,
     filter: BsonDocument,
-    update: BsonDocument,
+    update: impl Into<UpdateModifications>,
 ) -> Result<bool> {
     match keeping {
         Keeping::Alone => {

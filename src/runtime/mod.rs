@@ -5,6 +5,7 @@
 //! the driver, bson, futures or serde themselves.
 
 pub mod arrays;
+pub mod attributes;
 pub mod bucket;
 pub mod copies;
 pub mod core;

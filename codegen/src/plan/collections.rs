@@ -301,6 +301,17 @@ impl PlanField {
         self.max_entries = maps.first().and_then(|c| c.bound);
     }
 
+    /// Whether this field is an `@attributes` map (the attribute pattern): an array of `{k, v}`
+    /// documents the repository writes one entry at a time; `v` is the value.
+    pub fn attributes_value(&self) -> Option<&PlanField> {
+        let entries = self.kind == FieldKind::Pattern
+            && self.bson_type == "object"
+            && self.array_depth == 1
+            && self.children.len() == 2
+            && self.children[0].name == "k";
+        entries.then(|| &self.children[1]).filter(|v| v.name == "v")
+    }
+
     /// Whether this field holds geospatial points (GeoJSON), the values a `2dsphere` key indexes.
     pub fn is_geo_point(&self) -> bool {
         self.kind != FieldKind::Embedded

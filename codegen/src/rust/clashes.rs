@@ -250,10 +250,17 @@ fn repository_methods(
             .flatten()
             .filter_map(attr_name)
             .collect();
-        // A bounded array the derive sees without a layout is embedded, unless maintained.
+        // A bounded array the derive sees without a layout is embedded, unless maintained or an
+        // `@attributes` map (which has its entry methods instead).
         let bounded = f.array_depth > 0 && f.max_items.is_some();
         let maintained = names.iter().any(|n| n == "maintained");
-        if layouts.is_empty() && bounded && !maintained && !attrs.unbounded.contains(&f.name) {
+        let attributes = f.attributes_value().is_some();
+        if layouts.is_empty()
+            && bounded
+            && !maintained
+            && !attributes
+            && !attrs.unbounded.contains(&f.name)
+        {
             layouts.push("embed".to_owned());
         }
         let shape = derived::FieldShape {
@@ -268,6 +275,7 @@ fn repository_methods(
             numeric: numeric(f),
             counter: names.iter().any(|n| n == "counter"),
             map: f.map,
+            attributes,
         };
         // A document versioned with a history has no update methods of its own fields (the
         // derive's `history::unversioned_writes`; its layouts' writes are still listed here).

@@ -1,10 +1,13 @@
 //! Field attributes stating a field's own facts, for the derive's update methods: counters
-//! (`counter`, with the range) and bounded maps (`map(max = N)`).
+//! (`counter`, with the range), bounded maps (`map(max = N)`) and `@attributes` maps
+//! (`attributes(value = V)`).
 
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::layout::{number_lit, CollectionAttrs};
-use crate::plan::Collection;
+use super::Generator;
+use crate::plan::{Collection, PlanField};
 
 /// Counters: the derive writes their guarded `dec_<f>` beside `set_<f>` and `inc_<f>`, which
 /// never goes below the range's smallest value (0 without a range).
@@ -52,4 +55,30 @@ pub(super) fn bounded_maps(c: &Collection, out: &mut CollectionAttrs) {
             out.field(&f.name, quote!(map(max = #n)));
         }
     }
+}
+
+impl Generator<'_> {
+    /// `attributes(value = V)` for an `@attributes` map `f` of struct `owner`: the derive writes
+    /// its `set_<f>_entry` and `remove_<f>_entry`, taking values of `V` (the elements' `v`).
+    /// Registers the element's type first, as the field itself would.
+    pub(super) fn attributes_attr(&mut self, f: &PlanField, owner: &str) -> Option<TokenStream> {
+        let v = f.attributes_value()?;
+        let elem = self.object_type(f, owner).to_string();
+        let ty = self.rust_type(v, &elem);
+        Some(quote!(attributes(value = #ty)))
+    }
+}
+
+/// The doc of an `@attributes` map `f` without one of its own: how it is stored, its bound, and
+/// the repository's entry methods.
+pub(super) fn attributes_doc(f: &PlanField) -> String {
+    let bound = match f.max_items {
+        Some(n) => format!(", at most {n} entries"),
+        None => String::new(),
+    };
+    format!(
+        "`{}`: an `@attributes` map stored as `[{{k, v}}]` (attribute pattern){bound}; its \
+         document's repository writes one entry at a time (`set_{}_entry`, `remove_{}_entry`).",
+        f.name, f.code_name, f.code_name
+    )
 }

@@ -123,6 +123,7 @@ pub(super) fn method_names(f: &PlanField) -> Vec<String> {
             counter: i.field.flags.counter,
             // The derive writes entry methods for top-level maps only.
             map: false,
+            attributes: false,
         };
         for (prefix, _) in derived::field_methods(shape) {
             out.push(derived::field_method(prefix, &suffix, ""));

@@ -239,7 +239,9 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         let counters = f.kind == FieldKind::Pattern
             && !f.containers.is_empty()
             && f.containers.iter().all(|c| c.preallocated);
-        if written && plain {
+        // An `@attributes` map gets `attributes(value = V)` from the emitter instead: the
+        // repository writes it one entry at a time.
+        if written && plain && f.attributes_value().is_none() {
             out.field(
                 &f.name,
                 if counters {

@@ -259,6 +259,7 @@ impl<'a> Generator<'a> {
                 let mut layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
                 if self.settings.derive_document {
                     layout.extend(self.inner_attrs(&f, &owner));
+                    layout.extend(self.attributes_attr(&f, &owner));
                 }
                 self.field_in(&f, &owner, true, &layout)
             })
@@ -642,6 +643,7 @@ fn default_doc(f: &PlanField) -> String {
             "`{}`: computed, kept up to date by every write that changes what it summarises.",
             f.name
         ),
+        _ if f.attributes_value().is_some() => field_attrs::attributes_doc(f),
         FieldKind::Pattern if !f.containers.is_empty() && f.containers.iter().all(|c| c.preallocated) => {
             let dims: Vec<String> = f
                 .containers

@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, counters, map, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, counters, map, attributes, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
 
 fn set_layout(slot: &mut Option<(Layout, Span)>, cx: &Ctxt, span: Span, layout: Layout) {
     if let Some((prev, prev_span)) = slot {
@@ -373,6 +373,25 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                         })?;
                     }
                     out.map = Some((span, max));
+                }
+                "attributes" => {
+                    let mut value = None;
+                    if meta.input.peek(syn::token::Paren) {
+                        meta.parse_nested_meta(|m| {
+                            match key_name(&m).as_str() {
+                                "value" => value = Some(m.value()?.parse::<syn::Type>()?),
+                                other => {
+                                    cx.error_spanned_by(&m.path, format!("unknown attributes option `{other}`; expected value"));
+                                    skip_value(&m)?;
+                                }
+                            }
+                            Ok(())
+                        })?;
+                    }
+                    match value {
+                        Some(value) => out.attributes = Some((span, value)),
+                        None => cx.error_at(span, "`attributes` needs the type of the values: `attributes(value = Type)` (the map is stored as `[{k, v}]`, `v` of that type)"),
+                    }
                 }
                 "maintained" => out.maintained = Some(span),
                 "immutable" => out.immutable = Some(span),

@@ -317,6 +317,10 @@ pub struct FieldAttrs {
     pub counters: Option<Span>,
     /// `map(max = N)`: a map holding at most N entries (the span of `map`, and N).
     pub map: Option<(Span, Option<u64>)>,
+    /// `attributes(value = V)`: an `@attributes` map stored as an array of `{k, v}` (the attribute
+    /// pattern), `v` of type `V`: it gets `set_<f>_entry` and `remove_<f>_entry` (the span of
+    /// `attributes`, and `V`).
+    pub attributes: Option<(Span, syn::Type)>,
     /// `maintained`: the repository's other operations write this field (a summary, a copy, a
     /// pattern's field): no setter.
     pub maintained: Option<Span>,

@@ -55,6 +55,7 @@ pub(crate) fn shape(item: &Item<'_>, index: usize, f: &Field<'_>) -> FieldShape 
         numeric: numeric(f.ty),
         counter: a.counter.is_some(),
         map: types::map(f.ty).is_some(),
+        attributes: a.attributes.is_some(),
     }
 }
 
@@ -67,6 +68,12 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 ("set", "") => setter(item, f),
                 ("inc", "") => increment(item, f),
                 ("dec", "") => decrement(item, f),
+                ("set", "entry") if f.attrs.attributes.is_some() => {
+                    super::attributes::set_entry(item, f)
+                }
+                ("remove", "entry") if f.attrs.attributes.is_some() => {
+                    super::attributes::remove_entry(item, f)
+                }
                 ("set", "entry") => super::maps::set_entry(item, f),
                 ("remove", "entry") => super::maps::remove_entry(item, f),
                 _ => TokenStream::new(),

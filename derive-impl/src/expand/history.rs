@@ -97,7 +97,7 @@ pub fn unversioned_writes(item: &Item<'_>) -> Vec<String> {
         let mut layouts: Vec<&str> = Vec::new();
         match &f.attrs.layout {
             Some((l, _)) => layouts.extend(own_data(l)),
-            None if f.bound.is_some() => layouts.push("embed"),
+            None if f.bound.is_some() && f.attrs.attributes.is_none() => layouts.push("embed"),
             None => {}
         }
         if !f.attrs.fan_out.is_empty() {

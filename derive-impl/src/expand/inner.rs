@@ -47,6 +47,7 @@ pub(crate) fn inner_shape(d: &InnerDecl) -> FieldShape {
         numeric: numeric(&d.ty),
         counter: d.counter,
         map: false,
+        attributes: false,
     }
 }
 

@@ -39,8 +39,9 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
         }
         let Some((layout, _)) = &f.attrs.layout else {
             // A bounded array without a declared layout is embedded, unless the repository's
-            // other operations keep it (`maintained`: a subset the bucket appends keep).
-            if f.bound.is_some() && f.attrs.maintained.is_none() {
+            // other operations keep it (`maintained`: a subset the bucket appends keep) or it is
+            // an `@attributes` map, an array of `{k, v}` with its entry methods instead.
+            if f.bound.is_some() && f.attrs.maintained.is_none() && f.attrs.attributes.is_none() {
                 out.extend(embed_array(item, f, &[]));
             }
             continue;

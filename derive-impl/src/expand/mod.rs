@@ -1,6 +1,7 @@
 //! Writing the tokens: the `squillion::Document` impl, `<Name>Repo` with its CRUD, index and
 //! validator methods, and one group of methods per layout.
 
+mod attributes;
 mod buckets;
 mod counters;
 mod fields;

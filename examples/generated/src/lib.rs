@@ -6,6 +6,10 @@
 
 // The goldens are the generator's bytes (prettyplease), not rustfmt's.
 
+/// `examples/generated/schemas/attributes.sqn`: the attribute pattern written one attribute at a
+/// time (the server test `tests/attributes.rs`).
+#[rustfmt::skip]
+pub mod attributes;
 /// `examples/generated/schemas/children.sqn`: queries on a parent's children, one per layout
 /// (the server test `tests/children_queries.rs`).
 #[rustfmt::skip]

@@ -490,7 +490,7 @@ impl EventHistogram {
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.
 ///
-/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`.
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_sku`, `set_attrs_entry`, `remove_attrs_entry`.
 /// Its declared queries (below): `products_by_attribute`, `products_by_attribute_page`, `products_by_attribute_stream`, `count_products_by_attribute`.
 #[derive(
     Debug,
@@ -518,7 +518,7 @@ pub struct Product {
     pub sku: ::std::string::String,
     /// Open-ended: colour, ram, manufacturer, screensize, ... The seed's `ram` is the number 64;
     /// values are strings here.
-    #[squillion(maintained)]
+    #[squillion(attributes(value = ::std::string::String))]
     pub attrs: ::std::vec::Vec<AttrsAttribute>,
 }
 impl Product {

@@ -3,7 +3,7 @@
 
 use squillion::bson::Bson;
 use squillion::Document;
-use squillion_examples_generated::{blog, catalog, inventory, library, patterns};
+use squillion_examples_generated::{attributes, blog, catalog, inventory, library, patterns};
 
 fn check<T: Document>(
     index_models: Vec<squillion::mongodb::IndexModel>,
@@ -80,6 +80,7 @@ macro_rules! check_all {
 #[test]
 fn index_models_and_validators_agree_with_the_derive() {
     check_all! {
+        attributes: [Product, Shop],
         blog: [User, BlogPost, Book, Author, Category, BlogPostCommentsBucket],
         catalog: [Book, Order, Shape, Product, Category, Node, Job],
         inventory: [Person, Product, Part, Host, LogMessage, Task],

@@ -134,6 +134,24 @@ pub struct Job {
     pub minutes: squillion::BoundedVec<squillion::BoundedVec<i64, 60>, 24>,
     #[squillion(counters)]
     pub hours: squillion::BoundedVec<i64, 168>,
+    /// `@attributes` maps (stored as `[{k, v}]`), bounded and not: `set_<f>_entry`,
+    /// `remove_<f>_entry`.
+    #[squillion(attributes(value = String))]
+    pub specs: BoundedVec<Spec, 50>,
+    #[squillion(attributes(value = i32))]
+    pub sizes: Vec<Size>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Spec {
+    pub k: String,
+    pub v: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Size {
+    pub k: String,
+    pub v: i32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
@@ -203,6 +221,8 @@ fn main() {
     let _ = (BookRepo::new, PartRepo::new, BucketRepo::new, JobRepo::new);
     let _ = (JobRepo::inc_minutes, JobRepo::inc_hours);
     let _ = (CategoryRepo::new, PolicyRepo::new, BookPartRepo::new);
+    let _ = (JobRepo::set_specs_entry, JobRepo::remove_specs_entry);
+    let _ = (JobRepo::set_sizes_entry, JobRepo::remove_sizes_entry);
     let _ = (
         ContractRepo::new_version,
         ContractRepo::history,
