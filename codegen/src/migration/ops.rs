@@ -46,14 +46,16 @@ pub enum Op {
         /// An update document, or an array (a pipeline update).
         update: Value,
     },
-    /// `Op::AssignIds`.
-    AssignIds {
-        /// The parent's collection.
-        collection: String,
-        /// The array.
+    /// `Op::SplitOut`: a batched walk whose batches first give ids.
+    SplitOut {
+        /// The walk.
+        batched: BatchedOp,
+        /// The array whose elements lacking `_id` get one in each batch.
         array: String,
-        /// The parents with an element lacking `_id`.
-        guard: Value,
+        /// The documents with an element lacking `_id`.
+        missing: Value,
+        /// `true`: buckets are walked; `false`: parents.
+        buckets: bool,
     },
     /// `Op::Batched`.
     Batched {
@@ -171,11 +173,17 @@ pub fn op(step: &Step) -> Option<Op> {
     };
     Some(match a {
         Action::Check { check: c } => Op::Check(check(c)),
-        Action::AssignIds { collection, array } => Op::AssignIds {
-            collection: collection.clone(),
-            array: array.clone(),
-            guard: pipelines::assign_ids_guard(array),
-        },
+        Action::SplitOut { .. } | Action::SplitBuckets { .. } | Action::FillBuckets { .. }
+            if pipelines::ids_array(a).is_some() =>
+        {
+            let array = pipelines::ids_array(a)?;
+            Op::SplitOut {
+                batched: batched(pipelines::batched(a)?),
+                array: array.to_owned(),
+                missing: pipelines::missing_ids(array),
+                buckets: matches!(a, Action::SplitBuckets { .. }),
+            }
+        }
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
