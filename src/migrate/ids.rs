@@ -10,6 +10,9 @@
 //! A run killed after this write and resumed reads the ids back from the arrays; one killed
 //! before it made no child of the batch.
 
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use bson::{doc, oid::ObjectId, Bson, Document};
 use futures::TryStreamExt;
 use mongodb::{Collection, Database};
@@ -101,10 +104,70 @@ fn count(reply: &Document, key: &str) -> u64 {
 fn with_id(e: &Bson) -> Bson {
     match e {
         Bson::Document(d) if !d.contains_key("_id") => {
-            let mut out = doc! { "_id": ObjectId::new() };
+            let mut out = doc! { "_id": next_id() };
             out.extend(d.clone());
             Bson::Document(out)
         }
         other => other.clone(),
+    }
+}
+
+/// The last id [`next_id`] made in this process.
+static LAST: Mutex<u128> = Mutex::new(0);
+
+/// A new ObjectId greater than any made before it, here or by a run stopped earlier (on a
+/// clock that does not go back): seconds (4 bytes), microseconds within the second (3), 3
+/// bytes of this process's random part, a counter (2); at least the last one plus one.
+///
+/// `ObjectId::new()` orders ids of one process only: two processes' ids of the same second
+/// compare by their random parts. A run stopped after giving the ids of a parent's first
+/// bucket and resumed within the second by another process could then give its second
+/// bucket's items smaller ids, and the children split out would lose their order.
+fn next_id() -> ObjectId {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let random = ObjectId::new().bytes();
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut bytes = [0u8; 12];
+    // Seconds as ObjectId::new() writes them (u32, wrapping in 2106).
+    bytes[..4].copy_from_slice(&(now.as_secs() as u32).to_be_bytes());
+    bytes[4..7].copy_from_slice(&now.subsec_micros().to_be_bytes()[1..]);
+    bytes[7..10].copy_from_slice(&random[4..7]);
+    let mut counter = [0u8; 16];
+    counter[4..].copy_from_slice(&bytes);
+    let made = u128::from_be_bytes(counter).max(*last + 1);
+    *last = made;
+    let mut out = [0u8; 12];
+    out.copy_from_slice(&made.to_be_bytes()[4..]);
+    ObjectId::from_bytes(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids only grow, in one process (a clock going back included: the last one plus one).
+    #[test]
+    fn ids_grow() {
+        let mut last = next_id();
+        for _ in 0..10_000 {
+            let id = next_id();
+            assert!(id > last, "{id} after {last}");
+            last = id;
+        }
+    }
+
+    /// An element without `_id` gets one, first; one with an `_id` or not a document is kept.
+    #[test]
+    fn only_elements_without_ids_get_one() {
+        let kept = Bson::Document(doc! { "_id": 1, "a": 2 });
+        assert_eq!(with_id(&kept), kept);
+        assert_eq!(with_id(&Bson::Int32(3)), Bson::Int32(3));
+        let Bson::Document(given) = with_id(&Bson::Document(doc! { "a": 2 })) else {
+            panic!("not a document");
+        };
+        assert_eq!(given.keys().collect::<Vec<_>>(), ["_id", "a"]);
+        assert!(given.get_object_id("_id").is_ok());
     }
 }

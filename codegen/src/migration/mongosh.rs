@@ -64,6 +64,19 @@ function batches(name, guard, stages, ids) {
   }
   return n;
 }
+// A new ObjectId greater than any made before it, here or by a run stopped earlier (as the
+// Rust runtime makes them: seconds, microseconds, 3 random bytes of this run, a counter): new
+// ObjectId() orders one process's ids only, and a resumed run must not give a parent's later
+// children smaller ids than those given before the stop.
+let lastId = 0n;
+const RUN = BigInt(Math.floor(Math.random() * 0x1000000));
+function nextId() {
+  const now = BigInt(Date.now());
+  let v = ((now / 1000n) << 64n) | (((now % 1000n) * 1000n) << 40n) | (RUN << 16n);
+  if (v <= lastId) v = lastId + 1n;
+  lastId = v;
+  return new ObjectId(v.toString(16).padStart(24, "0"));
+}
 // Each element of `ids.array` lacking an _id, in the documents of `range`, gets a new ObjectId
 // (made here, in _id order then the array's, so the children keep their order), each document
 // written only if its array is still the one read: before the batch's children are, so a run
@@ -76,7 +89,7 @@ function giveIds(coll, range, ids) {
     if (found.length === 0) return;
     const withId = (e) =>
       e !== null && typeof e === "object" && !Array.isArray(e) && e._id === undefined
-        ? Object.assign({ _id: new ObjectId() }, e)
+        ? Object.assign({ _id: nextId() }, e)
         : e;
     const r = coll.bulkWrite(found.map((d) => ({ updateOne: {
       filter: { _id: d._id, [a]: valueAt(d, a) },
