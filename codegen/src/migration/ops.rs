@@ -171,19 +171,17 @@ pub fn op(step: &Step) -> Option<Op> {
         filter,
         update,
     };
+    // Children leaving an array: their batches give ids first.
+    if let Some(array) = pipelines::ids_array(a) {
+        return Some(Op::SplitOut {
+            batched: batched(pipelines::batched(a)?),
+            array: array.to_owned(),
+            missing: pipelines::missing_ids(array),
+            buckets: matches!(a, Action::SplitBuckets { .. }),
+        });
+    }
     Some(match a {
         Action::Check { check: c } => Op::Check(check(c)),
-        Action::SplitOut { .. } | Action::SplitBuckets { .. } | Action::FillBuckets { .. }
-            if pipelines::ids_array(a).is_some() =>
-        {
-            let array = pipelines::ids_array(a)?;
-            Op::SplitOut {
-                batched: batched(pipelines::batched(a)?),
-                array: array.to_owned(),
-                missing: pipelines::missing_ids(array),
-                buckets: matches!(a, Action::SplitBuckets { .. }),
-            }
-        }
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
