@@ -211,11 +211,17 @@ async fn squillion_run(db: &Database, kind: Kind) -> Vec<(String, Duration)> {
     // The batches of the step under way: when the last one ended, and each one's time.
     let mut batch_end: Option<Instant> = None;
     let mut batches: Vec<Duration> = Vec::new();
+    // Of those, the time until each batch's ids were written (a split's first part).
+    let mut ids = Duration::ZERO;
     let mut progress = |p: &Progress<'_>| match p {
         Progress::Started { .. } => {
             started = Some(Instant::now());
             batch_end = started;
             batches.clear();
+            ids = Duration::ZERO;
+        }
+        Progress::IdsGiven { .. } => {
+            ids += batch_end.map_or(Duration::ZERO, |b| b.elapsed());
         }
         Progress::Batch { .. } => {
             let now = Instant::now();
@@ -234,6 +240,9 @@ async fn squillion_run(db: &Database, kind: Kind) -> Vec<(String, Duration)> {
                     secs(*last),
                     secs(max)
                 ));
+            }
+            if !ids.is_zero() {
+                name.push_str(&format!(" [ids given: {:.3} s]", secs(ids)));
             }
             steps.push((name, took));
         }

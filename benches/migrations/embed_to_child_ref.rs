@@ -13,17 +13,16 @@ pub const MIGRATION: ::squillion::migrate::Migration<'static> = ::squillion::mig
 };
 
 /// The steps' names, in the order they run: the checkpoint records steps by name.
-pub const STEPS: [&str; 7] = [
+pub const STEPS: [&str; 6] = [
     "expand: create collection books with its validator",
     "expand: create index books.author_1__id_1",
     "expand: relax the validator of authors to old or new (moderate)",
-    "move: give each element of authors.books an _id",
     "move: move the Author.books children in authors.books out into books (each with its parent in author)",
     "contract: unset authors.books",
     "contract: set the new validator of authors (strict)",
 ];
 
-/// Step 1 of 7, `expand: create collection books with its validator`.
+/// Step 1 of 6, `expand: create collection books with its validator`.
 ///
 /// The new layout stores documents here; created before any data moves, while the old code still runs (nothing if it exists).
 pub async fn step_01_create_collection_books_with_its_validator(
@@ -86,7 +85,7 @@ pub async fn step_01_create_collection_books_with_its_validator(
         .await
 }
 
-/// Step 2 of 7, `expand: create index books.author_1__id_1`.
+/// Step 2 of 6, `expand: create index books.author_1__id_1`.
 ///
 /// The new code's queries need it; created before the switch so that they never scan (the server does nothing if it exists).
 pub async fn step_02_create_index_books_author_1_id_1(
@@ -111,7 +110,7 @@ pub async fn step_02_create_index_books_author_1_id_1(
         .await
 }
 
-/// Step 3 of 7, `expand: relax the validator of authors to old or new (moderate)`.
+/// Step 3 of 6, `expand: relax the validator of authors to old or new (moderate)`.
 ///
 /// Documents of both versions are stored while the data moves: the validator accepts either, and does not check old documents on update.
 pub async fn step_03_relax_the_validator_of_authors_to_old_or_new(
@@ -220,44 +219,16 @@ pub async fn step_03_relax_the_validator_of_authors_to_old_or_new(
         .await
 }
 
-/// Step 4 of 7, `move: give each element of authors.books an _id`.
+/// Step 4 of 6, `move: move the Author.books children in authors.books out into books (each with its parent in author)`.
 ///
-/// Embedded children are about to get documents of their own: each gets a fixed `_id` first (made here, the server has no generator), so that a second run splits out the same children.
-pub async fn step_04_give_each_element_of_authors_books_an_id(
+/// The children get their own collection: in each batch of parents, the children without an `_id` first get a fixed one (made here, the server has no generator; written into the parent before any child is, so a resumed run splits out the same children), then the batch is unwound and merged on `_id`, keeping children already there.
+pub async fn step_04_move_the_author_books_children_in_authors_books(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
     use ::squillion::migrate::literal::*;
     run.step(
             STEPS[3],
-            ::squillion::migrate::Op::AssignIds {
-                collection: ::std::string::String::from("authors"),
-                array: ::std::string::String::from("books"),
-                guard: doc([
-                    (
-                        "books",
-                        obj([
-                            (
-                                "$elemMatch",
-                                obj([("_id", obj([("$exists", boolean(false))]))]),
-                            ),
-                        ]),
-                    ),
-                ]),
-            },
-        )
-        .await
-}
-
-/// Step 5 of 7, `move: move the Author.books children in authors.books out into books (each with its parent in author)`.
-///
-/// The children get their own collection: each batch of parents is unwound and merged on `_id`, keeping children already there.
-pub async fn step_05_move_the_author_books_children_in_authors_books(
-    run: &mut ::squillion::migrate::Run<'_>,
-) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
-    use ::squillion::migrate::literal::*;
-    run.step(
-            STEPS[4],
-            ::squillion::migrate::Op::Batched {
+            ::squillion::migrate::Op::SplitOut {
                 batched: ::squillion::migrate::Batched {
                     collection: ::std::string::String::from("authors"),
                     guard: doc([("books", obj([("$type", text("object"))]))]),
@@ -293,21 +264,35 @@ pub async fn step_05_move_the_author_books_children_in_authors_books(
                         ]),
                     ]),
                 },
+                ids: ::squillion::migrate::Ids {
+                    array: ::std::string::String::from("books"),
+                    missing: doc([
+                        (
+                            "books",
+                            obj([
+                                (
+                                    "$elemMatch",
+                                    obj([("_id", obj([("$exists", boolean(false))]))]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                },
                 walk: ::squillion::migrate::Walk::Parents,
             },
         )
         .await
 }
 
-/// Step 6 of 7, `contract: unset authors.books`.
+/// Step 5 of 6, `contract: unset authors.books`.
 ///
 /// Only the old code read this field; removed once the data has moved.
-pub async fn step_06_unset_authors_books(
+pub async fn step_05_unset_authors_books(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
     use ::squillion::migrate::literal::*;
     run.step(
-            STEPS[5],
+            STEPS[4],
             ::squillion::migrate::Op::UpdateMany {
                 collection: ::std::string::String::from("authors"),
                 filter: doc([("books", obj([("$exists", boolean(true))]))]),
@@ -319,15 +304,15 @@ pub async fn step_06_unset_authors_books(
         .await
 }
 
-/// Step 7 of 7, `contract: set the new validator of authors (strict)`.
+/// Step 6 of 6, `contract: set the new validator of authors (strict)`.
 ///
 /// Every document now has the new shape: the new validator checks every insert and update.
-pub async fn step_07_set_the_new_validator_of_authors_strict(
+pub async fn step_06_set_the_new_validator_of_authors_strict(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
     use ::squillion::migrate::literal::*;
     run.step(
-            STEPS[6],
+            STEPS[5],
             ::squillion::migrate::Op::CollMod {
                 collection: ::std::string::String::from("authors"),
                 validator: doc([
@@ -368,10 +353,9 @@ pub async fn step_07_set_the_new_validator_of_authors_strict(
 /// 1. [`step_01_create_collection_books_with_its_validator`] (expand): create collection books with its validator.
 /// 2. [`step_02_create_index_books_author_1_id_1`] (expand): create index books.author_1__id_1.
 /// 3. [`step_03_relax_the_validator_of_authors_to_old_or_new`] (expand): relax the validator of authors to old or new (moderate).
-/// 4. [`step_04_give_each_element_of_authors_books_an_id`] (move): give each element of authors.books an _id.
-/// 5. [`step_05_move_the_author_books_children_in_authors_books`] (move): move the Author.books children in authors.books out into books (each with its parent in author).
-/// 6. [`step_06_unset_authors_books`] (contract): unset authors.books.
-/// 7. [`step_07_set_the_new_validator_of_authors_strict`] (contract): set the new validator of authors (strict).
+/// 4. [`step_04_move_the_author_books_children_in_authors_books`] (move): move the Author.books children in authors.books out into books (each with its parent in author).
+/// 5. [`step_05_unset_authors_books`] (contract): unset authors.books.
+/// 6. [`step_06_set_the_new_validator_of_authors_strict`] (contract): set the new validator of authors (strict).
 pub async fn migrate(
     db: &::squillion::mongodb::Database,
     progress: &mut dyn FnMut(&::squillion::migrate::Progress<'_>),
@@ -384,9 +368,8 @@ pub async fn migrate(
     step_01_create_collection_books_with_its_validator(&mut run).await?;
     step_02_create_index_books_author_1_id_1(&mut run).await?;
     step_03_relax_the_validator_of_authors_to_old_or_new(&mut run).await?;
-    step_04_give_each_element_of_authors_books_an_id(&mut run).await?;
-    step_05_move_the_author_books_children_in_authors_books(&mut run).await?;
-    step_06_unset_authors_books(&mut run).await?;
-    step_07_set_the_new_validator_of_authors_strict(&mut run).await?;
+    step_04_move_the_author_books_children_in_authors_books(&mut run).await?;
+    step_05_unset_authors_books(&mut run).await?;
+    step_06_set_the_new_validator_of_authors_strict(&mut run).await?;
     Ok(run.finish())
 }

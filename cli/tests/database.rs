@@ -379,6 +379,9 @@ mod migrate_evolution;
 #[path = "database/migrate_generated.rs"]
 mod migrate_generated;
 
+#[path = "database/migrate_split.rs"]
+mod migrate_split;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -38,12 +38,13 @@
 //! application can route them to `tracing`, a progress bar or a health endpoint; [`Progress`]
 //! implements `Display` for a plain line.
 
+mod ids;
 pub mod literal;
 mod moves;
 mod ops;
 mod run;
 
-pub use ops::{Backfill, Batched, Check, Index, Op, Update, ValidationLevel, Walk};
+pub use ops::{Backfill, Batched, Check, Ids, Index, Op, Update, ValidationLevel, Walk};
 pub use run::{Changed, Migration, MigrationError, Progress, Run, Summary};
 
 /// Documents read per batch when a step walks a collection in `_id` order.

@@ -1,12 +1,13 @@
 //! How each [`Op`] runs against the server: the checks, the walks in `_id` order running
-//! aggregation stages per batch, the ids given to embedded children on the client, the copies
-//! backfilled, and the single commands (collections, indexes, validators, `updateMany`).
+//! aggregation stages per batch (after giving ids to the children about to leave the batch's
+//! arrays: [`super::ids`]), the copies backfilled, and the single commands (collections,
+//! indexes, validators, `updateMany`).
 
-use bson::{doc, oid::ObjectId, Bson, Document};
+use bson::{doc, Bson, Document};
 use futures::TryStreamExt;
 use mongodb::{Collection, Database};
 
-use super::ops::{Backfill, Batched, Check, Op, Update, Walk};
+use super::ops::{Backfill, Batched, Check, Ids, Op, Update, Walk};
 use super::run::Changed;
 use super::BATCH;
 
@@ -26,11 +27,29 @@ impl From<mongodb::error::Error> for Failure {
     }
 }
 
-/// Runs one step; `on_batch` hears the documents walked so far after each batch.
+/// What a walk reports as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tick {
+    /// A batch is done: `walked` documents so far.
+    Batch {
+        /// Documents walked so far.
+        walked: u64,
+    },
+    /// The batch after `walked` documents gave ids in `documents` documents; its children are
+    /// not written yet.
+    IdsGiven {
+        /// Documents walked before this batch.
+        walked: u64,
+        /// Documents whose elements were given ids.
+        documents: u64,
+    },
+}
+
+/// Runs one step; `on_batch` hears each batch of a walk (and its ids given, for a split).
 pub(super) async fn execute(
     db: &Database,
     op: &Op,
-    on_batch: &mut dyn FnMut(u64),
+    on_batch: &mut dyn FnMut(Tick),
 ) -> Result<Changed, Failure> {
     let coll = |name: &str| db.collection::<Document>(name);
     match op {
@@ -86,22 +105,23 @@ pub(super) async fn execute(
             };
             Ok(Changed::Documents(r.modified_count))
         }
-        Op::AssignIds {
-            collection,
-            array,
-            guard,
-        } => Ok(Changed::Documents(
-            assign_ids(db, collection, array, guard, on_batch).await?,
-        )),
         Op::Batched { batched: b, walk } => Ok(Changed::Walked {
-            count: walk_batches(db, b, on_batch).await?,
+            count: walk_batches(db, b, None, on_batch).await?,
+            walk: *walk,
+        }),
+        Op::SplitOut {
+            batched: b,
+            ids,
+            walk,
+        } => Ok(Changed::Walked {
+            count: walk_batches(db, b, Some(ids), on_batch).await?,
             walk: *walk,
         }),
         Op::Gather {
             batched: b,
             leftover,
         } => {
-            let walked = walk_batches(db, b, on_batch).await?;
+            let walked = walk_batches(db, b, None, on_batch).await?;
             if let Some((guard, c)) = leftover {
                 let left = coll(&b.collection).count_documents(guard.clone()).await?;
                 if left > 0 {
@@ -216,22 +236,30 @@ fn ends(batch: &[Document]) -> Option<(&Bson, &Bson)> {
     Some((batch.first()?.get("_id")?, batch.last()?.get("_id")?))
 }
 
-/// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch; returns
-/// the documents walked.
+/// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch (after
+/// giving the elements of `ids` lacking one an `_id`, if given); returns the documents walked.
 async fn walk_batches(
     db: &Database,
     b: &Batched,
-    on_batch: &mut dyn FnMut(u64),
+    ids: Option<&Ids>,
+    on_batch: &mut dyn FnMut(Tick),
 ) -> Result<u64, Failure> {
     let coll = db.collection::<Document>(&b.collection);
     let mut walk = Walker::open(&coll, &b.guard, doc! { "_id": 1 }).await?;
     let mut walked = 0u64;
     loop {
-        let ids = walk.next().await?;
-        let Some((first, end)) = ends(&ids) else {
+        let read = walk.next().await?;
+        let Some((first, end)) = ends(&read) else {
             return Ok(walked);
         };
-        let mut pipeline = vec![doc! { "$match": range(&b.guard, first, end) }];
+        let batch = range(&b.guard, first, end);
+        if let Some(ids) = ids {
+            // Written before the batch's children are: a run killed after this splits out the
+            // same children under the same ids.
+            let documents = super::ids::give(db, &coll, &batch, ids).await?;
+            on_batch(Tick::IdsGiven { walked, documents });
+        }
+        let mut pipeline = vec![doc! { "$match": batch }];
         pipeline.extend(b.stages.iter().cloned());
         let _: Vec<Document> = coll
             .aggregate(pipeline)
@@ -239,93 +267,8 @@ async fn walk_batches(
             .await?
             .try_collect()
             .await?;
-        walked += ids.len() as u64;
-        on_batch(walked);
-    }
-}
-
-/// Each element of `array` without `_id` gets a new ObjectId, the parent updated only if its
-/// array is still the one read (one unordered `update` command per batch); walks again until no
-/// parent lacks one. Returns the parents updated.
-async fn assign_ids(
-    db: &Database,
-    collection: &str,
-    array: &str,
-    guard: &Document,
-    on_batch: &mut dyn FnMut(u64),
-) -> Result<u64, Failure> {
-    let coll = db.collection::<Document>(collection);
-    let (mut modified, mut walked) = (0u64, 0u64);
-    loop {
-        let mut found = false;
-        let mut walk = Walker::open(&coll, guard, doc! { "_id": 1 }).await?;
-        loop {
-            let ids = walk.next().await?;
-            let Some((first, end)) = ends(&ids) else {
-                break;
-            };
-            found = true;
-            let batch: Vec<Document> = coll
-                .find(range(guard, first, end))
-                .projection(doc! { "_id": 1, array: 1 })
-                // In `_id` order, as the walk: the ids made here follow the parents' order, so
-                // the children split out later keep the order they had (buckets' items, pages).
-                .sort(doc! { "_id": 1 })
-                .await?
-                .try_collect()
-                .await?;
-            let updates: Vec<Document> = batch
-                .iter()
-                .filter_map(|d| {
-                    let (id, items) = (d.get("_id")?, d.get_array(array).ok()?);
-                    let with_ids: Vec<Bson> = items.iter().map(with_id).collect();
-                    Some(doc! {
-                        "q": { "_id": id.clone(), array: items.clone() },
-                        "u": { "$set": { array: with_ids } },
-                    })
-                })
-                .collect();
-            walked += ids.len() as u64;
-            if !updates.is_empty() {
-                let reply = db
-                    .run_command(doc! {
-                        "update": collection,
-                        "updates": updates,
-                        "ordered": false,
-                        "bypassDocumentValidation": true,
-                    })
-                    .await?;
-                if let Ok(errors) = reply.get_array("writeErrors") {
-                    if let Some(e) = errors.first() {
-                        return Err(Failure::Other(format!(
-                            "{} of the updates giving ids in {collection}.{array} failed; the first: {e}",
-                            errors.len()
-                        )));
-                    }
-                }
-                modified += reply
-                    .get("nModified")
-                    .and_then(|n| n.as_i32().map(i64::from).or_else(|| n.as_i64()))
-                    .unwrap_or(0)
-                    .max(0) as u64;
-            }
-            on_batch(walked);
-        }
-        if !found {
-            return Ok(modified);
-        }
-    }
-}
-
-/// An element with an `_id` (first) if it had none.
-fn with_id(e: &Bson) -> Bson {
-    match e {
-        Bson::Document(d) if !d.contains_key("_id") => {
-            let mut out = doc! { "_id": ObjectId::new() };
-            out.extend(d.clone());
-            Bson::Document(out)
-        }
-        other => other.clone(),
+        walked += read.len() as u64;
+        on_batch(Tick::Batch { walked });
     }
 }
 
@@ -333,7 +276,7 @@ fn with_id(e: &Bson) -> Bson {
 async fn backfill(
     db: &Database,
     b: &Backfill,
-    on_batch: &mut dyn FnMut(u64),
+    on_batch: &mut dyn FnMut(Tick),
 ) -> Result<u64, Failure> {
     let sources = db.collection::<Document>(&b.source_collection);
     let copies = db.collection::<Document>(&b.collection);
@@ -366,12 +309,12 @@ async fn backfill(
             modified += update.await?.modified_count;
         }
         walked += batch.len() as u64;
-        on_batch(walked);
+        on_batch(Tick::Batch { walked });
     }
 }
 
 /// The value at a dotted path of a document (`None`: absent).
-fn value_at<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
+pub(super) fn value_at<'a>(d: &'a Document, path: &str) -> Option<&'a Bson> {
     let mut segments = path.split('.');
     let mut value = d.get(segments.next()?)?;
     for s in segments {

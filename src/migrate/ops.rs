@@ -44,15 +44,20 @@ pub enum Op {
         /// The update.
         update: Update,
     },
-    /// Elements of an embedded array lacking `_id` get a new ObjectId (made here: the server
-    /// has none), the parent updated only if its array is still the one read.
-    AssignIds {
-        /// The parent's collection.
-        collection: String,
-        /// The array's stored path.
-        array: String,
-        /// The parents with an element lacking `_id`.
-        guard: Document,
+    /// Children leaving an array of the documents walked for documents of their own (embedded
+    /// children split out, buckets filled from or split into their items): a [`Op::Batched`]
+    /// walk whose every batch first gives the array's elements lacking `_id` a new ObjectId
+    /// (made here: the server has none; each document updated only if its array is still the
+    /// one read), then runs the stages. The ids are written before the batch's children are,
+    /// so a run killed at any point and resumed splits out the same children under the same
+    /// ids, in the same order.
+    SplitOut {
+        /// The walk.
+        batched: Batched,
+        /// The array whose elements get ids.
+        ids: Ids,
+        /// What a walked document is, for the progress report.
+        walk: Walk,
     },
     /// A walk over a collection in `_id` order, one aggregation (ending in a guarded
     /// `$merge`) per batch.
@@ -134,6 +139,16 @@ pub struct Batched {
     pub guard: Document,
     /// The stages after the batch's `$match`.
     pub stages: Vec<Document>,
+}
+
+/// The array whose elements get ids in each batch of an [`Op::SplitOut`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ids {
+    /// The array's stored path.
+    pub array: String,
+    /// The documents with an element lacking `_id` (`{array: {$elemMatch: {_id: {$exists:
+    /// false}}}}`), matched inside the batch's range.
+    pub missing: Document,
 }
 
 /// A check: `pipeline` run on `collection` finds the first offender as `{_id, n}`.

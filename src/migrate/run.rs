@@ -6,7 +6,7 @@ use std::fmt;
 use bson::{doc, Document};
 use mongodb::Database;
 
-use super::moves::{self, Failure};
+use super::moves::{self, Failure, Tick};
 use super::ops::{Op, Walk};
 use super::CHECKPOINTS;
 
@@ -84,6 +84,16 @@ pub enum Progress<'a> {
         /// Documents walked so far by the step.
         walked: u64,
     },
+    /// In a batch of a walk that splits children out of an array ([`Op::SplitOut`]): the
+    /// elements lacking an `_id` were given one and written, the batch's children not yet.
+    IdsGiven {
+        /// The step's name.
+        step: &'a str,
+        /// Documents walked before this batch.
+        walked: u64,
+        /// Documents of the batch whose elements were given ids.
+        documents: u64,
+    },
     /// The step is done (and recorded, unless it is a check: a check is recorded with the
     /// first write after it).
     Done {
@@ -108,6 +118,14 @@ impl fmt::Display for Progress<'_> {
                 write!(f, "step {number} of {of}: {step}")
             }
             Progress::Batch { step, walked } => write!(f, "  {step}: {walked} walked"),
+            Progress::IdsGiven {
+                step,
+                walked,
+                documents,
+            } => write!(
+                f,
+                "  {step}: ids given in {documents} documents after {walked} walked"
+            ),
             Progress::Done { step, changed } => write!(f, "done: {step}{changed}"),
             Progress::Would { step } => write!(f, "would {step}"),
         }
@@ -255,7 +273,16 @@ impl<'a> Run<'a> {
             of: self.steps.len(),
         });
         let progress = &mut *self.progress;
-        let mut on_batch = |walked: u64| progress(&Progress::Batch { step: name, walked });
+        let mut on_batch = |tick: Tick| {
+            progress(&match tick {
+                Tick::Batch { walked } => Progress::Batch { step: name, walked },
+                Tick::IdsGiven { walked, documents } => Progress::IdsGiven {
+                    step: name,
+                    walked,
+                    documents,
+                },
+            })
+        };
         let changed = moves::execute(self.db, &op, &mut on_batch)
             .await
             .map_err(|f| failed(name, f))?;

@@ -127,6 +127,13 @@ pub fn run(args: &MigrateArgs) -> Exit {
     with_database(&connection, |db| apply(db, m, args.dry_run))
 }
 
+/// Every step of `m` as the runtime runs it: its name and its `squillion::migrate::Op` (what
+/// `migrate --uri` runs, one [`squillion::migrate::Run::step`] each); `Err` names the step whose
+/// data is not BSON.
+pub fn operations(m: &Migration) -> Result<Vec<(String, squillion::migrate::Op)>, String> {
+    ops::steps(m)
+}
+
 /// Runs every step not yet recorded in the checkpoint, recording each one when it is done:
 /// the runtime's executor (`squillion::migrate`), the one the generated module calls.
 async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
@@ -149,7 +156,7 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
     let mut progress = |p: &Progress<'_>| {
         let line = match p {
             Progress::AlreadyDone { .. } | Progress::Done { .. } | Progress::Would { .. } => p,
-            Progress::Started { .. } | Progress::Batch { .. } => return,
+            Progress::Started { .. } | Progress::Batch { .. } | Progress::IdsGiven { .. } => return,
         };
         if closed.is_none() {
             if let Err(exit) = outln!("{line}") {

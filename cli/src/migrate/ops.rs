@@ -44,6 +44,15 @@ fn check(c: &CheckOp) -> Result<rt::Check, String> {
     })
 }
 
+/// What a walked document is, for the progress report.
+fn walk(buckets: bool) -> rt::Walk {
+    if buckets {
+        rt::Walk::Buckets
+    } else {
+        rt::Walk::Parents
+    }
+}
+
 fn batched(b: &BatchedOp) -> Result<rt::Batched, String> {
     Ok(rt::Batched {
         collection: b.collection.clone(),
@@ -107,25 +116,25 @@ fn runtime(o: &Op) -> Result<rt::Op, String> {
                 other => rt::Update::Document(document(other)?),
             },
         },
-        Op::AssignIds {
-            collection,
-            array,
-            guard,
-        } => rt::Op::AssignIds {
-            collection: collection.clone(),
-            array: array.clone(),
-            guard: document(guard)?,
-        },
         Op::Batched {
             batched: b,
             buckets,
         } => rt::Op::Batched {
             batched: batched(b)?,
-            walk: if *buckets {
-                rt::Walk::Buckets
-            } else {
-                rt::Walk::Parents
+            walk: walk(*buckets),
+        },
+        Op::SplitOut {
+            batched: b,
+            array,
+            missing,
+            buckets,
+        } => rt::Op::SplitOut {
+            batched: batched(b)?,
+            ids: rt::Ids {
+                array: array.clone(),
+                missing: document(missing)?,
             },
+            walk: walk(*buckets),
         },
         Op::Gather {
             batched: b,

@@ -99,19 +99,12 @@ pub enum Action {
         /// What is checked.
         check: Check,
     },
-    /// Elements of an array of embedded children that lack `_id` get one, made by the client
-    /// (the server has no ObjectId generator), so that the children split out later have the
-    /// same ids on every run. Per batch: `updateOne({_id, array: OLD}, {$set: {array: NEW}})`.
-    AssignIds {
-        /// The parent's collection.
-        collection: String,
-        /// The array's stored path.
-        array: String,
-    },
     /// Embedded children copied out into their own collection (`embed` -> `child_ref`,
-    /// `parent_refs`, `two_way`): per batch of parents, `$unwind`, `$replaceWith` the element
-    /// (with the reference to its parent, and `schema_version`), `$merge` on `_id` keeping
-    /// existing documents.
+    /// `parent_refs`, `two_way`): per batch of parents, the elements lacking `_id` first given
+    /// one made by the client (the server has no ObjectId generator; each parent written only
+    /// if its array is still the one read), so that every run splits out the same children;
+    /// then `$unwind`, `$replaceWith` the element (with the reference to its parent, and
+    /// `schema_version`), `$merge` on `_id` keeping existing documents.
     SplitOut {
         /// The relationship.
         relation: String,

@@ -19,14 +19,18 @@ use super::{BucketLayout, BucketValue, Check, ParentRef, Source};
 pub(super) fn fill(parent_collection: &str, children: &Children, b: &BucketLayout) -> Batched {
     let mut stages = Vec::new();
     let (all, guard) = match children {
-        Children::Embedded { array } => (
-            json!(format!("${array}")),
-            // Parents with children, every one of them given its id.
-            json!({
-                format!("{array}.0"): { "$exists": true },
+        Children::Embedded { array } => {
+            // Every child given its id (in the batch, before these stages run): never a bucket
+            // under an id that a replay would make differently.
+            stages.push(json!({ "$match": {
                 array: { "$not": { "$elemMatch": { "_id": { "$exists": false } } } },
-            }),
-        ),
+            } }));
+            // Parents with children.
+            (
+                json!(format!("${array}")),
+                json!({ format!("{array}.0"): { "$exists": true } }),
+            )
+        }
         Children::Referenced { collection, source } => {
             let (local, foreign) = match source {
                 Source::ChildRef { key }

@@ -257,13 +257,6 @@ fn into_buckets(
         out.paths.push((parent.name.clone(), array.clone()));
         out.steps.push(step(
             Phase::Move,
-            Action::AssignIds {
-                collection: parent.name.clone(),
-                array: array.clone(),
-            },
-        ));
-        out.steps.push(step(
-            Phase::Move,
             Action::FillBuckets {
                 relation: rel,
                 parent_collection: parent.name.clone(),
@@ -405,13 +398,6 @@ fn out_of_buckets(
                 }));
             }
             out.paths.push((child.name.clone(), reference.path.clone()));
-            out.steps.push(step(
-                Phase::Move,
-                Action::AssignIds {
-                    collection: buckets.collection.clone(),
-                    array: buckets.items.clone(),
-                },
-            ));
             out.steps.push(step(
                 Phase::Move,
                 Action::SplitBuckets {

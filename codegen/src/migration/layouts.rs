@@ -177,13 +177,6 @@ fn relation(
             out.collections.push(child.name.clone());
             steps.push(step(
                 Phase::Move,
-                Action::AssignIds {
-                    collection: p.clone(),
-                    array: array.clone(),
-                },
-            ));
-            steps.push(step(
-                Phase::Move,
                 Action::SplitOut {
                     relation: rel.clone(),
                     parent_collection: p.clone(),

@@ -258,9 +258,7 @@ fn order(a: &Action) -> (u8, usize) {
         Action::RelaxValidator { .. } => (3, 0),
         Action::Rename { from, .. } => (4, from.matches('.').count()),
         Action::WrapReference { .. } => (5, 0),
-        // Layouts before copies: ids assigned before children are split out, split out
-        // before the parent keeps only their ids.
-        Action::AssignIds { .. } => (6, 0),
+        // Layouts before copies: children split out before the parent keeps only their ids.
         Action::SplitOut { .. }
         | Action::SplitBuckets { .. }
         | Action::FillBuckets { .. }

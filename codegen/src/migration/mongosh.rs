@@ -46,22 +46,58 @@ pub fn script(m: &Migration) -> String {
 function valueAt(doc, path) {
   return path.split(".").reduce((v, k) => (v === undefined || v === null ? undefined : v[k]), doc);
 }
-// The documents of `name` matching `guard`, a batch of _ids at a time in _id order, each batch
-// run through `stages` on the server (their $merge writes).
-function batches(name, guard, stages) {
+// The documents of `name` matching `guard`, a batch of _ids at a time in _id order (one cursor
+// over the _ids; each batch read as its bounded range), each batch run through `stages` on the
+// server (their $merge writes). With `ids` ({array, missing}), the batch's elements of that
+// array lacking an _id first get one (giveIds).
+function batches(name, guard, stages, ids) {
   const coll = db.getCollection(name);
-  let last = null;
+  const cursor = coll.find(guard, { _id: 1 }).sort({ _id: 1 }).batchSize(BATCH);
   let n = 0;
-  for (;;) {
-    const filter = last === null ? guard : { $and: [guard, { _id: { $gt: last } }] };
-    const ids = coll.find(filter, { _id: 1 }).sort({ _id: 1 }).limit(BATCH).toArray();
-    if (ids.length === 0) return n;
-    const end = ids[ids.length - 1]._id;
-    const range = { $and: [guard, { _id: { $gte: ids[0]._id, $lte: end } }] };
+  while (cursor.hasNext()) {
+    const batch = [];
+    while (batch.length < BATCH && cursor.hasNext()) batch.push(cursor.next()._id);
+    const range = { $and: [guard, { _id: { $gte: batch[0], $lte: batch[batch.length - 1] } }] };
+    if (ids !== undefined) giveIds(coll, range, ids);
     coll.aggregate([{ $match: range }].concat(stages), { bypassDocumentValidation: true }).toArray();
-    n += ids.length;
-    last = end;
+    n += batch.length;
   }
+  return n;
+}
+// A new ObjectId greater than any made before it, here or by a run stopped earlier (as the
+// Rust runtime makes them: seconds, microseconds, 3 random bytes of this run, a counter): new
+// ObjectId() orders one process's ids only, and a resumed run must not give a parent's later
+// children smaller ids than those given before the stop.
+let lastId = 0n;
+const RUN = BigInt(Math.floor(Math.random() * 0x1000000));
+function nextId() {
+  const now = BigInt(Date.now());
+  let v = ((now / 1000n) << 64n) | (((now % 1000n) * 1000n) << 40n) | (RUN << 16n);
+  if (v <= lastId) v = lastId + 1n;
+  lastId = v;
+  return new ObjectId(v.toString(16).padStart(24, "0"));
+}
+// Each element of `ids.array` lacking an _id, in the documents of `range`, gets a new ObjectId
+// (made here, in _id order then the array's, so the children keep their order), each document
+// written only if its array is still the one read: before the batch's children are, so a run
+// killed and resumed splits out the same children.
+function giveIds(coll, range, ids) {
+  const a = ids.array;
+  const lacking = { $and: [range, ids.missing] };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const found = coll.find(lacking, { _id: 1, [a]: 1 }).sort({ _id: 1 }).toArray();
+    if (found.length === 0) return;
+    const withId = (e) =>
+      e !== null && typeof e === "object" && !Array.isArray(e) && e._id === undefined
+        ? Object.assign({ _id: nextId() }, e)
+        : e;
+    const r = coll.bulkWrite(found.map((d) => ({ updateOne: {
+      filter: { _id: d._id, [a]: valueAt(d, a) },
+      update: { $set: { [a]: valueAt(d, a).map(withId) } },
+    } })), { ordered: false, bypassDocumentValidation: true });
+    if (r.matchedCount === found.length) return;
+  }
+  throw new Error(coll.getName() + ": documents kept changing while their " + a + " elements were given ids: run the script again");
 }
 // Stops the script when `pipeline` on `name` finds an offender ({_id, n}).
 function check(name, pipeline, failure, help) {
@@ -167,13 +203,6 @@ fn body(s: &mut String, a: &Action) {
             s.push_str(&check_js(check));
             Ok(())
         }
-        Action::AssignIds { collection, array } => writeln!(
-            s,
-            "  const coll = {coll};\n  const guard = {guard};\n  for (let pass = true; pass; ) {{\n    pass = false;\n    let last = null;\n    for (;;) {{\n      const filter = last === null ? guard : {{ $and: [guard, {{ _id: {{ $gt: last }} }}] }};\n      const batch = coll.find(filter, {{ _id: 1, {a}: 1 }}).sort({{ _id: 1 }}).limit(BATCH).toArray();\n      if (batch.length === 0) break;\n      pass = true;\n      coll.bulkWrite(batch.map((d) => ({{ updateOne: {{\n        filter: {{ _id: d._id, {a}: valueAt(d, {a}) }},\n        update: {{ $set: {{ {a}: valueAt(d, {a}).map((e) => (e._id === undefined ? Object.assign({{ _id: new ObjectId() }}, e) : e)) }} }},\n      }} }})), {{ ordered: false, bypassDocumentValidation: true }});\n      last = batch[batch.length - 1]._id;\n    }}\n  }}",
-            coll = coll(collection),
-            guard = pipelines::assign_ids_guard(array),
-            a = Value::String(array.clone()),
-        ),
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }
@@ -253,12 +282,21 @@ fn body(s: &mut String, a: &Action) {
     };
 }
 
-/// A batched layout move: `batches(collection, guard, stages)`.
+/// A batched layout move: `batches(collection, guard, stages)`, with `{array, missing}` when
+/// the batches first give ids.
 fn batched_js(s: &mut String, a: &Action) {
     if let Some(b) = pipelines::batched(a) {
+        let ids = pipelines::ids_array(a)
+            .map(|array| {
+                format!(
+                    ", {}",
+                    json!({ "array": array, "missing": pipelines::missing_ids(array) })
+                )
+            })
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "  batches({}, {}, {});",
+            "  batches({}, {}, {}{ids});",
             Value::String(b.collection),
             b.guard,
             Value::Array(b.stages)

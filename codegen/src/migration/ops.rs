@@ -46,14 +46,16 @@ pub enum Op {
         /// An update document, or an array (a pipeline update).
         update: Value,
     },
-    /// `Op::AssignIds`.
-    AssignIds {
-        /// The parent's collection.
-        collection: String,
-        /// The array.
+    /// `Op::SplitOut`: a batched walk whose batches first give ids.
+    SplitOut {
+        /// The walk.
+        batched: BatchedOp,
+        /// The array whose elements lacking `_id` get one in each batch.
         array: String,
-        /// The parents with an element lacking `_id`.
-        guard: Value,
+        /// The documents with an element lacking `_id`.
+        missing: Value,
+        /// `true`: buckets are walked; `false`: parents.
+        buckets: bool,
     },
     /// `Op::Batched`.
     Batched {
@@ -169,13 +171,17 @@ pub fn op(step: &Step) -> Option<Op> {
         filter,
         update,
     };
+    // Children leaving an array: their batches give ids first.
+    if let Some(array) = pipelines::ids_array(a) {
+        return Some(Op::SplitOut {
+            batched: batched(pipelines::batched(a)?),
+            array: array.to_owned(),
+            missing: pipelines::missing_ids(array),
+            buckets: matches!(a, Action::SplitBuckets { .. }),
+        });
+    }
     Some(match a {
         Action::Check { check: c } => Op::Check(check(c)),
-        Action::AssignIds { collection, array } => Op::AssignIds {
-            collection: collection.clone(),
-            array: array.clone(),
-            guard: pipelines::assign_ids_guard(array),
-        },
         Action::SplitOut { .. }
         | Action::ReferToParent { .. }
         | Action::Summarise { .. }

@@ -415,8 +415,23 @@ fn element(keep: &Keep) -> Value {
     }
 }
 
-/// The guard of `AssignIds`: parents with an element lacking `_id`.
-pub fn assign_ids_guard(array: &str) -> Value {
+/// The array of the walked documents whose elements, lacking `_id`, get one in each batch
+/// before the stages run: the children about to leave it for documents of their own
+/// (`SplitOut`, `SplitBuckets`, `FillBuckets` from an embedded array).
+pub fn ids_array(a: &Action) -> Option<&str> {
+    match a {
+        Action::SplitOut { array, .. } => Some(array),
+        Action::SplitBuckets { buckets, .. } => Some(&buckets.items),
+        Action::FillBuckets {
+            children: Children::Embedded { array },
+            ..
+        } => Some(array),
+        _ => None,
+    }
+}
+
+/// The documents of a batch with an element of `array` lacking `_id`.
+pub fn missing_ids(array: &str) -> Value {
     json!({ array: { "$elemMatch": { "_id": { "$exists": false } } } })
 }
 

@@ -244,22 +244,25 @@ fn op_tokens(o: &Op, literals: &mut bool) -> Tokens {
             };
             quote!(#p::Op::UpdateMany { collection: #c, filter: #f, update: #u })
         }
-        Op::AssignIds {
-            collection,
-            array,
-            guard,
-        } => {
-            let (c, a, g) = (s(collection), s(array), document(guard)?);
-            quote!(#p::Op::AssignIds { collection: #c, array: #a, guard: #g })
-        }
         Op::Batched { batched, buckets } => {
             let b = batched_tokens(batched)?;
-            let walk = if *buckets {
-                quote!(#p::Walk::Buckets)
-            } else {
-                quote!(#p::Walk::Parents)
-            };
+            let walk = walk_tokens(*buckets);
             quote!(#p::Op::Batched { batched: #b, walk: #walk })
+        }
+        Op::SplitOut {
+            batched,
+            array,
+            missing,
+            buckets,
+        } => {
+            let b = batched_tokens(batched)?;
+            let (a, m) = (s(array), document(missing)?);
+            let walk = walk_tokens(*buckets);
+            quote!(#p::Op::SplitOut {
+                batched: #b,
+                ids: #p::Ids { array: #a, missing: #m },
+                walk: #walk,
+            })
         }
         Op::Gather { batched, leftover } => {
             let b = batched_tokens(batched)?;
@@ -314,6 +317,15 @@ fn check_tokens(c: &CheckOp) -> Tokens {
         pipeline: #pipeline,
         error: ::std::string::String::from(#error),
     }))
+}
+
+/// What a walked document is, for the progress report.
+fn walk_tokens(buckets: bool) -> TokenStream {
+    if buckets {
+        quote!(::squillion::migrate::Walk::Buckets)
+    } else {
+        quote!(::squillion::migrate::Walk::Parents)
+    }
 }
 
 fn batched_tokens(b: &BatchedOp) -> Tokens {

@@ -54,9 +54,6 @@ pub(super) fn action(a: &Action) -> String {
             format!("set the new validator of {collection} (strict)")
         }
         Action::Check { check } => check_name(check),
-        Action::AssignIds { collection, array } => {
-            format!("give each element of {collection}.{array} an _id")
-        }
         Action::SplitOut {
             relation,
             parent_collection,
@@ -580,14 +577,13 @@ pub(super) fn why(a: &Action) -> &'static str {
         Action::Unset { .. } => "Only the old code read this field; removed once the data has moved.",
         Action::DropIndex { .. } => "Only the old code's queries used it; dropped after the switch (nothing if it is gone).",
         Action::TightenValidator { .. } => "Every document now has the new shape: the new validator checks every insert and update.",
-        Action::AssignIds { .. } => "Embedded children are about to get documents of their own: each gets a fixed `_id` first (made here, the server has no generator), so that a second run splits out the same children.",
-        Action::SplitOut { .. } => "The children get their own collection: each batch of parents is unwound and merged on `_id`, keeping children already there.",
+        Action::SplitOut { .. } => "The children get their own collection: in each batch of parents, the children without an `_id` first get a fixed one (made here, the server has no generator; written into the parent before any child is, so a resumed run splits out the same children), then the batch is unwound and merged on `_id`, keeping children already there.",
         Action::KeepIds { .. } => "The parent keeps only its children's ids now that they have their own documents; only arrays still holding children are rewritten.",
         Action::Gather { .. } | Action::GatherBuckets { .. } => "The parent holds its children in its own document now: each batch of parents reads its children and merges the array in, parents already gathered left alone.",
         Action::ReferToParent { .. } => "Each child refers to its parent now: the parent's array of ids tells which, merged into the children that lack the reference.",
         Action::Summarise { .. } => "The parent keeps values computed from its children (summaries, subsets, top-N lists), as the new code keeps them on write.",
-        Action::FillBuckets { .. } => "The children move into bucket documents: each parent's children cut into buckets of the new size under fixed ids, so a replay writes nothing twice.",
-        Action::SplitBuckets { .. } => "The children leave their buckets for documents of their own, merged on `_id` keeping those already there.",
+        Action::FillBuckets { .. } => "The children move into bucket documents: each parent's children cut into buckets of the new size under fixed ids (embedded children lacking an `_id` given one in their batch first), so a replay writes nothing twice.",
+        Action::SplitBuckets { .. } => "The children leave their buckets for documents of their own: in each batch of buckets, the items without an `_id` first get a fixed one (written into the bucket before any child is), then they are merged on `_id` keeping those already there.",
         Action::LinkPairs { .. } => "Each pair gets a link document, merged on the pair's unique index keeping links already there.",
         Action::DropCollection { .. } => "The new layout no longer stores documents here: dropped once its data has moved.",
     }
