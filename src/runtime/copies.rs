@@ -98,6 +98,32 @@ fn get_path<'d>(doc: &'d BsonDocument, path: &str) -> Option<&'d Bson> {
     Some(v)
 }
 
+/// The copies of `copies` held by a reference written at the marked path `at` (`clinic`, or
+/// `doctors[]` for one element of an array) to a document of collection `from`, taken from
+/// `source`, that document as stored: `{copy key: value}`, to put beside the id. Two-way links
+/// build their extended references with it, from the documents they read in their transaction. A source field `source` does not hold
+/// is left out, as an absent optional is stored.
+pub(crate) fn reference_copies(
+    copies: &[CopyOf],
+    from: &str,
+    at: &str,
+    source: &BsonDocument,
+) -> BsonDocument {
+    let mut out = BsonDocument::new();
+    for c in copies.iter().filter(|c| c.from == from) {
+        let Some((node, _, copy_key)) = within(c, at) else {
+            continue;
+        };
+        if !node.is_empty() {
+            continue;
+        }
+        if let Some(v) = get_path(source, c.source) {
+            out.insert(copy_key, v.clone());
+        }
+    }
+    out
+}
+
 /// A key identifying an id among those read (BSON values are not `Ord`).
 fn key(id: &Bson) -> String {
     id.clone().into_canonical_extjson().to_string()
