@@ -26,6 +26,10 @@ pub mod totals;
 /// pattern 2; the server test `tests/versions.rs`).
 #[rustfmt::skip]
 pub mod versions;
+/// `examples/generated/schemas/two_way.sqn`: two-way references with copies on either side or
+/// both, one-to-many and many-to-many (the server test `tests/two_way.rs`).
+#[rustfmt::skip]
+pub mod two_way;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;
