@@ -5,9 +5,9 @@
 // Include it with `include!(concat!(env!("OUT_DIR"), "/<stem>.rs"))` or as a module.
 
 /// Collection `wards`. One document per Ward.
-/// Estimated size: about 660 bytes on average, 22260 bytes at worst.
+/// Estimated size: about 129 bytes on average, 4247 bytes at worst.
 ///
-/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `WardRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_nurses`, `load_nurses_projected`, `link_nurses`, `set_name`.
@@ -33,11 +33,11 @@ pub struct Ward {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// two_way (Ward.nurses): both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)
+    /// two_way (Ward.nurses): both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)
     #[squillion(
-        two_way(to = Nurse, max = 20, inverse = "ward", inverse_required, id = "id")
+        two_way(to = Nurse, max = 3, inverse = "ward", inverse_required, id = "id")
     )]
-    pub nurses: ::squillion::BoundedVec<NurseRef, 20>,
+    pub nurses: ::squillion::BoundedVec<NurseRef, 3>,
 }
 impl Ward {
     /// The collection's name.
@@ -53,7 +53,7 @@ impl Ward {
     /// The `$jsonSchema` validator of `wards`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","nurses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"nurses":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Nurse.name (rule 5, extended reference): read 500 times per update"}}},"description":"two_way (Ward.nurses): both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)"}},"title":"wards documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","nurses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"nurses":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Nurse.name (rule 5, extended reference): read 500 times per update"}}},"description":"two_way (Ward.nurses): both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)"}},"title":"wards documents"}"#,
         )
     }
     /// The validator document of `wards`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -66,7 +66,7 @@ impl Ward {
 /// Collection `nurses`. One document per Nurse.
 /// Estimated size: about 75 bytes on average, 1075 bytes at worst.
 ///
-/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `NurseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ward`.
@@ -91,7 +91,7 @@ pub struct Nurse {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Ward, by = "nurses[].id", copy = "nurses[].name"))]
     pub name: ::std::string::String,
-    /// two_way (Ward.nurses): both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)
+    /// two_way (Ward.nurses): both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)
     pub ward: ::squillion::bson::oid::ObjectId,
 }
 impl Nurse {
@@ -104,7 +104,7 @@ impl Nurse {
     /// The `$jsonSchema` validator of `nurses`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","ward"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ward":{"bsonType":"objectId","description":"two_way (Ward.nurses): both directions are read often and up to 20 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)"}},"title":"nurses documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","ward"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"ward":{"bsonType":"objectId","description":"two_way (Ward.nurses): both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing)"}},"title":"nurses documents"}"#,
         )
     }
     /// The validator document of `nurses`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -115,9 +115,9 @@ impl Nurse {
     }
 }
 /// Collection `clinics`. One document per Clinic.
-/// Estimated size: about 221 bytes on average, 1381 bytes at worst.
+/// Estimated size: about 86 bytes on average, 1116 bytes at worst.
 ///
-/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `ClinicRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_doctors`, `load_doctors_projected`, `link_doctors`, `set_name`.
@@ -142,17 +142,17 @@ pub struct Clinic {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Doctor, by = "clinic.id", copy = "clinic.name"))]
     pub name: ::std::string::String,
-    /// two_way (Clinic.doctors): both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing)
+    /// two_way (Clinic.doctors): both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing)
     #[squillion(
         two_way(
             to = Doctor,
-            max = 20,
+            max = 3,
             inverse = "clinic",
             inverse_required,
             inverse_id = "id"
         )
     )]
-    pub doctors: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 20>,
+    pub doctors: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
 }
 impl Clinic {
     /// The collection's name.
@@ -164,7 +164,7 @@ impl Clinic {
     /// The `$jsonSchema` validator of `clinics`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","doctors"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"doctors":{"bsonType":"array","maxItems":20,"items":{"bsonType":"objectId"},"description":"two_way (Clinic.doctors): both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way refere..."}},"title":"clinics documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","doctors"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"doctors":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"two_way (Clinic.doctors): both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referen..."}},"title":"clinics documents"}"#,
         )
     }
     /// The validator document of `clinics`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -177,7 +177,7 @@ impl Clinic {
 /// Collection `doctors`. One document per Doctor.
 /// Estimated size: about 121 bytes on average, 2121 bytes at worst.
 ///
-/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `DoctorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_clinic`.
@@ -203,7 +203,7 @@ pub struct Doctor {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// two_way (Clinic.doctors): both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing)
+    /// two_way (Clinic.doctors): both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing)
     pub clinic: ClinicRef,
 }
 impl Doctor {
@@ -220,7 +220,7 @@ impl Doctor {
     /// The `$jsonSchema` validator of `doctors`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","clinic"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"clinic":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Clinic.name (rule 5, extended reference): read 500 times per update"}},"description":"two_way (Clinic.doctors): both directions are read often and up to 20 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way refere..."}},"title":"doctors documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","clinic"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"clinic":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Clinic.name (rule 5, extended reference): read 500 times per update"}},"description":"two_way (Clinic.doctors): both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referen..."}},"title":"doctors documents"}"#,
         )
     }
     /// The validator document of `doctors`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -231,12 +231,12 @@ impl Doctor {
     }
 }
 /// Collection `teams`. One document per Team.
-/// Estimated size: about 661 bytes on average, 22261 bytes at worst.
+/// Estimated size: about 130 bytes on average, 4248 bytes at worst.
 ///
-/// Layout of `Team.players`: two_way. both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Team.players`: two_way. both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
-/// Repository: `TeamRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_players`, `load_players_projected`, `link_players`, `set_name`.
+/// Repository: `TeamRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_players`, `load_players_projected`, `link_players`, `unlink_players`, `set_name`.
 #[derive(
     Debug,
     Clone,
@@ -265,18 +265,11 @@ pub struct Team {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Player, by = "team.id", copy = "team.name"))]
     pub name: ::std::string::String,
-    /// two_way (Team.players): both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)
+    /// two_way (Team.players): both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)
     #[squillion(
-        two_way(
-            to = Player,
-            max = 20,
-            inverse = "team",
-            inverse_required,
-            id = "id",
-            inverse_id = "id"
-        )
+        two_way(to = Player, max = 3, inverse = "team", id = "id", inverse_id = "id")
     )]
-    pub players: ::squillion::BoundedVec<PlayerRef, 20>,
+    pub players: ::squillion::BoundedVec<PlayerRef, 3>,
 }
 impl Team {
     /// The collection's name.
@@ -292,7 +285,7 @@ impl Team {
     /// The `$jsonSchema` validator of `teams`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","players"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"players":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Player.name (rule 5, extended reference): read 500 times per update"}}},"description":"two_way (Team.players): both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)"}},"title":"teams documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","players"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"players":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Player.name (rule 5, extended reference): read 500 times per update"}}},"description":"two_way (Team.players): both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)"}},"title":"teams documents"}"#,
         )
     }
     /// The validator document of `teams`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -303,9 +296,9 @@ impl Team {
     }
 }
 /// Collection `players`. One document per Player.
-/// Estimated size: about 119 bytes on average, 2119 bytes at worst.
+/// Estimated size: about 91 bytes on average, 2119 bytes at worst.
 ///
-/// Layout of `Team.players`: two_way. both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Team.players`: two_way. both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `PlayerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_team`.
@@ -332,8 +325,9 @@ pub struct Player {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Team, by = "players[].id", copy = "players[].name"))]
     pub name: ::std::string::String,
-    /// two_way (Team.players): both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)
-    pub team: TeamRef,
+    /// two_way (Team.players): both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub team: ::std::option::Option<TeamRef>,
 }
 impl Player {
     /// The collection's name.
@@ -349,7 +343,7 @@ impl Player {
     /// The `$jsonSchema` validator of `players`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","team"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"team":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Team.name (rule 5, extended reference): read 500 times per update"}},"description":"two_way (Team.players): both directions are read often and up to 20 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)"}},"title":"players documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"team":{"bsonType":["object","null"],"required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Team.name (rule 5, extended reference): read 500 times per update"}},"description":"two_way (Team.players): both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing)"}},"title":"players documents"}"#,
         )
     }
     /// The validator document of `players`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -360,9 +354,9 @@ impl Player {
     }
 }
 /// Collection `students`. One document per Student.
-/// Estimated size: about 191 bytes on average, 6371 bytes at worst.
+/// Estimated size: about 131 bytes on average, 3191 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Student.courses`: two_way. both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_courses`, `load_courses_projected`, `link_courses`, `unlink_courses`, `set_name`.
@@ -393,11 +387,11 @@ pub struct Student {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// two_way (Student.courses): both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Student.courses): both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
-        two_way(to = Course, max = 5, inverse = "students", inverse_max = 30, id = "id")
+        two_way(to = Course, max = 2, inverse = "students", inverse_max = 3, id = "id")
     )]
-    pub courses: ::squillion::BoundedVec<CourseRef, 5>,
+    pub courses: ::squillion::BoundedVec<CourseRef, 2>,
 }
 impl Student {
     /// The collection's name.
@@ -413,7 +407,7 @@ impl Student {
     /// The `$jsonSchema` validator of `students`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","courses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"courses":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["id","title"],"properties":{"id":{"bsonType":"objectId"},"title":{"bsonType":"string","description":"copy of Course.title (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Student.courses): both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedd..."}},"title":"students documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","courses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"courses":{"bsonType":"array","maxItems":2,"items":{"bsonType":"object","required":["id","title"],"properties":{"id":{"bsonType":"objectId"},"title":{"bsonType":"string","description":"copy of Course.title (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Student.courses): both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embeddi..."}},"title":"students documents"}"#,
         )
     }
     /// The validator document of `students`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -424,9 +418,9 @@ impl Student {
     }
 }
 /// Collection `courses`. One document per Course.
-/// Estimated size: about 303 bytes on average, 1543 bytes at worst.
+/// Estimated size: about 88 bytes on average, 1118 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Student.courses`: two_way. both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_students`, `load_students_projected`, `link_students`, `unlink_students`, `set_title`.
@@ -451,17 +445,17 @@ pub struct Course {
     /// `title` (BSON `string`).
     #[squillion(fan_out(to = Student, by = "courses[].id", copy = "courses[].title"))]
     pub title: ::std::string::String,
-    /// two_way (Student.courses): both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Student.courses): both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
         two_way(
             to = Student,
-            max = 30,
+            max = 3,
             inverse = "courses",
-            inverse_max = 5,
+            inverse_max = 2,
             inverse_id = "id"
         )
     )]
-    pub students: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 30>,
+    pub students: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
 }
 impl Course {
     /// The collection's name.
@@ -473,7 +467,7 @@ impl Course {
     /// The `$jsonSchema` validator of `courses`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","students"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"students":{"bsonType":"array","maxItems":30,"items":{"bsonType":"objectId"},"description":"two_way (Student.courses): both sides are small (up to 5 Courses per Student, up to 30 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedd..."}},"title":"courses documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","students"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"students":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"two_way (Student.courses): both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embeddi..."}},"title":"courses documents"}"#,
         )
     }
     /// The validator document of `courses`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -484,9 +478,9 @@ impl Course {
     }
 }
 /// Collection `reviewers`. One document per Reviewer.
-/// Estimated size: about 102 bytes on average, 1147 bytes at worst.
+/// Estimated size: about 87 bytes on average, 1102 bytes at worst.
 ///
-/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ReviewerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_journals`, `load_journals_projected`, `link_journals`, `unlink_journals`, `set_name`.
@@ -511,17 +505,17 @@ pub struct Reviewer {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Journal, by = "reviewers[].id", copy = "reviewers[].name"))]
     pub name: ::std::string::String,
-    /// two_way (Reviewer.journals): both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Reviewer.journals): both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
         two_way(
             to = Journal,
-            max = 5,
+            max = 2,
             inverse = "reviewers",
-            inverse_max = 30,
+            inverse_max = 3,
             inverse_id = "id"
         )
     )]
-    pub journals: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 5>,
+    pub journals: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 2>,
 }
 impl Reviewer {
     /// The collection's name.
@@ -533,7 +527,7 @@ impl Reviewer {
     /// The `$jsonSchema` validator of `reviewers`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","journals"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"journals":{"bsonType":"array","maxItems":5,"items":{"bsonType":"objectId"},"description":"two_way (Reviewer.journals): both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way ..."}},"title":"reviewers documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","journals"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"journals":{"bsonType":"array","maxItems":2,"items":{"bsonType":"objectId"},"description":"two_way (Reviewer.journals): both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way e..."}},"title":"reviewers documents"}"#,
         )
     }
     /// The validator document of `reviewers`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -544,9 +538,9 @@ impl Reviewer {
     }
 }
 /// Collection `journals`. One document per Journal.
-/// Estimated size: about 964 bytes on average, 32864 bytes at worst.
+/// Estimated size: about 133 bytes on average, 4251 bytes at worst.
 ///
-/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `JournalRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_reviewers`, `load_reviewers_projected`, `link_reviewers`, `unlink_reviewers`, `set_title`.
@@ -577,17 +571,11 @@ pub struct Journal {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `title` (BSON `string`).
     pub title: ::std::string::String,
-    /// two_way (Reviewer.journals): both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Reviewer.journals): both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
-        two_way(
-            to = Reviewer,
-            max = 30,
-            inverse = "journals",
-            inverse_max = 5,
-            id = "id"
-        )
+        two_way(to = Reviewer, max = 3, inverse = "journals", inverse_max = 2, id = "id")
     )]
-    pub reviewers: ::squillion::BoundedVec<ReviewerRef, 30>,
+    pub reviewers: ::squillion::BoundedVec<ReviewerRef, 3>,
 }
 impl Journal {
     /// The collection's name.
@@ -603,7 +591,7 @@ impl Journal {
     /// The `$jsonSchema` validator of `journals`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","reviewers"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"reviewers":{"bsonType":"array","maxItems":30,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Reviewer.name (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Reviewer.journals): both sides are small (up to 5 Journals per Reviewer, up to 30 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way ..."}},"title":"journals documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","reviewers"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"reviewers":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Reviewer.name (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Reviewer.journals): both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way e..."}},"title":"journals documents"}"#,
         )
     }
     /// The validator document of `journals`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -614,9 +602,9 @@ impl Journal {
     }
 }
 /// Collection `members`. One document per Member.
-/// Estimated size: about 189 bytes on average, 6369 bytes at worst.
+/// Estimated size: about 129 bytes on average, 3189 bytes at worst.
 ///
-/// Layout of `Member.clubs`: two_way. both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Member.clubs`: two_way. both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `MemberRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_clubs`, `load_clubs_projected`, `link_clubs`, `unlink_clubs`, `set_name`.
@@ -643,18 +631,18 @@ pub struct Member {
     /// `name` (BSON `string`).
     #[squillion(fan_out(to = Club, by = "members[].id", copy = "members[].name"))]
     pub name: ::std::string::String,
-    /// two_way (Member.clubs): both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Member.clubs): both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
         two_way(
             to = Club,
-            max = 5,
+            max = 2,
             inverse = "members",
-            inverse_max = 30,
+            inverse_max = 3,
             id = "id",
             inverse_id = "id"
         )
     )]
-    pub clubs: ::squillion::BoundedVec<ClubRef, 5>,
+    pub clubs: ::squillion::BoundedVec<ClubRef, 2>,
 }
 impl Member {
     /// The collection's name.
@@ -670,7 +658,7 @@ impl Member {
     /// The `$jsonSchema` validator of `members`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","clubs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"clubs":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["id","title"],"properties":{"id":{"bsonType":"objectId"},"title":{"bsonType":"string","description":"copy of Club.title (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Member.clubs): both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"members documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","clubs"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"clubs":{"bsonType":"array","maxItems":2,"items":{"bsonType":"object","required":["id","title"],"properties":{"id":{"bsonType":"objectId"},"title":{"bsonType":"string","description":"copy of Club.title (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Member.clubs): both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"members documents"}"#,
         )
     }
     /// The validator document of `members`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -681,9 +669,9 @@ impl Member {
     }
 }
 /// Collection `clubs`. One document per Club.
-/// Estimated size: about 962 bytes on average, 32862 bytes at worst.
+/// Estimated size: about 131 bytes on average, 4249 bytes at worst.
 ///
-/// Layout of `Member.clubs`: two_way. both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Member.clubs`: two_way. both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ClubRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_members`, `load_members_projected`, `link_members`, `unlink_members`, `set_title`.
@@ -715,18 +703,18 @@ pub struct Club {
     /// `title` (BSON `string`).
     #[squillion(fan_out(to = Member, by = "clubs[].id", copy = "clubs[].title"))]
     pub title: ::std::string::String,
-    /// two_way (Member.clubs): both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    /// two_way (Member.clubs): both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
     #[squillion(
         two_way(
             to = Member,
-            max = 30,
+            max = 3,
             inverse = "clubs",
-            inverse_max = 5,
+            inverse_max = 2,
             id = "id",
             inverse_id = "id"
         )
     )]
-    pub members: ::squillion::BoundedVec<MemberRef, 30>,
+    pub members: ::squillion::BoundedVec<MemberRef, 3>,
 }
 impl Club {
     /// The collection's name.
@@ -742,7 +730,7 @@ impl Club {
     /// The `$jsonSchema` validator of `clubs`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","members"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"members":{"bsonType":"array","maxItems":30,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Member.name (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Member.clubs): both sides are small (up to 5 Clubs per Member, up to 30 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"clubs documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","members"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"members":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Member.name (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Member.clubs): both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"clubs documents"}"#,
         )
     }
     /// The validator document of `clubs`, `{$jsonSchema: ...}`, for `collMod` and `create`.
