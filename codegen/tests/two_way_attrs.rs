@@ -33,8 +33,14 @@ const CARDINALITIES: &[(&str, &str)] = &[
 /// The `show` lines for each copy placement.
 const COPIES: &[(&[&str], &str)] = &[
     (&[], "no copies"),
-    (&["show Child.label on Parent ratio 500:1"], "copies on the array side"),
-    (&["show Parent.label on Child ratio 500:1"], "copies on the other side"),
+    (
+        &["show Child.label on Parent ratio 500:1"],
+        "copies on the array side",
+    ),
+    (
+        &["show Parent.label on Child ratio 500:1"],
+        "copies on the other side",
+    ),
     (
         &[
             "show Child.label on Parent ratio 500:1",
@@ -45,9 +51,7 @@ const COPIES: &[(&[&str], &str)] = &[
 ];
 
 fn schema(relation: &str, shows: &[&str]) -> String {
-    let mut s = String::from(
-        "entity Parent { label: string }\nentity Child { label: string }\n",
-    );
+    let mut s = String::from("entity Parent { label: string }\nentity Child { label: string }\n");
     s.push_str(relation);
     for show in shows {
         s.push_str("  ");
@@ -96,7 +100,11 @@ fn check(plan: &Plan, what: &str) -> usize {
     let code = generate(plan, &RustSettings::default());
     let file = syn::parse_file(&code).unwrap_or_else(|e| panic!("{what}: {e}\n{code}"));
     let mut checked = 0;
-    for d in plan.relationships.iter().filter(|d| d.strategy == Layout::TwoWay) {
+    for d in plan
+        .relationships
+        .iter()
+        .filter(|d| d.strategy == Layout::TwoWay)
+    {
         for p in &d.placement {
             if !matches!(p.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs) {
                 continue;
@@ -122,7 +130,11 @@ fn check(plan: &Plan, what: &str) -> usize {
                 "{what}: {two_way}"
             );
             let extended = p.shape == Shape::ArrayOfExtendedRefs;
-            assert_eq!(two_way.contains(",id=\"id\""), extended, "{what}: {two_way}");
+            assert_eq!(
+                two_way.contains(",id=\"id\""),
+                extended,
+                "{what}: {two_way}"
+            );
             let other_extended =
                 matches!(other.shape, Shape::ExtendedRef | Shape::ArrayOfExtendedRefs);
             assert_eq!(
@@ -148,9 +160,17 @@ fn every_two_way_array_is_linked_whatever_its_references_hold() {
             let d = &plan.relationships[0];
             assert_eq!(d.strategy, Layout::TwoWay, "{what}: chose {:?}", d.strategy);
             let n = check(&plan, &what);
-            let want = if cardinality.starts_with("many") { 2 } else { 1 };
+            let want = if cardinality.starts_with("many") {
+                2
+            } else {
+                1
+            };
             assert_eq!(n, want, "{what}: arrays linked");
-            let pair: Vec<String> = d.placement.iter().map(|p| format!("{:?}", p.shape)).collect();
+            let pair: Vec<String> = d
+                .placement
+                .iter()
+                .map(|p| format!("{:?}", p.shape))
+                .collect();
             shapes.insert(pair.join(" <-> "));
         }
     }

@@ -186,33 +186,119 @@ async fn setup(which: Which, db: &Database) -> (Ids, Model) {
     }
     for i in 0..LEFTS {
         match which {
-            Which::Ward => insert!(WardRepo, Ward { id: l[i], name: ln[i].clone(), nurses: BoundedVec::new() }),
-            Which::Clinic => insert!(ClinicRepo, Clinic { id: l[i], name: ln[i].clone(), doctors: BoundedVec::new() }),
-            Which::Team => insert!(TeamRepo, Team { id: l[i], name: ln[i].clone(), players: BoundedVec::new() }),
-            Which::Student => insert!(StudentRepo, Student { id: l[i], name: ln[i].clone(), courses: BoundedVec::new() }),
-            Which::Reviewer => insert!(ReviewerRepo, Reviewer { id: l[i], name: ln[i].clone(), journals: BoundedVec::new() }),
-            Which::Member => insert!(MemberRepo, Member { id: l[i], name: ln[i].clone(), clubs: BoundedVec::new() }),
+            Which::Ward => insert!(
+                WardRepo,
+                Ward {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    nurses: BoundedVec::new()
+                }
+            ),
+            Which::Clinic => insert!(
+                ClinicRepo,
+                Clinic {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    doctors: BoundedVec::new()
+                }
+            ),
+            Which::Team => insert!(
+                TeamRepo,
+                Team {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    players: BoundedVec::new()
+                }
+            ),
+            Which::Student => insert!(
+                StudentRepo,
+                Student {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    courses: BoundedVec::new()
+                }
+            ),
+            Which::Reviewer => insert!(
+                ReviewerRepo,
+                Reviewer {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    journals: BoundedVec::new()
+                }
+            ),
+            Which::Member => insert!(
+                MemberRepo,
+                Member {
+                    id: l[i],
+                    name: ln[i].clone(),
+                    clubs: BoundedVec::new()
+                }
+            ),
         }
     }
     for j in 0..RIGHTS {
         let o = owner(j);
         match which {
-            Which::Ward => insert!(NurseRepo, Nurse { id: r[j], name: rn[j].clone(), ward: l[o] }),
+            Which::Ward => insert!(
+                NurseRepo,
+                Nurse {
+                    id: r[j],
+                    name: rn[j].clone(),
+                    ward: l[o]
+                }
+            ),
             Which::Clinic => insert!(
                 DoctorRepo,
                 // The copy is taken from the clinic, whatever the caller puts there.
-                Doctor { id: r[j], name: rn[j].clone(), clinic: ClinicRef { id: l[o], name: "stale".into() } }
+                Doctor {
+                    id: r[j],
+                    name: rn[j].clone(),
+                    clinic: ClinicRef {
+                        id: l[o],
+                        name: "stale".into()
+                    }
+                }
             ),
-            Which::Team => insert!(PlayerRepo, Player { id: r[j], name: rn[j].clone(), team: None }),
-            Which::Student => insert!(CourseRepo, Course { id: r[j], title: rn[j].clone(), students: BoundedVec::new() }),
-            Which::Reviewer => insert!(JournalRepo, Journal { id: r[j], title: rn[j].clone(), reviewers: BoundedVec::new() }),
-            Which::Member => insert!(ClubRepo, Club { id: r[j], title: rn[j].clone(), members: BoundedVec::new() }),
+            Which::Team => insert!(
+                PlayerRepo,
+                Player {
+                    id: r[j],
+                    name: rn[j].clone(),
+                    team: None
+                }
+            ),
+            Which::Student => insert!(
+                CourseRepo,
+                Course {
+                    id: r[j],
+                    title: rn[j].clone(),
+                    students: BoundedVec::new()
+                }
+            ),
+            Which::Reviewer => insert!(
+                JournalRepo,
+                Journal {
+                    id: r[j],
+                    title: rn[j].clone(),
+                    reviewers: BoundedVec::new()
+                }
+            ),
+            Which::Member => insert!(
+                ClubRepo,
+                Club {
+                    id: r[j],
+                    title: rn[j].clone(),
+                    members: BoundedVec::new()
+                }
+            ),
         }
     }
     let mut model = model;
     if relation(which).required {
         for j in 0..RIGHTS {
-            apply(which, db, &ids, &Step::Link(owner(j), j)).await.unwrap();
+            apply(which, db, &ids, &Step::Link(owner(j), j))
+                .await
+                .unwrap();
             model.links.insert((owner(j), j));
         }
     }
@@ -223,30 +309,106 @@ async fn setup(which: Which, db: &Database) -> (Ids, Model) {
 async fn apply(which: Which, db: &Database, ids: &Ids, step: &Step) -> squillion::Result<()> {
     let name = |n: &u8| format!("name {n}");
     match (which, step) {
-        (Which::Ward, Step::Link(l, r)) => WardRepo::new(db).link_nurses(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Clinic, Step::Link(l, r)) => ClinicRepo::new(db).link_doctors(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Team, Step::Link(l, r)) => TeamRepo::new(db).link_players(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Student, Step::Link(l, r)) => StudentRepo::new(db).link_courses(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Reviewer, Step::Link(l, r)) => ReviewerRepo::new(db).link_journals(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Member, Step::Link(l, r)) => MemberRepo::new(db).link_clubs(&ids.lefts[*l], &ids.rights[*r]).await,
+        (Which::Ward, Step::Link(l, r)) => {
+            WardRepo::new(db)
+                .link_nurses(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Clinic, Step::Link(l, r)) => {
+            ClinicRepo::new(db)
+                .link_doctors(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Team, Step::Link(l, r)) => {
+            TeamRepo::new(db)
+                .link_players(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Student, Step::Link(l, r)) => {
+            StudentRepo::new(db)
+                .link_courses(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Reviewer, Step::Link(l, r)) => {
+            ReviewerRepo::new(db)
+                .link_journals(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Member, Step::Link(l, r)) => {
+            MemberRepo::new(db)
+                .link_clubs(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
         // A required reference cannot be taken away: no `unlink_` (moves are links elsewhere).
         (Which::Ward | Which::Clinic, Step::Unlink(..)) => Ok(()),
-        (Which::Team, Step::Unlink(l, r)) => TeamRepo::new(db).unlink_players(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Student, Step::Unlink(l, r)) => StudentRepo::new(db).unlink_courses(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Reviewer, Step::Unlink(l, r)) => ReviewerRepo::new(db).unlink_journals(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Member, Step::Unlink(l, r)) => MemberRepo::new(db).unlink_clubs(&ids.lefts[*l], &ids.rights[*r]).await,
-        (Which::Ward, Step::RenameLeft(l, n)) => WardRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Clinic, Step::RenameLeft(l, n)) => ClinicRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Team, Step::RenameLeft(l, n)) => TeamRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Student, Step::RenameLeft(l, n)) => StudentRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Reviewer, Step::RenameLeft(l, n)) => ReviewerRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Member, Step::RenameLeft(l, n)) => MemberRepo::new(db).set_name(&ids.lefts[*l], &name(n)).await.map(|_| ()),
-        (Which::Ward, Step::RenameRight(r, n)) => NurseRepo::new(db).set_name(&ids.rights[*r], &name(n)).await.map(|_| ()),
-        (Which::Clinic, Step::RenameRight(r, n)) => DoctorRepo::new(db).set_name(&ids.rights[*r], &name(n)).await.map(|_| ()),
-        (Which::Team, Step::RenameRight(r, n)) => PlayerRepo::new(db).set_name(&ids.rights[*r], &name(n)).await.map(|_| ()),
-        (Which::Student, Step::RenameRight(r, n)) => CourseRepo::new(db).set_title(&ids.rights[*r], &name(n)).await.map(|_| ()),
-        (Which::Reviewer, Step::RenameRight(r, n)) => JournalRepo::new(db).set_title(&ids.rights[*r], &name(n)).await.map(|_| ()),
-        (Which::Member, Step::RenameRight(r, n)) => ClubRepo::new(db).set_title(&ids.rights[*r], &name(n)).await.map(|_| ()),
+        (Which::Team, Step::Unlink(l, r)) => {
+            TeamRepo::new(db)
+                .unlink_players(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Student, Step::Unlink(l, r)) => {
+            StudentRepo::new(db)
+                .unlink_courses(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Reviewer, Step::Unlink(l, r)) => {
+            ReviewerRepo::new(db)
+                .unlink_journals(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Member, Step::Unlink(l, r)) => {
+            MemberRepo::new(db)
+                .unlink_clubs(&ids.lefts[*l], &ids.rights[*r])
+                .await
+        }
+        (Which::Ward, Step::RenameLeft(l, n)) => WardRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Clinic, Step::RenameLeft(l, n)) => ClinicRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Team, Step::RenameLeft(l, n)) => TeamRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Student, Step::RenameLeft(l, n)) => StudentRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Reviewer, Step::RenameLeft(l, n)) => ReviewerRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Member, Step::RenameLeft(l, n)) => MemberRepo::new(db)
+            .set_name(&ids.lefts[*l], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Ward, Step::RenameRight(r, n)) => NurseRepo::new(db)
+            .set_name(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Clinic, Step::RenameRight(r, n)) => DoctorRepo::new(db)
+            .set_name(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Team, Step::RenameRight(r, n)) => PlayerRepo::new(db)
+            .set_name(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Student, Step::RenameRight(r, n)) => CourseRepo::new(db)
+            .set_title(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Reviewer, Step::RenameRight(r, n)) => JournalRepo::new(db)
+            .set_title(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
+        (Which::Member, Step::RenameRight(r, n)) => ClubRepo::new(db)
+            .set_title(&ids.rights[*r], &name(n))
+            .await
+            .map(|_| ()),
     }
 }
 
@@ -255,8 +417,17 @@ async fn loaded(which: Which, db: &Database, ids: &Ids, l: usize) -> Vec<ObjectI
     macro_rules! load {
         ($repo:ident, $load:ident) => {{
             let repo = $repo::new(db);
-            let owner = repo.get(&ids.lefts[l]).await.unwrap().expect("the left document");
-            repo.$load(&owner).await.unwrap().into_iter().map(|d| d.id).collect()
+            let owner = repo
+                .get(&ids.lefts[l])
+                .await
+                .unwrap()
+                .expect("the left document");
+            repo.$load(&owner)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|d| d.id)
+                .collect()
         }};
     }
     match which {
@@ -304,11 +475,16 @@ fn references(end: &End, d: &Document) -> Vec<(ObjectId, Option<Bson>)> {
     let one = |v: &Bson| -> (ObjectId, Option<Bson>) {
         match (end.key, v) {
             (Some(k), Bson::Document(r)) => {
-                let id = r.get_object_id(k).unwrap_or_else(|e| panic!("{r}: no id at {k}: {e}"));
+                let id = r
+                    .get_object_id(k)
+                    .unwrap_or_else(|e| panic!("{r}: no id at {k}: {e}"));
                 (id, end.copy.and_then(|(c, _)| r.get(c).cloned()))
             }
             (None, Bson::ObjectId(id)) => (*id, None),
-            (_, other) => panic!("{}.{}: unexpected reference {other}", end.collection, end.path),
+            (_, other) => panic!(
+                "{}.{}: unexpected reference {other}",
+                end.collection, end.path
+            ),
         }
     };
     match (end.max, d.get(end.path)) {
@@ -339,7 +515,9 @@ async fn check(which: Which, db: &Database, ids: &Ids, model: &Model, after: &St
     let lefts = stored(db, rel.left.collection, &ids.lefts).await;
     let rights = stored(db, rel.right.collection, &ids.rights).await;
     let index = |all: &[ObjectId], id: ObjectId| {
-        all.iter().position(|x| *x == id).unwrap_or_else(|| panic!("{id} names no document"))
+        all.iter()
+            .position(|x| *x == id)
+            .unwrap_or_else(|| panic!("{id} names no document"))
     };
     let mut seen_left = BTreeSet::new();
     for (l, d) in lefts.iter().enumerate() {
@@ -349,7 +527,10 @@ async fn check(which: Which, db: &Database, ids: &Ids, model: &Model, after: &St
         }
         for (id, copy) in &refs {
             let r = index(&ids.rights, *id);
-            assert!(seen_left.insert((l, r)), "after {after:?}: {d} names {id} twice");
+            assert!(
+                seen_left.insert((l, r)),
+                "after {after:?}: {d} names {id} twice"
+            );
             if let Some((_, source)) = rel.left.copy {
                 assert_eq!(
                     copy.as_ref(),
@@ -359,7 +540,11 @@ async fn check(which: Which, db: &Database, ids: &Ids, model: &Model, after: &St
             }
         }
         let in_order: Vec<ObjectId> = refs.iter().map(|(id, _)| *id).collect();
-        assert_eq!(loaded(which, db, ids, l).await, in_order, "after {after:?}: load of {d}");
+        assert_eq!(
+            loaded(which, db, ids, l).await,
+            in_order,
+            "after {after:?}: load of {d}"
+        );
     }
     let mut seen_right = BTreeSet::new();
     for (r, d) in rights.iter().enumerate() {
@@ -369,7 +554,10 @@ async fn check(which: Which, db: &Database, ids: &Ids, model: &Model, after: &St
         }
         for (id, copy) in &refs {
             let l = index(&ids.lefts, *id);
-            assert!(seen_right.insert((l, r)), "after {after:?}: {d} names {id} twice");
+            assert!(
+                seen_right.insert((l, r)),
+                "after {after:?}: {d} names {id} twice"
+            );
             if let Some((_, source)) = rel.right.copy {
                 assert_eq!(
                     copy.as_ref(),
@@ -386,7 +574,10 @@ async fn check(which: Which, db: &Database, ids: &Ids, model: &Model, after: &St
     assert_eq!(seen_left, model.links, "after {after:?}: the left side");
     assert_eq!(seen_right, model.links, "after {after:?}: the right side");
     for (l, d) in lefts.iter().enumerate() {
-        assert_eq!(d.get_str(rel.left.source).ok(), Some(model.lefts[l].as_str()));
+        assert_eq!(
+            d.get_str(rel.left.source).ok(),
+            Some(model.lefts[l].as_str())
+        );
     }
 }
 
@@ -461,15 +652,30 @@ async fn a_move_rewrites_the_copy_and_a_full_parent_refuses_it() {
     let doctors = DoctorRepo::new(&t.db);
     let clinics = ClinicRepo::new(&t.db);
     // Rights 0 and 3 are with clinic 0, 1 with clinic 1, 2 with clinic 2.
-    clinics.link_doctors(&ids.lefts[1], &ids.rights[0]).await.unwrap();
+    clinics
+        .link_doctors(&ids.lefts[1], &ids.rights[0])
+        .await
+        .unwrap();
     let moved = doctors.get(&ids.rights[0]).await.unwrap().unwrap();
-    assert_eq!(moved.clinic, ClinicRef { id: ids.lefts[1], name: "left 1".into() });
+    assert_eq!(
+        moved.clinic,
+        ClinicRef {
+            id: ids.lefts[1],
+            name: "left 1".into()
+        }
+    );
     let first = clinics.get(&ids.lefts[0]).await.unwrap().unwrap();
     assert_eq!(first.doctors.as_slice(), &[ids.rights[3]]);
-    clinics.link_doctors(&ids.lefts[1], &ids.rights[2]).await.unwrap();
+    clinics
+        .link_doctors(&ids.lefts[1], &ids.rights[2])
+        .await
+        .unwrap();
     // Clinic 1 holds 3 doctors now: its bound.
     let refused = clinics.link_doctors(&ids.lefts[1], &ids.rights[3]).await;
-    assert!(matches!(refused, Err(Error::BoundExceeded { .. })), "{refused:?}");
+    assert!(
+        matches!(refused, Err(Error::BoundExceeded { .. })),
+        "{refused:?}"
+    );
     let stays = doctors.get(&ids.rights[3]).await.unwrap().unwrap();
     assert_eq!(stays.clinic.id, ids.lefts[0]);
     clinics.set_name(&ids.lefts[1], "renamed").await.unwrap();
