@@ -685,3 +685,65 @@ async fn a_move_rewrites_the_copy_and_a_full_parent_refuses_it() {
     }
     t.cleanup().await;
 }
+
+/// Eight writers linking players to teams (moves included) and renaming both sides at once:
+/// afterwards each player is in the one team it names, each team lists exactly the players
+/// naming it, within its bound, and every copy holds its source's last name (a link writes both
+/// documents it copies from, so a racing rename and link conflict and one retries).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_links_and_renames_leave_both_sides_in_agreement_with_current_copies() {
+    let t = TestDb::new("two_way_race").await;
+    ensure_all(&t.db).await.unwrap();
+    let (ids, _) = setup(Which::Team, &t.db).await;
+    let ids = std::sync::Arc::new(ids);
+    let mut writers = Vec::new();
+    for w in 0..8u64 {
+        let (db, ids) = (t.db.clone(), ids.clone());
+        writers.push(tokio::spawn(async move {
+            let mut rng = squillion_testkit::Lcg(w * 7919 + 1);
+            for _ in 0..12 {
+                let (l, r) = (
+                    rng.below(LEFTS as u64) as usize,
+                    rng.below(RIGHTS as u64) as usize,
+                );
+                let n = rng.below(200) as u8;
+                let step = match rng.below(4) {
+                    0 => Step::RenameLeft(l, n),
+                    1 => Step::RenameRight(r, n),
+                    _ => Step::Link(l, r),
+                };
+                match apply(Which::Team, &db, &ids, &step).await {
+                    Ok(()) | Err(Error::BoundExceeded { .. }) => {}
+                    Err(e) => panic!("{step:?}: {e:?}"),
+                }
+            }
+        }));
+    }
+    for w in writers {
+        w.await.unwrap();
+    }
+    let teams = stored(&t.db, "teams", &ids.lefts).await;
+    let players = stored(&t.db, "players", &ids.rights).await;
+    let rel = relation(Which::Team);
+    let name = |d: &Document| d.get_str("name").unwrap().to_owned();
+    let mut from_teams = BTreeSet::new();
+    for (l, d) in teams.iter().enumerate() {
+        let refs = references(&rel.left, d);
+        assert!(refs.len() <= 3, "{d}");
+        for (id, copy) in refs {
+            let r = ids.rights.iter().position(|x| *x == id).unwrap();
+            assert!(from_teams.insert((l, r)), "{d} names {id} twice");
+            assert_eq!(copy, Some(Bson::String(name(&players[r]))), "{d}");
+        }
+    }
+    let mut from_players = BTreeSet::new();
+    for (r, d) in players.iter().enumerate() {
+        for (id, copy) in references(&rel.right, d) {
+            let l = ids.lefts.iter().position(|x| *x == id).unwrap();
+            from_players.insert((l, r));
+            assert_eq!(copy, Some(Bson::String(name(&teams[l]))), "{d}");
+        }
+    }
+    assert_eq!(from_teams, from_players);
+    t.cleanup().await;
+}
