@@ -287,6 +287,51 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_takes_the_copies_placed_beside_its_id_from_its_source() {
+        let copies = [
+            c("doctors[].id", "doctors[].name"),
+            CopyOf {
+                from: "clinics",
+                source: "address.city",
+                by: "clinic.id",
+                copy: "clinic.city",
+            },
+        ];
+        let doctor = doc! { "_id": 1, "name": "Ada" };
+        // Each element of `doctors` copies its doctor's name.
+        let copies = [
+            CopyOf {
+                from: "doctors",
+                ..copies[0]
+            },
+            copies[1],
+        ];
+        assert_eq!(
+            reference_copies(&copies, "doctors", "doctors[]", &doctor),
+            doc! { "name": "Ada" }
+        );
+        // Another collection's copies, or a path holding none, give nothing.
+        assert_eq!(
+            reference_copies(&copies, "clinics", "doctors[]", &doctor),
+            doc! {}
+        );
+        assert_eq!(
+            reference_copies(&copies, "doctors", "clinic", &doctor),
+            doc! {}
+        );
+        let clinic = doc! { "_id": 2, "address": { "city": "Lyon" } };
+        assert_eq!(
+            reference_copies(&copies, "clinics", "clinic", &clinic),
+            doc! { "city": "Lyon" }
+        );
+        // A source without the field leaves the copy out.
+        assert_eq!(
+            reference_copies(&copies, "clinics", "clinic", &doc! { "_id": 2 }),
+            doc! {}
+        );
+    }
+
+    #[test]
     fn visit_reaches_every_reference_through_arrays() {
         let mut v = Bson::Document(doc! {
             "lines": [

@@ -5,6 +5,8 @@
 //! other document's fields, `copy_of`): a link then reads both documents in its transaction and
 //! writes each side's reference with the other's current values, the same copies
 //! [`super::copies`] takes on every other write; the fan-out keeps them in step afterwards.
+//! The link writes both documents it copies from, so a rename of either racing it conflicts with
+//! the transaction and one of the two retries: no link writes a copy older than its source.
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection};
@@ -341,4 +343,29 @@ pub async fn unlink(side: &Side<'_>, this_id: Bson, other_id: Bson) -> Result<()
         Some(&mut session)
     )
     .await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_named_by_their_id_or_by_the_id_inside() {
+        let id = Bson::Int32(7);
+        assert_eq!(id_path("doctors", Some("id")), "doctors.id");
+        assert_eq!(id_path("doctors", None), "doctors");
+        assert_eq!(
+            pull_condition(Some("id"), &id),
+            Bson::Document(doc! { "id": 7 })
+        );
+        assert_eq!(pull_condition(None, &id), id);
+        let extended = Bson::Document(doc! { "id": 7, "name": "Ada" });
+        assert_eq!(reference_id(extended.clone(), Some("id")), id);
+        assert_eq!(
+            reference_id(Bson::Document(doc! { "name": "Ada" }), Some("id")),
+            Bson::Null
+        );
+        assert_eq!(reference_id(id.clone(), None), id);
+        assert_eq!(reference_id(extended.clone(), None), extended);
+    }
 }
