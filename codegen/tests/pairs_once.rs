@@ -4,16 +4,20 @@
 //! accepted the same course twice in a student's enrolments. Every such array of the generator's
 //! schemas is declared `embed(max = N, unique("<id>"))`, whose push refuses a second element
 //! naming the same document (the server test: `examples/generated/tests/helpdesk.rs`,
-//! `Agent.following`).
+//! `Agent.following`). A two-way array is declared `two_way(..., id = "<id>")` instead: it is
+//! written by `link_<f>`, which rewrites the element naming a document rather than adding a
+//! second one (`examples/generated/tests/two_way.rs`).
 
+use squillion_codegen::model::Layout;
 use squillion_codegen::plan::{Collection, Shape};
 use squillion_grammar::SourceFile;
 
-/// The attribute lines right above `pub <field>:` in the struct of `c`.
-fn attributes_of<'t>(rust: &'t str, c: &Collection, field: &str) -> Vec<&'t str> {
+/// The attributes right above `pub <field>:` in the struct of `c`, as one string without
+/// whitespace (prettyplease spreads a long attribute over several lines).
+fn attributes_of(rust: &str, c: &Collection, field: &str) -> String {
     let marker = format!("collection = \"{}\"", c.name);
     let Some(start) = rust.find(&marker) else {
-        return Vec::new();
+        return String::new();
     };
     let body = &rust[start..];
     let end = body.find("\n}\n").unwrap_or(body.len());
@@ -22,15 +26,19 @@ fn attributes_of<'t>(rust: &'t str, c: &Collection, field: &str) -> Vec<&'t str>
         .iter()
         .position(|l| l.trim_start().starts_with(&format!("pub {field}:")))
     else {
-        return Vec::new();
+        return String::new();
     };
-    lines[..at]
+    let mut above: Vec<&str> = lines[..at]
         .iter()
         .rev()
-        .take_while(|l| l.trim_start().starts_with("#[") || l.trim_start().starts_with("///"))
-        .filter(|l| l.trim_start().starts_with("#["))
+        .take_while(|l| {
+            let l = l.trim_start();
+            !l.starts_with("///") && !l.starts_with("pub ") && !l.ends_with('{')
+        })
         .copied()
-        .collect()
+        .collect();
+    above.reverse();
+    above.concat().split_whitespace().collect()
 }
 
 #[test]
@@ -66,12 +74,19 @@ fn every_array_of_references_with_fields_holds_each_reference_once() {
                 };
                 arrays += 1;
                 let attrs = attributes_of(&generated.rust, c, &f.code_name);
-                let wanted = format!("unique(\"{}\"", id.name);
+                // A two-way array is linked, never pushed: `link_<f>` rewrites the element
+                // naming the document instead of adding a second one.
+                let linked =
+                    attrs.contains("two_way(") && attrs.contains(&format!(",id=\"{}\"", id.name));
+                let unique =
+                    attrs.contains("embed(") && attrs.contains(&format!("unique(\"{}\"", id.name));
                 assert!(
-                    attrs
-                        .iter()
-                        .any(|a| a.contains("embed(") && a.contains(&wanted)),
-                    "{}.{} ({}): {attrs:?}\n{text}",
+                    if d.strategy == Layout::TwoWay {
+                        linked
+                    } else {
+                        unique
+                    },
+                    "{}.{} ({}): {attrs}\n{text}",
                     c.name,
                     p.path,
                     d.id

@@ -107,21 +107,24 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
             inverse_max,
         } => {
             let (id, target) = (args.first()?.clone(), args.get(1)?.clone());
-            r.get(other, &target)?;
-            let mine = r.get(&c.name, &id)?.get_array(path).ok()?.clone();
-            if !mine.contains(&target) && mine.len() >= *max {
+            let theirs_doc = r.get(other, &target)?.clone();
+            let mine_doc = r.get(&c.name, &id)?.clone();
+            let oc = plan.collection(other)?;
+            // Each side's reference, an id or `{id, copies...}` taken from the document it names
+            // (the link reads both in its transaction).
+            let element = reference_value(c.field(path)?, &target, oc, &theirs_doc);
+            let back = reference_value(oc.field(inverse)?, &id, c, &mine_doc);
+            let mine = mine_doc.get_array(path).ok()?.clone();
+            if !names(&mine, &target) && mine.len() >= *max {
                 return Some(Expect::BoundExceeded);
             }
             match inverse_max {
                 Some(im) => {
-                    let theirs = r.get(other, &target)?.get_array(inverse).ok()?.clone();
-                    if !theirs.contains(&id) && theirs.len() >= *im {
+                    let theirs = theirs_doc.get_array(inverse).ok()?.clone();
+                    if !names(&theirs, &id) && theirs.len() >= *im {
                         return Some(Expect::BoundExceeded);
                     }
-                    let mut theirs = theirs;
-                    if !theirs.contains(&id) {
-                        theirs.push(id.clone());
-                    }
+                    let theirs = with_reference(theirs, &id, back);
                     r.get_mut(other, &target)?.insert(inverse.clone(), theirs);
                 }
                 None => {
@@ -129,22 +132,20 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
                     for d in r.docs_mut(&c.name) {
                         if d.get("_id") != Some(&id) {
                             if let Ok(a) = d.get_array(path) {
-                                let kept: Vec<Bson> =
-                                    a.iter().filter(|x| **x != target).cloned().collect();
+                                let kept: Vec<Bson> = a
+                                    .iter()
+                                    .filter(|x| crate::checks::ref_id(x) != target)
+                                    .cloned()
+                                    .collect();
                                 d.insert(path.clone(), kept);
                             }
                         }
                     }
-                    r.get_mut(other, &target)?
-                        .insert(inverse.clone(), id.clone());
+                    r.get_mut(other, &target)?.insert(inverse.clone(), back);
                 }
             }
-            let doc = r.get_mut(&c.name, &id)?;
-            let mut mine = mine;
-            if !mine.contains(&target) {
-                mine.push(target);
-            }
-            doc.insert(path.clone(), mine);
+            let mine = with_reference(mine, &target, element);
+            r.get_mut(&c.name, &id)?.insert(path.clone(), mine);
             Some(Expect::Ok)
         }
         Kind::Subset {
@@ -287,4 +288,41 @@ pub(crate) fn stamped(c: &Collection, mut doc: Document) -> Document {
         }
     }
     doc
+}
+
+/// Whether the references `items` (ids or extended references) name `id`.
+fn names(items: &[Bson], id: &Bson) -> bool {
+    items.iter().any(|x| crate::checks::ref_id(x) == *id)
+}
+
+/// `items` with `reference` (naming `id`) in the place of the one naming `id`, or appended: a
+/// link rewrites an extended reference already there, so its copies are the current ones.
+fn with_reference(mut items: Vec<Bson>, id: &Bson, reference: Bson) -> Vec<Bson> {
+    match items.iter().position(|x| crate::checks::ref_id(x) == *id) {
+        Some(at) => items[at] = reference,
+        None => items.push(reference),
+    }
+    items
+}
+
+/// The reference field `f` (or each element of it) holds to document `id` of `source`, stored
+/// as `doc`: the id, or an extended reference holding it beside copies of `doc`'s fields.
+fn reference_value(
+    f: &squillion_codegen::plan::PlanField,
+    id: &Bson,
+    source: &Collection,
+    doc: &Document,
+) -> Bson {
+    if f.children.is_empty() {
+        return id.clone();
+    }
+    let mut ext = Document::new();
+    for x in &f.children {
+        if x.kind == squillion_codegen::plan::FieldKind::Ref {
+            ext.insert(x.name.clone(), id.clone());
+        } else if let Some(v) = crate::documents::copy_source(x, source, doc) {
+            ext.insert(x.name.clone(), v);
+        }
+    }
+    Bson::Document(ext)
 }

@@ -493,7 +493,7 @@ fn subset(
 }
 
 /// The id a reference holds: the value itself, or the `id` of an extended reference.
-fn ref_id(v: &Bson) -> Bson {
+pub(crate) fn ref_id(v: &Bson) -> Bson {
     match v {
         Bson::Document(d) => d.get("id").cloned().unwrap_or(Bson::Null),
         other => other.clone(),

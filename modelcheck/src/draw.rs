@@ -178,9 +178,10 @@ pub(crate) fn links_of_new_child(
         if !taken_back && held >= max {
             return None;
         }
-        if theirs.shape == Shape::ArrayOfExtendedRefs {
-            // With copies beside the ids the derive has no `link_<f>`: the parent's array is an
-            // embedded array of extended references, appended with `push_<f>`.
+        let linked = s.has(&pc.name, &format!("link_{code}"));
+        if theirs.shape == Shape::ArrayOfExtendedRefs && !linked {
+            // A hand-written struct may declare the array as a plain embedded array of extended
+            // references (no `two_way`): appended with `push_<f>`.
             let mut ext = Document::new();
             for x in &pf.children {
                 if x.name == "id" {
@@ -200,9 +201,9 @@ pub(crate) fn links_of_new_child(
             ));
             continue;
         }
-        if !s.has(&pc.name, &format!("link_{code}")) {
-            // No two-way link when the child's side carries copies: the parent's id array is a
-            // plain bounded array, appended with `push_<f>`.
+        if !linked {
+            // No two-way link declared: the parent's id array is a plain bounded array,
+            // appended with `push_<f>`.
             out.push(Op::new(
                 &pc.name,
                 format!("push_{code}"),
@@ -298,8 +299,7 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                 .max_items
                 .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
             match (d.strategy, p.shape) {
-                // A two-way array of extended references is only appended to when its child is
-                // created (`links_of_new_child`): the derive has no link that moves a child.
+                // A two-way array, of ids or of extended references, is linked (below).
                 (Layout::Embed, Shape::ArrayOfSubdocuments) | (_, Shape::ArrayOfExtendedRefs)
                     if d.outlier.is_none()
                         && d.strategy != Layout::TwoWay
@@ -360,7 +360,9 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                     }
                     options.extend(remove_one(c, &doc, &id, f, rng));
                 }
-                (Layout::TwoWay, Shape::ArrayOfIds) if s.has(&c.name, &format!("link_{code}")) => {
+                (Layout::TwoWay, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs)
+                    if s.has(&c.name, &format!("link_{code}")) =>
+                {
                     let Some(other) = d
                         .placement
                         .iter()
@@ -368,7 +370,10 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                     else {
                         continue;
                     };
-                    if let Some(target) = reference_to(f, s, r, rng) {
+                    // `link_<f>` takes the other document's id, even where the array holds
+                    // extended references.
+                    let target = reference_to(f, s, r, rng).map(|t| crate::checks::ref_id(&t));
+                    if let Some(target) = target {
                         options.push(Op::new(
                             &c.name,
                             format!("link_{code}"),
@@ -378,7 +383,11 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
                                 max,
                                 other: other.collection.clone(),
                                 inverse: other.path.clone(),
-                                inverse_max: (other.shape == Shape::ArrayOfIds).then(|| {
+                                inverse_max: matches!(
+                                    other.shape,
+                                    Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs
+                                )
+                                .then(|| {
                                     other.max_items.map_or(usize::MAX, |m| {
                                         usize::try_from(m).unwrap_or(usize::MAX)
                                     })

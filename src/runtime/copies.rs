@@ -98,6 +98,32 @@ fn get_path<'d>(doc: &'d BsonDocument, path: &str) -> Option<&'d Bson> {
     Some(v)
 }
 
+/// The copies of `copies` held by a reference written at the marked path `at` (`clinic`, or
+/// `doctors[]` for one element of an array) to a document of collection `from`, taken from
+/// `source`, that document as stored: `{copy key: value}`, to put beside the id. Two-way links
+/// build their extended references with it, from the documents they read in their transaction. A source field `source` does not hold
+/// is left out, as an absent optional is stored.
+pub(crate) fn reference_copies(
+    copies: &[CopyOf],
+    from: &str,
+    at: &str,
+    source: &BsonDocument,
+) -> BsonDocument {
+    let mut out = BsonDocument::new();
+    for c in copies.iter().filter(|c| c.from == from) {
+        let Some((node, _, copy_key)) = within(c, at) else {
+            continue;
+        };
+        if !node.is_empty() {
+            continue;
+        }
+        if let Some(v) = get_path(source, c.source) {
+            out.insert(copy_key, v.clone());
+        }
+    }
+    out
+}
+
 /// A key identifying an id among those read (BSON values are not `Ord`).
 fn key(id: &Bson) -> String {
     id.clone().into_canonical_extjson().to_string()
@@ -258,6 +284,51 @@ mod tests {
         );
         // A copy beside another reference than its id's is no copy of it.
         assert_eq!(within(&c("a.id", "b.name"), ""), None);
+    }
+
+    #[test]
+    fn a_reference_takes_the_copies_placed_beside_its_id_from_its_source() {
+        let copies = [
+            c("doctors[].id", "doctors[].name"),
+            CopyOf {
+                from: "clinics",
+                source: "address.city",
+                by: "clinic.id",
+                copy: "clinic.city",
+            },
+        ];
+        let doctor = doc! { "_id": 1, "name": "Ada" };
+        // Each element of `doctors` copies its doctor's name.
+        let copies = [
+            CopyOf {
+                from: "doctors",
+                ..copies[0]
+            },
+            copies[1],
+        ];
+        assert_eq!(
+            reference_copies(&copies, "doctors", "doctors[]", &doctor),
+            doc! { "name": "Ada" }
+        );
+        // Another collection's copies, or a path holding none, give nothing.
+        assert_eq!(
+            reference_copies(&copies, "clinics", "doctors[]", &doctor),
+            doc! {}
+        );
+        assert_eq!(
+            reference_copies(&copies, "doctors", "clinic", &doctor),
+            doc! {}
+        );
+        let clinic = doc! { "_id": 2, "address": { "city": "Lyon" } };
+        assert_eq!(
+            reference_copies(&copies, "clinics", "clinic", &clinic),
+            doc! { "city": "Lyon" }
+        );
+        // A source without the field leaves the copy out.
+        assert_eq!(
+            reference_copies(&copies, "clinics", "clinic", &doc! { "_id": 2 }),
+            doc! {}
+        );
     }
 
     #[test]

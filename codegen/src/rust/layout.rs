@@ -10,9 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::model::{Layout, SummaryFn};
-use crate::plan::{
-    Collection, CollectionRole, ComputedFn, Decision, FieldKind, Placement, Plan, Shape,
-};
+use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape};
 
 use super::names::{field_ident, type_ident};
 
@@ -33,7 +31,7 @@ impl CollectionAttrs {
     }
 }
 
-fn lit(n: u64) -> Literal {
+pub(super) fn lit(n: u64) -> Literal {
     Literal::u64_unsuffixed(n)
 }
 
@@ -293,14 +291,6 @@ fn patterns(plan: &Plan, c: &Collection, out: &mut CollectionAttrs) {
     }
 }
 
-/// Whether the reference placed at `p` (the other side of a two-way relationship) is required:
-/// its field is not optional.
-fn inverse_required(plan: &Plan, p: &Placement) -> bool {
-    plan.collection(&p.collection)
-        .and_then(|c| c.field(&p.path))
-        .is_some_and(|f| !f.optional)
-}
-
 /// The layout attributes a relationship puts on fields of `c`.
 fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut CollectionAttrs) {
     let here: Vec<_> = d
@@ -351,6 +341,14 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 },
             },
             (Layout::Embed, Shape::Subdocument) => quote!(embed),
+            // Both sides hold references, ids or extended references (`{id, name}`): the derive
+            // links them from the side with the array, copies and all.
+            (Layout::TwoWay, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs) if i == 0 => {
+                match super::two_way::two_way(lookup, c, d, p) {
+                    Some(attr) => attr,
+                    None => continue,
+                }
+            }
             // An array of references with copies or relationship fields (`[{id, since}]`):
             // each referenced document appears once (a relationship is a set of pairs), so the
             // push refuses a second element naming it.
@@ -412,33 +410,6 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     quote!(child_ref(to = #to, id = "id" #order))
                 } else {
                     quote!(child_ref(to = #to #order))
-                }
-            }
-            // Both sides hold references: the derive links them from the side with the array.
-            (Layout::TwoWay, Shape::ArrayOfIds) if i == 0 => {
-                let Some(other) = d
-                    .placement
-                    .iter()
-                    .find(|o| o.collection != c.name || o.path != p.path)
-                else {
-                    continue;
-                };
-                let (Some(to), Some(m)) = (lookup.document_type(&p.target), max) else {
-                    continue;
-                };
-                let inverse = &other.path;
-                match (other.shape, other.max_items) {
-                    (Shape::ArrayOfIds, Some(im)) => {
-                        let im = lit(im);
-                        quote!(two_way(to = #to, max = #m, inverse = #inverse, inverse_max = #im))
-                    }
-                    // A required reference back (`one`, not `one?`): no `unlink_`, which would
-                    // take it away.
-                    (Shape::Id, _) if inverse_required(lookup.plan, other) => {
-                        quote!(two_way(to = #to, max = #m, inverse = #inverse, inverse_required))
-                    }
-                    (Shape::Id, _) => quote!(two_way(to = #to, max = #m, inverse = #inverse)),
-                    _ => continue,
                 }
             }
             _ => continue,

@@ -15,6 +15,7 @@ mod projections;
 mod queries;
 mod setup;
 mod text;
+mod two_way;
 mod values;
 pub mod verify;
 

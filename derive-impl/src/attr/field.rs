@@ -122,6 +122,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut inverse = None;
                     let mut inverse_max = None;
                     let mut inverse_required = false;
+                    let mut inverse_id = None;
                     let mut n = None;
                     let mut sort = None;
                     let mut desc = false;
@@ -131,7 +132,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let allowed: &[&str] = match key.as_str() {
                         "parent_refs" => &["to", "max", "fields"],
                         "child_ref" => &["to", "order", "id"],
-                        "two_way" => &["to", "max", "inverse", "inverse_max", "inverse_required"],
+                        "two_way" => &["to", "max", "inverse", "inverse_max", "inverse_required", "id", "inverse_id"],
                         _ => &["to", "n", "sort", "desc", "asc", "keep", "key"],
                     };
                     meta.parse_nested_meta(|m| {
@@ -147,6 +148,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "inverse" => inverse = Some(name_value(&m)?),
                             "inverse_max" => inverse_max = Some(relation_max(&m, cx)?.0),
                             "inverse_required" => inverse_required = true,
+                            "inverse_id" => inverse_id = Some(name_value(&m)?),
                             "n" => n = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "order" => order = index_keys(&m)?,
@@ -170,7 +172,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             set_layout(&mut out.layout, cx, span, Layout::ChildRef { to, order, id })
                         }
                         "two_way" => match inverse {
-                            Some(inverse) => set_layout(&mut out.layout, cx, span, Layout::TwoWay { to, max, inverse, inverse_max, inverse_required }),
+                            Some(inverse) => set_layout(&mut out.layout, cx, span, Layout::TwoWay { to, max, inverse, inverse_max, inverse_required, id, inverse_id }),
                             None => cx.error_at(span, "`two_way` needs the field of the other side: `inverse = field`"),
                         },
                         _ => match (n, sort) {

@@ -153,6 +153,12 @@ pub enum Layout {
         /// The other side's single reference is required (not an `Option`): a child leaves its
         /// parent only for another (`link_<f>` there) or by being deleted, so no `unlink_<f>`.
         inverse_required: bool,
+        /// The elements are extended references (structs holding the other's id and copies of
+        /// its fields, `copy_of`): the id's field in each (`id = "id"`).
+        id: Option<String>,
+        /// The other side's reference (or each element of its array) is an extended reference:
+        /// the id's field in it (`inverse_id = "id"`).
+        inverse_id: Option<String>,
     },
     Subset {
         to: syn::Path,

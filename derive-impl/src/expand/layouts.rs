@@ -61,8 +61,16 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                 inverse,
                 inverse_max,
                 inverse_required,
+                id,
+                inverse_id,
                 ..
-            } => two_way(item, f, to, inverse, (*inverse_max, *inverse_required)),
+            } => two_way(
+                item,
+                f,
+                (to, inverse),
+                (*inverse_max, *inverse_required),
+                (id.as_deref(), inverse_id.as_deref()),
+            ),
             Layout::Subset { key: Some(_), .. }
             | Layout::Top {
                 key: Some(_),
@@ -271,7 +279,7 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
          not this reference: the filter `{{_id, $or: [{{\"{path}.<max-1>\": {{$exists: false}}}}, {{{path}: ref}}]}}` \
          is checked by the update. True if the array changed."
     );
-    let loads = loads(item, f, to, fields);
+    let loads = loads(item, f, to, fields, None);
     quote! {
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
@@ -304,7 +312,13 @@ fn projected_doc(declared: &[String]) -> String {
 
 /// `load_<f>` and `load_<f>_projected` of an array of ids of `T` in `item`'s documents: the
 /// referenced documents in the array's order, by `$in`.
-fn loads(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> TokenStream {
+fn loads(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    to: &syn::Path,
+    fields: &[String],
+    id: Option<&str>,
+) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
     let path = &f.bson;
@@ -316,10 +330,17 @@ fn loads(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> T
          (an application-level join, rule of thumb 4); ids that find nothing are skipped."
     );
     let projected_doc = projected_doc(fields);
+    // An extended reference holds the id at its field `id`.
+    let id_of = match id {
+        Some(k) => quote! {
+            #rt::to_bson(r).map(|b| #rt::two_way::reference_id(b, ::core::option::Option::Some(#k)))
+        },
+        None => quote!(#rt::to_bson(r)),
+    };
     quote! {
         #[doc = #load_doc]
         pub async fn #load(&self, owner: &#ident) -> ::squillion::Result<#rt::Vec<#to>> {
-            let ids = owner.#field_ident.iter().map(|r| #rt::to_bson(r)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
+            let ids = owner.#field_ident.iter().map(|r| #id_of).collect::<::squillion::Result<#rt::Vec<_>>>()?;
             let target = #rt::RepoCore::<#to>::new(self.core.database());
             let docs = #rt::arrays::load_by_ids(target.raw(), &ids, ::core::option::Option::None).await?;
             docs.into_iter().map(|d| target.decode(d)).collect()
@@ -327,7 +348,7 @@ fn loads(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> T
 
         #[doc = #projected_doc]
         pub async fn #load_projected<P: #rt::serde::de::DeserializeOwned>(&self, owner: &#ident) -> ::squillion::Result<#rt::Vec<P>> {
-            let ids = owner.#field_ident.iter().map(|r| #rt::to_bson(r)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
+            let ids = owner.#field_ident.iter().map(|r| #id_of).collect::<::squillion::Result<#rt::Vec<_>>>()?;
             let coll = self.core.database().collection::<#rt::bson::Document>(<#to as ::squillion::Document>::COLLECTION);
             let docs = #rt::arrays::load_by_ids(&coll, &ids, #rt::shape::projection_of::<P>(&[#(#fields),*])).await?;
             docs.into_iter().map(|d| #rt::bson::from_document(d).map_err(::squillion::Error::from)).collect()
@@ -425,9 +446,9 @@ fn child_ref(
 fn two_way(
     item: &Item<'_>,
     f: &Field<'_>,
-    to: &syn::Path,
-    inverse: &str,
+    (to, inverse): (&syn::Path, &str),
     (inverse_max, inverse_required): (Option<u64>, bool),
+    (id, inverse_id): (Option<&str>, Option<&str>),
 ) -> TokenStream {
     let rt = rt();
     let ident = item.ident;
@@ -438,6 +459,11 @@ fn two_way(
     let Some((bound, _)) = &f.bound else {
         return TokenStream::new();
     };
+    // Extended references name the other document by its id, not by the element.
+    let other_ty = match id {
+        Some(_) => quote!(<#to as ::squillion::Document>::Id),
+        None => quote!(#elem),
+    };
     let path = &f.bson;
     let link = method("link", f, "");
     let unlink = method("unlink", f, "");
@@ -445,30 +471,52 @@ fn two_way(
         Some(m) => quote!(#rt::two_way::Inverse::Many { max: #m as usize }),
         None => quote!(#rt::two_way::Inverse::One),
     };
+    let option = |k: Option<&str>| match k {
+        Some(k) => quote!(::core::option::Option::Some(#k)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (this_key, other_key) = (option(id), option(inverse_id));
+    let copies_doc = if id.is_some() || inverse_id.is_some() {
+        " Each extended reference written takes its copies from the document it names, as \
+         stored in the transaction."
+    } else {
+        ""
+    };
     let link_doc = format!(
-        "Links this document and `other` on both sides in one transaction: `$addToSet` on `{path}` \
-         (bound checked by the update) and on the other side's `{inverse}` ({}). Fails with \
+        "Links this document and `other` on both sides in one transaction: `{path}` (bound \
+         checked by the update) and the other side's `{inverse}` ({}).{copies_doc} Fails with \
          [`squillion::Error::TransactionsUnsupported`] on a deployment without transactions, \
          before writing anything.",
-        if inverse_max.is_some() { "`$addToSet`, bounded" } else { "`$set`, after `$pull` from its previous owner" }
+        if inverse_max.is_some() {
+            "bounded"
+        } else {
+            "`$set`, after `$pull` from its previous owner"
+        }
     );
     let unlink_doc = format!("Unlinks both sides in one transaction (`$pull` on `{path}`, and `$pull`/`$unset` of `{inverse}`).");
-    let loads = loads(item, f, to, &[]);
+    let loads = loads(item, f, to, &[], id);
+    let side = quote! {
+        #rt::two_way::Side {
+            this: self.core.raw(),
+            this_path: #path,
+            this_max: #bound,
+            other: &self.core.database().collection(<#to as ::squillion::Document>::COLLECTION),
+            other_path: #inverse,
+            inverse: #inverse_mode,
+            keeps: <#ident as ::squillion::Document>::KEEPS,
+            this_id: #this_key,
+            other_id: #other_key,
+            this_copies: <#ident as ::squillion::Document>::COPIES,
+            other_copies: <#to as ::squillion::Document>::COPIES,
+        }
+    };
     let link_fn = quote! {
         #loads
 
         #[doc = #link_doc]
-        pub async fn #link(&self, id: &#id_ty, other: &#elem) -> ::squillion::Result<()> {
+        pub async fn #link(&self, id: &#id_ty, other: &#other_ty) -> ::squillion::Result<()> {
             self.core.require_transactions().await?;
-            let side = #rt::two_way::Side {
-                this: self.core.raw(),
-                this_path: #path,
-                this_max: #bound,
-                other: &self.core.database().collection(<#to as ::squillion::Document>::COLLECTION),
-                other_path: #inverse,
-                inverse: #inverse_mode,
-                keeps: <#ident as ::squillion::Document>::KEEPS,
-            };
+            let side = #side;
             #rt::two_way::link(&side, #rt::to_bson(id)?, #rt::to_bson(other)?).await
         }
     };
@@ -482,17 +530,9 @@ fn two_way(
         #link_fn
 
         #[doc = #unlink_doc]
-        pub async fn #unlink(&self, id: &#id_ty, other: &#elem) -> ::squillion::Result<()> {
+        pub async fn #unlink(&self, id: &#id_ty, other: &#other_ty) -> ::squillion::Result<()> {
             self.core.require_transactions().await?;
-            let side = #rt::two_way::Side {
-                this: self.core.raw(),
-                this_path: #path,
-                this_max: #bound,
-                other: &self.core.database().collection(<#to as ::squillion::Document>::COLLECTION),
-                other_path: #inverse,
-                inverse: #inverse_mode,
-                keeps: <#ident as ::squillion::Document>::KEEPS,
-            };
+            let side = #side;
             #rt::two_way::unlink(&side, #rt::to_bson(id)?, #rt::to_bson(other)?).await
         }
     }

@@ -38,6 +38,10 @@ pub mod conditions;
 /// on the parent (the server test `tests/outliers.rs`).
 #[rustfmt::skip]
 pub mod outliers;
+/// `examples/generated/schemas/two_way.sqn`: two-way references with copies on either side or
+/// both, one-to-many and many-to-many (the server test `tests/two_way.rs`).
+#[rustfmt::skip]
+pub mod two_way;
 /// `examples/blog.sqn` (seed 003).
 #[rustfmt::skip]
 pub mod blog;

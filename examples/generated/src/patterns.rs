@@ -169,7 +169,7 @@ impl Effort {
 /// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
-/// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_invoices`, `remove_invoices`, `pull_invoices`, `set_invoices`.
+/// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_invoices`, `load_invoices_projected`, `link_invoices`.
 #[derive(
     Debug,
     Clone,
@@ -201,7 +201,15 @@ pub struct Customer {
     #[serde(rename = "_id")]
     pub name: ::std::string::String,
     /// two_way (Customer.invoices): both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing)
-    #[squillion(embed(max = 5000, unique("id")))]
+    #[squillion(
+        two_way(
+            to = Invoice,
+            max = 5000,
+            inverse = "customer",
+            inverse_required,
+            id = "id"
+        )
+    )]
     pub invoices: ::squillion::BoundedVec<InvoiceRef, 5000>,
 }
 impl Customer {
