@@ -15,6 +15,27 @@ fn diagnostics(text: &str) -> Vec<Diagnostic> {
     }
 }
 
+/// The first diagnostic of `text` with `code`, and its help.
+fn first_of(code: &str, text: &str) -> (Diagnostic, String) {
+    let d = diagnostics(text)
+        .into_iter()
+        .find(|d| d.code == code)
+        .unwrap_or_else(|| panic!("no {code}:\n{text}"));
+    let help = d.help.clone().unwrap_or_default();
+    (d, help)
+}
+
+/// `text` with the fix of `d` applied.
+fn fixed(text: &str, d: &Diagnostic) -> String {
+    let fix = d
+        .fix
+        .as_ref()
+        .unwrap_or_else(|| panic!("{} has no fix", d.code));
+    let mut out = text.to_owned();
+    out.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+    out
+}
+
 /// Every place a type name goes, with `T` where it is written.
 const PLACES: [&str; 6] = [
     "entity A { x: T }",
@@ -54,21 +75,12 @@ fn a_type_name_from_another_language_is_fixed_to_ours() {
     for (word, ty) in meant {
         for place in PLACES {
             let text = place.replace('T', word);
-            let found = diagnostics(&text);
-            let d = found
-                .iter()
-                .find(|d| d.code == "E0301")
-                .unwrap_or_else(|| panic!("no E0301 for `{word}`:\n{text}"));
-            let help = d.help.clone().unwrap_or_default();
+            let (d, help) = first_of("E0301", &text);
             assert_eq!(help, format!("did you mean `{ty}`?"), "{word}:\n{text}");
-            let fix = d.fix.as_ref().unwrap_or_else(|| panic!("no fix: {word}"));
-            let mut fixed = text.clone();
-            fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
-            let again = diagnostics(&fixed);
+            let fixed = fixed(&text, &d);
             assert!(
-                again.iter().all(|d| d.code != "E0301"),
-                "`{word}` fixed to `{}` still fails:\n{fixed}",
-                fix.replacement
+                diagnostics(&fixed).iter().all(|d| d.code != "E0301"),
+                "`{word}` fixed to `{ty}` still fails:\n{fixed}"
             );
         }
     }
@@ -95,12 +107,7 @@ fn a_type_with_no_single_equivalent_gets_what_to_write() {
     for (word, shown) in cases {
         for place in PLACES {
             let text = place.replace('T', word);
-            let found = diagnostics(&text);
-            let d = found
-                .iter()
-                .find(|d| d.code == "E0301")
-                .unwrap_or_else(|| panic!("no E0301 for `{word}`:\n{text}"));
-            let help = d.help.clone().unwrap_or_default();
+            let (d, help) = first_of("E0301", &text);
             assert!(help.contains(shown), "{word}: {help}\n{text}");
             assert!(!help.contains("did you mean"), "{word}: {help}");
             assert!(d.fix.is_none(), "{word} has a fix: {help}");
@@ -118,13 +125,7 @@ const FIELD_PLACES: [&str; 4] = [
 
 /// The first E0310 of `text`, with its help.
 fn unknown_attribute(text: &str) -> (Diagnostic, String) {
-    let found = diagnostics(text);
-    let d = found
-        .into_iter()
-        .find(|d| d.code == "E0310")
-        .unwrap_or_else(|| panic!("no E0310:\n{text}"));
-    let help = d.help.clone().unwrap_or_default();
-    (d, help)
+    first_of("E0310", text)
 }
 
 /// ORM, SQL and serde names of field and entity attributes: each gets the attribute it means,
@@ -152,9 +153,7 @@ fn an_attribute_name_from_another_tool_is_fixed_to_ours() {
             let text = place.replace("@A", &format!("@{attr}"));
             let (d, help) = unknown_attribute(&text);
             assert_eq!(help, format!("did you mean `@{meant}`?"), "{attr}:\n{text}");
-            let fix = d.fix.as_ref().unwrap_or_else(|| panic!("no fix: {attr}"));
-            let mut fixed = text.clone();
-            fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+            let fixed = fixed(&text, &d);
             assert!(
                 diagnostics(&fixed).iter().all(|d| d.code != "E0310"),
                 "`@{attr}` fixed to `@{meant}` still unknown:\n{fixed}"
@@ -244,9 +243,7 @@ fn a_fact_word_from_another_tool_is_fixed_to_ours() {
             help.starts_with(&format!("did you mean `{meant}`?")),
             "{fact}: {help}"
         );
-        let fix = d.fix.as_ref().unwrap();
-        let mut fixed = text.clone();
-        fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+        let fixed = fixed(&text, d);
         assert!(
             !diagnostics(&fixed)
                 .iter()
