@@ -152,6 +152,26 @@ pub async fn push_bounded(
     .await
 }
 
+/// [`push_bounded`], with the copies of `item` pushed into the owner's `lists` (`top N` of an
+/// embedded array) in the same write.
+#[allow(clippy::too_many_arguments)]
+pub async fn push_bounded_kept(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    path: &str,
+    max: usize,
+    item: Bson,
+    computed: &[ComputedField],
+    unique: &[&str],
+    lists: &[super::subsets::List],
+) -> Result<()> {
+    let extra = match (&item, lists.is_empty()) {
+        (Bson::Document(child), false) => doc! { "$push": super::subsets::pushes(lists, child) },
+        _ => BsonDocument::new(),
+    };
+    push_bounded_with(coll, id, path, max, item, computed, unique, extra).await
+}
+
 /// [`push_bounded`], with the operators of `extra` (an update document: the `$push` of copies
 /// into the owner's lists) merged into the same write.
 #[allow(clippy::too_many_arguments)]

@@ -50,7 +50,7 @@ impl List {
 
     /// `(sort on the children's collection, stored order reversed)`: the copies the parent
     /// keeps are the first `n` children in this sort.
-    fn ranking(&self) -> (i32, bool) {
+    pub(super) fn ranking(&self) -> (i32, bool) {
         match (self.latest, self.descending) {
             // The latest N, stored ascending: the N largest, then reversed.
             (true, false) => (-1, true),

@@ -8,6 +8,7 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::Collection;
 
 use super::arrays::{lookup, ComputedField, Summary};
+use super::subsets::List;
 use crate::error::Context;
 use crate::{Error, Result};
 
@@ -17,10 +18,12 @@ const ATTEMPTS: usize = 16;
 /// Orders two values of one BSON type as MongoDB sorts them (numbers by value whatever their
 /// width); values of other types compare equal.
 fn compare(a: &Bson, b: &Bson) -> Ordering {
+    // Decimals by their value as a double: the order of values 15 significant digits tell apart.
     let num = |v: &Bson| match v {
         Bson::Int32(x) => Some(f64::from(*x)),
         Bson::Int64(x) => Some(*x as f64),
         Bson::Double(x) => Some(*x),
+        Bson::Decimal128(d) => d.to_string().parse().ok(),
         _ => None,
     };
     match (a, b) {
@@ -97,7 +100,19 @@ pub async fn resync(
     path: &str,
     computed: &[ComputedField],
 ) -> Result<()> {
-    if computed.is_empty() {
+    resync_kept(coll, id, path, computed, &[]).await
+}
+
+/// [`resync`], and the owner's lists of copies of the array's items (`top N` of an embedded
+/// array) set to the first `n` items in each list's order, in the same guarded write.
+pub async fn resync_kept(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    path: &str,
+    computed: &[ComputedField],
+    lists: &[List],
+) -> Result<()> {
+    if computed.is_empty() && lists.is_empty() {
         return Ok(());
     }
     let mut projection = doc! { path: 1 };
@@ -119,7 +134,7 @@ pub async fn resync(
             Some(Bson::Array(a)) => a.clone(),
             _ => Vec::new(),
         };
-        let (mut set, mut unset) = (BsonDocument::new(), BsonDocument::new());
+        let (mut set, mut unset) = (refilled(lists, &items), BsonDocument::new());
         let mut server = BsonDocument::new();
         for c in computed {
             let stored = lookup(&whole, c.path);
@@ -164,6 +179,38 @@ pub async fn resync(
         collection: coll.name().to_owned(),
         id: super::core::describe(&id),
     })
+}
+
+/// Each of `lists` as `items` make it: the first `n` items in the list's order (items without
+/// the field first when ascending, as the server sorts missing values), copied; ties keep the
+/// array's order.
+fn refilled(lists: &[List], items: &[Bson]) -> BsonDocument {
+    let mut set = BsonDocument::new();
+    for l in lists {
+        let mut children: Vec<&BsonDocument> =
+            items.iter().filter_map(|i| i.as_document()).collect();
+        let (direction, reversed) = l.ranking();
+        children.sort_by(|a, b| {
+            let order = match (a.get(l.sort_by), b.get(l.sort_by)) {
+                (Some(x), Some(y)) => compare(x, y),
+                (Some(_), None) => Ordering::Greater,
+                (None, Some(_)) => Ordering::Less,
+                (None, None) => Ordering::Equal,
+            };
+            if direction < 0 {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        children.truncate(usize::try_from(l.n).unwrap_or(0));
+        if reversed {
+            children.reverse();
+        }
+        let copies = children.into_iter().map(|c| Bson::Document(l.copy(c)));
+        set.insert(l.path, Bson::Array(copies.collect()));
+    }
+    set
 }
 
 /// The server's expression for summary `s` of the array at `path` when it reads decimals (some

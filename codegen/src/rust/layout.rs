@@ -331,10 +331,12 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 _ => match max {
                     Some(m) => {
                         let unique = c.field(&p.path).map(unique_in_elements).unwrap_or_default();
+                        // The parent's top N of the elements: every write of the array keeps it.
+                        let lists = kept_lists(d);
                         if unique.is_empty() {
-                            quote!(embed(max = #m))
+                            quote!(embed(max = #m #(, #lists)*))
                         } else {
-                            quote!(embed(max = #m, unique(#(#unique),*)))
+                            quote!(embed(max = #m, unique(#(#unique),*) #(, #lists)*))
                         }
                     }
                     None => continue,
@@ -511,8 +513,9 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 };
                 match (children, lookup.document_type(&d.child)) {
                     // Bucketed children: the bucket's appends push the copies.
-                    // Bucketed or outlying children: the appends and pushes keep the copies.
-                    _ if d.bucket.is_some() || d.outlier.is_some() => quote!(maintained),
+                    // Bucketed or embedded children (outliers included): the appends and the
+                    // array's writes keep the copies.
+                    _ if d.bucket.is_some() || d.strategy == Layout::Embed => quote!(maintained),
                     (Some(ch), Some(to)) => {
                         let key = &ch.parent_key;
                         quote!(top(to = #to, n = #n, sort = #sort_by #desc, keep(#(#keep),*), key = #key))

@@ -97,6 +97,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut max = None;
                     let mut unique = Vec::new();
                     let mut unique_span = None;
+                    let mut lists = Vec::new();
                     if meta.input.peek(syn::token::Paren) {
                         meta.parse_nested_meta(|m| {
                             match key_name(&m).as_str() {
@@ -105,15 +106,16 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                                     unique_span = Some(m.path.span());
                                     unique = name_list(&m)?;
                                 }
+                                kind @ ("latest" | "top") => kept_list(&m, cx, kind, &mut lists)?,
                                 other => {
-                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max, unique"));
+                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max, unique, latest, top"));
                                     skip_value(&m)?;
                                 }
                             }
                             Ok(())
                         })?;
                     }
-                    set_layout(&mut out.layout, cx, span, Layout::Embed { max, unique, unique_span });
+                    set_layout(&mut out.layout, cx, span, Layout::Embed { max, unique, unique_span, lists });
                 }
                 "parent_refs" | "child_ref" | "two_way" | "subset" => {
                     let mut to = None;

@@ -131,6 +131,9 @@ pub enum Layout {
         /// Paths, in each element, of values no two elements may share (`unique("code")`).
         unique: Vec<String>,
         unique_span: Option<Span>,
+        /// The owner's lists of copies of the elements (`top N`), kept by every write of the
+        /// array: pushed with the element, recomputed from the array after a removal.
+        lists: Vec<KeptList>,
     },
     ParentRefs {
         to: syn::Path,

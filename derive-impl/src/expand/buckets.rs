@@ -241,7 +241,7 @@ fn order_docs(sort: Option<&str>, start: Option<&str>, newest_first: bool, size:
 }
 
 /// The runtime's descriptions of an owner's lists of copies.
-fn list_specs(lists: &[crate::attr::KeptList]) -> Vec<TokenStream> {
+pub(super) fn list_specs(lists: &[crate::attr::KeptList]) -> Vec<TokenStream> {
     let rt = rt();
     lists
         .iter()

@@ -42,14 +42,14 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
             // other operations keep it (`maintained`: a subset the bucket appends keep) or it is
             // an `@attributes` map, an array of `{k, v}` with its entry methods instead.
             if f.bound.is_some() && f.attrs.maintained.is_none() && f.attrs.attributes.is_none() {
-                out.extend(embed_array(item, f, &[]));
+                out.extend(embed_array(item, f, &[], &[]));
             }
             continue;
         };
         out.extend(match layout {
-            Layout::Embed { unique, .. } => {
+            Layout::Embed { unique, lists, .. } => {
                 if f.bound.is_some() {
-                    embed_array(item, f, unique)
+                    embed_array(item, f, unique, lists)
                 } else {
                     embed_one(item, f)
                 }
@@ -156,7 +156,12 @@ pub fn extra_index_calls(item: &Item<'_>) -> Vec<TokenStream> {
         .collect()
 }
 
-fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream {
+fn embed_array(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    unique: &[String],
+    lists: &[crate::attr::KeptList],
+) -> TokenStream {
     let rt = rt();
     let id_ty = item.id_field().ty;
     let Some(elem) = f.elem() else {
@@ -196,16 +201,27 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
         .filter(|x| x.computed_of.as_deref() == Some(path.as_str()))
         .map(|x| format!("`{}`", x.bson))
         .collect();
+    let kept: Vec<String> = lists.iter().map(|l| format!("`{}`", l.path)).collect();
+    let summarised: Vec<String> = summarised.into_iter().chain(kept.iter().cloned()).collect();
     let resync = if summarised.is_empty() {
         String::new()
     } else {
         format!(
-            " Then sets the summaries {} to those of the array as it now is (read, then written \
-             with the array as read in the filter, so a concurrent change is never summarised \
-             wrongly).",
+            " Then sets the summaries and lists {} to those of the array as it now is (read, then \
+             written with the array as read in the filter, so a concurrent change is never \
+             summarised wrongly).",
             summarised.join(", ")
         )
     };
+    if !kept.is_empty() {
+        push_doc.push_str(&format!(
+            " The item's copy is pushed into {} in the same write (`$push` with `$each`, `$sort`, \
+             `$slice`).",
+            kept.join(" and ")
+        ));
+    }
+    let lists = super::buckets::list_specs(lists);
+    let lists = quote!(&[#(#lists),*]);
     let remove_doc = format!(
         "Removes every element of `{path}` equal to `item` (`$pull`); true if one was removed.{resync}"
     );
@@ -214,14 +230,14 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
     quote! {
         #[doc = #push_doc]
         pub async fn #push(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<()> {
-            #rt::arrays::push_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(item)?).await?, #computed, &[#(#unique),*]).await
+            #rt::arrays::push_bounded_kept(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(item)?).await?, #computed, &[#(#unique),*], #lists).await
         }
 
         #[doc = #remove_doc]
         pub async fn #remove(&self, id: &#id_ty, item: &#elem) -> ::squillion::Result<bool> {
             let id = #rt::to_bson(id)?;
             let removed = #rt::arrays::pull(self.core.raw(), id.clone(), #path, #rt::to_bson(item)?).await?;
-            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await?;
+            #rt::summaries::resync_kept(self.core.raw(), id, #path, #computed, #lists).await?;
             ::core::result::Result::Ok(removed)
         }
 
@@ -229,7 +245,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
         pub async fn #pull(&self, id: &#id_ty, condition: #rt::bson::Document) -> ::squillion::Result<bool> {
             let id = #rt::to_bson(id)?;
             let removed = #rt::arrays::pull(self.core.raw(), id.clone(), #path, #rt::bson::Bson::Document(condition)).await?;
-            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await?;
+            #rt::summaries::resync_kept(self.core.raw(), id, #path, #computed, #lists).await?;
             ::core::result::Result::Ok(removed)
         }
 
@@ -239,7 +255,7 @@ fn embed_array(item: &Item<'_>, f: &Field<'_>, unique: &[String]) -> TokenStream
             let items = items.iter().map(|i| #rt::to_bson(i)).collect::<::squillion::Result<#rt::Vec<_>>>()?;
             let items = self.core.with_copies_all(#each, items).await?;
             #rt::arrays::set_bounded(self.core.raw(), id.clone(), #path, #bound, items, &[#(#unique),*]).await?;
-            #rt::summaries::resync(self.core.raw(), id, #path, #computed).await
+            #rt::summaries::resync_kept(self.core.raw(), id, #path, #computed, #lists).await
         }
     }
 }

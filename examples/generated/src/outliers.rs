@@ -92,6 +92,71 @@ impl Post {
         }
     }
 }
+/// A plainly embedded array whose parent keeps its best 3: every push, removal and replacement
+/// of the array keeps the list (the server test's second half).
+///
+/// Collection `boards`. One document per Board.
+/// Estimated size: about 374 bytes on average, 12704 bytes at worst.
+///
+/// Layout of `Board.pins`: embed. up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few). The Board also keeps its top 3 Pins by score, and summaries of all its Pins: count (computed pattern)
+/// Rules: rule 1, computed pattern.
+///
+/// Repository: `BoardRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_pins`, `remove_pins`, `pull_pins`, `set_pins`, `set_name`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "boards",
+    validator = Board::validator_document,
+    implied_indexes = false
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Board {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `name` (BSON `string`).
+    pub name: ::std::string::String,
+    /// embed (Board.pins): up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few)
+    #[squillion(
+        embed(
+            max = 8,
+            top(path = "top_pins", n = 3, sort = "score", desc, keep("label", "score"))
+        )
+    )]
+    pub pins: ::squillion::BoundedVec<Pin, 8>,
+    /// computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
+    #[squillion(maintained)]
+    pub top_pins: ::squillion::BoundedVec<PinTopPins, 3>,
+    /// computed (Board.pins): count of the Board's Pins, maintained on write
+    #[squillion(computed(count, of = pins))]
+    pub pins_count: i32,
+}
+impl Board {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "boards";
+    /// The indexes of `boards` the Plan declares, each with the query or rule it serves.
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::std::vec::Vec::new()
+    }
+    /// The `$jsonSchema` validator of `boards`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","pins","top_pins","pins_count"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"pins":{"bsonType":"array","maxItems":8,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"embed (Board.pins): up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few)"},"top_pins":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"},"pins_count":{"bsonType":"int","description":"computed (Board.pins): count of the Board's Pins, maintained on write"}},"title":"boards documents"}"#,
+        )
+    }
+    /// The validator document of `boards`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
 /// Overflow of Post.replies: the Replies beyond the first 4 of the rare Posts that have more (seed 002 outlier pattern).
 ///
 /// Collection `posts_replies_overflow`. Overflow documents of the outlier relationship Post.replies.
@@ -196,10 +261,42 @@ pub struct ReplyTopReplies {
     /// `text` (BSON `string`).
     pub text: ::std::string::String,
 }
-/// Creates the indexes and validators the Plan declares for every collection of this module (`posts`, `posts_replies_overflow`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+/// Embedded in `pins` (Board.pins).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Pin {
+    /// `label` (BSON `string`).
+    pub label: ::std::string::String,
+    /// `score` (BSON `int`).
+    pub score: i32,
+}
+/// Embedded in `top_pins` (Board.pins).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct PinTopPins {
+    /// `label` (BSON `string`).
+    pub label: ::std::string::String,
+    /// `score` (BSON `int`).
+    pub score: i32,
+}
+/// Creates the indexes and validators the Plan declares for every collection of this module (`posts`, `boards`, `posts_replies_overflow`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
     PostRepo::new(db).ensure_indexes().await?;
     PostRepo::new(db).ensure_validator().await?;
+    BoardRepo::new(db).ensure_indexes().await?;
+    BoardRepo::new(db).ensure_validator().await?;
     PostsRepliesOverflowRepo::new(db).ensure_indexes().await?;
     PostsRepliesOverflowRepo::new(db).ensure_validator().await?;
     Ok(())

@@ -10,11 +10,16 @@
 //! "already embedded", but the newest of a large post are in the overflow), and a `top N` was a
 //! list only `offer_` wrote.
 //!
+//! The second half: a plainly embedded array (`Board.pins: few(8)`) whose board keeps its best 3
+//! pins. Random pushes, removals, pulls by a condition and replacements of the array: after each,
+//! the list holds the 3 best scores of the array as it is (a removed pin leaves it; before, the
+//! list was written by `offer_` only and kept nothing).
+//!
 //! Run with `scripts/with-server.sh cargo test -p squillion-examples-generated --test outliers`.
 
 use proptest::prelude::*;
 use squillion::bson::{oid::ObjectId, DateTime};
-use squillion_examples_generated::outliers::{Post, PostRepo, Reply};
+use squillion_examples_generated::outliers::{Board, BoardRepo, Pin, Post, PostRepo, Reply};
 use squillion_testkit::TestDb;
 
 const POSTS: usize = 3;
@@ -107,5 +112,114 @@ proptest! {
     ) {
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(run(replies));
+    }
+}
+
+#[derive(Debug, Clone)]
+enum PinOp {
+    Push(i32),
+    /// Removes the pin at this position of the model (modulo its length), by equality.
+    Remove(usize),
+    /// Pulls every pin scoring below this.
+    PullBelow(i32),
+    Set(Vec<i32>),
+}
+
+fn pin_op() -> impl Strategy<Value = PinOp> {
+    prop_oneof![
+        4 => (-3..20i32).prop_map(PinOp::Push),
+        2 => (0..8usize).prop_map(PinOp::Remove),
+        1 => (-3..20i32).prop_map(PinOp::PullBelow),
+        1 => prop::collection::vec(-3..20i32, 0..8).prop_map(PinOp::Set),
+    ]
+}
+
+async fn run_pins(ops: Vec<PinOp>) {
+    let t = TestDb::new("outlier_pins").await;
+    let repo = BoardRepo::new(&t.db);
+    repo.ensure_validator().await.unwrap();
+    let id = ObjectId::new();
+    repo.insert(&Board {
+        id,
+        name: "b".into(),
+        pins: Default::default(),
+        top_pins: Default::default(),
+        pins_count: 0,
+    })
+    .await
+    .unwrap();
+    let mut model: Vec<Pin> = Vec::new();
+    let mut n = 0;
+    for op in ops {
+        let what = format!(
+            "{op:?} on {:?}",
+            model.iter().map(|p| p.score).collect::<Vec<_>>()
+        );
+        let mut pin = |score: i32| {
+            n += 1;
+            Pin {
+                label: format!("p{n}"),
+                score,
+            }
+        };
+        match op {
+            PinOp::Push(score) => {
+                let p = pin(score);
+                let r = repo.push_pins(&id, &p).await;
+                if model.len() < 8 {
+                    r.unwrap();
+                    model.push(p);
+                } else {
+                    assert!(
+                        matches!(r, Err(squillion::Error::BoundExceeded { .. })),
+                        "{what}"
+                    );
+                }
+            }
+            PinOp::Remove(k) if !model.is_empty() => {
+                let p = model.remove(k % model.len());
+                assert!(repo.remove_pins(&id, &p).await.unwrap(), "{what}");
+            }
+            PinOp::Remove(_) => continue,
+            PinOp::PullBelow(x) => {
+                repo.pull_pins(&id, squillion::bson::doc! { "score": { "$lt": x } })
+                    .await
+                    .unwrap();
+                model.retain(|p| p.score >= x);
+            }
+            PinOp::Set(scores) => {
+                let pins: Vec<Pin> = scores.into_iter().map(&mut pin).collect();
+                repo.set_pins(&id, &pins).await.unwrap();
+                model = pins;
+            }
+        }
+        let stored = repo.get(&id).await.unwrap().unwrap();
+        let mut best: Vec<i32> = model.iter().map(|p| p.score).collect();
+        best.sort_by(|a, b| b.cmp(a));
+        best.truncate(3);
+        let top: Vec<i32> = stored.top_pins.iter().map(|p| p.score).collect();
+        assert_eq!(top, best, "{what}");
+        for c in stored.top_pins.iter() {
+            assert!(
+                model
+                    .iter()
+                    .any(|p| p.label == c.label && p.score == c.score),
+                "{what}: {c:?} is no pin of the board"
+            );
+        }
+        assert_eq!(stored.pins_count as usize, model.len(), "{what}");
+    }
+    t.db.drop().await.unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn an_embedded_array_keeps_its_best_through_every_write(
+        ops in prop::collection::vec(pin_op(), 1..30),
+    ) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(run_pins(ops));
     }
 }

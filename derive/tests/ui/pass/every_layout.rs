@@ -67,6 +67,11 @@ pub struct Book {
     pub recent_notes: BoundedVec<Note, 3>,
     #[squillion(maintained)]
     pub best_notes: BoundedVec<Note, 2>,
+    /// An embedded array whose owner keeps its best two.
+    #[squillion(embed(max = 10, top(path = "bestTagged", n = 2, sort = "note", desc, keep("note"))))]
+    pub tagged: BoundedVec<Note, 10>,
+    #[squillion(maintained)]
+    pub best_tagged: BoundedVec<Note, 2>,
     #[squillion(fan_out(to = Part, by = "book", copy = "book_title"))]
     pub display_title: String,
 }
