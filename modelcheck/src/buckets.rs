@@ -313,8 +313,8 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
 }
 
 /// One list of copies the owner keeps of its bucketed children (`latest N`, `top N`).
-struct KeptList<'d> {
-    path: &'d str,
+pub(crate) struct KeptList<'d> {
+    pub(crate) path: &'d str,
     n: usize,
     sort_by: &'d str,
     descending: bool,
@@ -322,7 +322,7 @@ struct KeptList<'d> {
     keep: &'d [String],
 }
 
-fn kept_lists(d: &Decision) -> Vec<KeptList<'_>> {
+pub(crate) fn kept_lists(d: &Decision) -> Vec<KeptList<'_>> {
     let subset = d.subset.iter().map(|s| KeptList {
         path: &s.path,
         n: usize::try_from(s.n).unwrap_or(usize::MAX),
@@ -355,18 +355,24 @@ fn kept_lists(d: &Decision) -> Vec<KeptList<'_>> {
 /// no `_id`) with `$sort` and `$slice`, as `bucket::append_kept` does: descending keeps the first
 /// N largest first; `latest` ascending the N largest, stored ascending; `top` ascending the N
 /// smallest. Ties keep their order.
-fn keep(owner: &mut Document, l: &KeptList<'_>, child: &Document) {
+pub(crate) fn keep(owner: &mut Document, l: &KeptList<'_>, child: &Document) {
     let copy: Document = child
         .iter()
-        .filter(|(k, _)| l.keep.is_empty() || l.keep.iter().any(|f| f == *k))
+        .filter(|(k, _)| *k == "_id" || l.keep.is_empty() || l.keep.iter().any(|f| f == *k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let mut list = owner.get_array(l.path).cloned().unwrap_or_default();
     list.push(Bson::Document(copy));
     let value = |b: &Bson| b.as_document().and_then(|d| d.get(l.sort_by)).cloned();
-    let order = |a: &Bson, b: &Bson| match (value(a), value(b)) {
-        (Some(x), Some(y)) => compare(&x, &y),
-        (x, y) => x.is_some().cmp(&y.is_some()),
+    let id = |b: &Bson| b.as_document().and_then(|d| d.get_object_id("_id").ok());
+    // Ties by `_id` where the copies have one (an entity embedded in itself), as the push's
+    // `$sort` breaks them; bucket elements have none and keep their order.
+    let order = |a: &Bson, b: &Bson| {
+        match (value(a), value(b)) {
+            (Some(x), Some(y)) => compare(&x, &y),
+            (x, y) => x.is_some().cmp(&y.is_some()),
+        }
+        .then_with(|| id(a).cmp(&id(b)))
     };
     if l.descending {
         list.sort_by(|a, b| order(b, a));

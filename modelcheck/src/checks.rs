@@ -147,8 +147,45 @@ pub(crate) fn same(a: &Bson, b: &Bson) -> bool {
         || matches!((a, b), (Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_), Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_)) if compare(a, b) == Ordering::Equal)
 }
 
-/// Sets every summary of `doc` (a document of `c`) to the aggregate of its array.
+/// Sets every list a document of `c` keeps of its plainly embedded array (`top N`) to the first
+/// N of the array in the list's order, ties in the array's order: what the pushes build one
+/// copy at a time, and the removals' resync rebuilds (an outlier's lists hold overflowing
+/// children too and are not rebuilt from the array).
+fn recompute_embedded_lists(plan: &Plan, c: &Collection, doc: &mut Document) {
+    for d in plan
+        .relationships
+        .iter()
+        .filter(|d| d.strategy == squillion_codegen::model::Layout::Embed && d.outlier.is_none())
+    {
+        let Some(array) = d
+            .placement
+            .iter()
+            .find(|p| p.collection == c.name && !p.path.contains('.'))
+            .map(|p| p.path.clone())
+        else {
+            continue;
+        };
+        let items = doc.get_array(&array).cloned().unwrap_or_default();
+        for l in crate::buckets::kept_lists(d) {
+            let kept_here = d
+                .computed
+                .iter()
+                .any(|x| x.collection == c.name && x.path == l.path);
+            if !kept_here {
+                continue;
+            }
+            doc.insert(l.path, Bson::Array(Vec::new()));
+            for item in items.iter().filter_map(Bson::as_document) {
+                crate::buckets::keep(doc, &l, item);
+            }
+        }
+    }
+}
+
+/// Sets every summary of `doc` (a document of `c`) to the aggregate of its array, and every list
+/// it keeps of a plainly embedded array to the array's first N.
 pub fn recompute_summaries(plan: &Plan, c: &Collection, doc: &mut Document) {
+    recompute_embedded_lists(plan, c, doc);
     for (path, f, field, array) in summaries(plan, c) {
         let items = doc.get_array(array).cloned().unwrap_or_default();
         let like = doc.get(path).cloned().unwrap_or(Bson::Int32(0));

@@ -308,11 +308,16 @@ async fn subset_drifts(db: &Database, plan: &Plan) -> Vec<Drift> {
                 continue;
             };
             let Some(list) = c.field(path) else { continue };
-            let has_children = entity_collection(plan, &d.child).is_some_and(|children| {
-                d.placement
-                    .iter()
-                    .any(|p| p.collection == children.name && !p.path.contains('.'))
-            });
+            // Lists of children in their own collection: an embedded array's lists (an entity
+            // embedded in itself has a collection, but its children are in the array) are kept
+            // by the array's writes, not audited against a collection.
+            let embedded = d.strategy == squillion_codegen::model::Layout::Embed;
+            let has_children = !embedded
+                && entity_collection(plan, &d.child).is_some_and(|children| {
+                    d.placement
+                        .iter()
+                        .any(|p| p.collection == children.name && !p.path.contains('.'))
+                });
             if !has_children || path.contains('.') {
                 continue;
             }

@@ -191,12 +191,17 @@ fn refilled(lists: &[List], items: &[Bson]) -> BsonDocument {
             items.iter().filter_map(|i| i.as_document()).collect();
         let (direction, reversed) = l.ranking();
         children.sort_by(|a, b| {
-            let order = match (a.get(l.sort_by), b.get(l.sort_by)) {
+            let key = |field: &str| match (a.get(field), b.get(field)) {
                 (Some(x), Some(y)) => compare(x, y),
                 (Some(_), None) => Ordering::Greater,
                 (None, Some(_)) => Ordering::Less,
                 (None, None) => Ordering::Equal,
             };
+            // Ties by `_id` where the elements have one, as the push's `$sort` breaks them.
+            let order = key(l.sort_by).then_with(|| match (a.get("_id"), b.get("_id")) {
+                (Some(Bson::ObjectId(x)), Some(Bson::ObjectId(y))) => x.cmp(y),
+                _ => Ordering::Equal,
+            });
             if direction < 0 {
                 order.reverse()
             } else {

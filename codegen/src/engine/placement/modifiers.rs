@@ -71,9 +71,14 @@ pub(super) fn modifiers(
         .filter(|p| p.holder == holder)
         .map(|p| p.field.name.clone())
         .collect();
-    // Bucket elements and embedded children have no `_id`: their copies hold the kept fields
-    // only.
-    let with_id = !matches!(choice.strategy, Layout::Bucket | Layout::Embed);
+    // Bucket elements have no `_id`, nor have embedded children unless they embed their own
+    // kind (an entity embedded in itself keeps its id): their copies hold the kept fields only.
+    let embedded_with_id = child.entity == parent.entity;
+    let with_id = match choice.strategy {
+        Layout::Bucket => false,
+        Layout::Embed => embedded_with_id,
+        _ => true,
+    };
     let child_id = if with_id {
         ID.to_owned()
     } else {
