@@ -207,9 +207,7 @@ fn every_owned_field_has_its_setter_and_every_number_its_increment() {
                     && matches!(pf.bson_type.as_str(), "int" | "long" | "double");
                 // Preallocated counters (`counters(24 x 60)`) add to one slot: `inc_<f>(&id,
                 // [h, m], by)`.
-                let slots = pf.kind == FieldKind::Pattern
-                    && !pf.containers.is_empty()
-                    && pf.containers.iter().all(|c| c.preallocated);
+                let slots = pf.is_counters();
                 let incremented = (owned && numeric && !copies.contains(&bson)) || slots;
                 let expect = [
                     (format!("set_{rust}"), owned, false),

@@ -312,6 +312,14 @@ impl PlanField {
         entries.then(|| &self.children[1]).filter(|v| v.name == "v")
     }
 
+    /// Whether this field is preallocated counters (`counters(24 x 60)`, the histogram pattern):
+    /// every container level preallocated, each slot incremented in place.
+    pub fn is_counters(&self) -> bool {
+        self.kind == FieldKind::Pattern
+            && !self.containers.is_empty()
+            && self.containers.iter().all(|c| c.preallocated)
+    }
+
     /// Whether this field holds geospatial points (GeoJSON), the values a `2dsphere` key indexes.
     pub fn is_geo_point(&self) -> bool {
         self.kind != FieldKind::Embedded

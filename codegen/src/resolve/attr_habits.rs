@@ -1,6 +1,8 @@
 //! Attribute names from other tools (ORMs, SQL, serde, JSON Schema) and what to write instead:
 //! the squillion attribute they mean, or how the language says it when no attribute does.
 
+use super::words::meaning;
+
 /// Field attribute names people write, and the field attribute they mean (same arguments).
 const FIELD_ALIASES: &[(&[&str], &str)] = &[
     (
@@ -186,19 +188,10 @@ const FIELD_HELP: &[(&[&str], &str)] = &[
 /// The attribute `name` means on a field or an entity (`field` says which), if it is one of the
 /// names other tools use for it.
 pub(super) fn alias(name: &str, field: bool) -> Option<&'static str> {
-    let table = if field { FIELD_ALIASES } else { ENTITY_ALIASES };
-    let lower = name.to_ascii_lowercase();
-    table
-        .iter()
-        .find(|(words, _)| words.contains(&lower.as_str()))
-        .map(|(_, meant)| *meant)
+    meaning(if field { FIELD_ALIASES } else { ENTITY_ALIASES }, name)
 }
 
 /// What to write instead of field attribute `name`, where no attribute means it.
 pub(super) fn field_help(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    FIELD_HELP
-        .iter()
-        .find(|(words, _)| words.contains(&lower.as_str()))
-        .map(|(_, help)| *help)
+    meaning(FIELD_HELP, name)
 }

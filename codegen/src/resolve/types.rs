@@ -161,11 +161,7 @@ fn named(r: &mut Resolver<'_>, name: &Ident) -> Option<FieldType> {
                 .map(|t| t.sqn_name())
                 .chain(r.scope.names(DeclKind::Value))
                 .collect();
-            let lower = name.name.to_ascii_lowercase();
-            let special = TYPE_HELP
-                .iter()
-                .find(|(words, _)| words.contains(&lower.as_str()))
-                .map(|(_, help)| *help);
+            let special = super::words::meaning(&TYPE_HELP, &name.name);
             let close = alias.or_else(|| {
                 special
                     .is_none()

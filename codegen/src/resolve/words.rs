@@ -101,6 +101,16 @@ pub(super) const BOTH: &[&str] = &[
     "each",
 ];
 
+/// What `word` means in `table` (rows of the words people write and what squillion calls it),
+/// compared without ASCII case.
+pub(super) fn meaning(table: &[(&[&str], &'static str)], word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(words, _)| words.contains(&lower.as_str()))
+        .map(|(_, meant)| *meant)
+}
+
 /// An unknown `word` of a fact: `known` listed, a fix to the one it misspells or means.
 pub(super) fn unknown_word(
     code: &'static str,
@@ -108,13 +118,9 @@ pub(super) fn unknown_word(
     message: &str,
     which: &str,
     known: &[&str],
-    synonyms: &[(&[&str], &str)],
+    synonyms: &[(&[&str], &'static str)],
 ) -> Diagnostic {
-    let lower = word.name.to_ascii_lowercase();
-    let meant = synonyms
-        .iter()
-        .find(|(words, _)| words.contains(&lower.as_str()))
-        .map(|(_, meant)| *meant);
+    let meant = meaning(synonyms, &word.name);
     let bare = known.iter().map(|k| k.split('(').next().unwrap_or(k));
     let close = meant.or_else(|| closest(&word.name, bare));
     let help = match close {

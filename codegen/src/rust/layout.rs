@@ -234,9 +234,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
                 .all(|n| squillion_derive_impl::names::PLAIN_FIELD_ATTRS.contains(&n.as_str()))
         });
         // Preallocated counters (the histogram pattern): the derive's `inc_<f>` adds to a slot.
-        let counters = f.kind == FieldKind::Pattern
-            && !f.containers.is_empty()
-            && f.containers.iter().all(|c| c.preallocated);
+        let counters = f.is_counters();
         // An `@attributes` map gets `attributes(value = V)` from the emitter instead: the
         // repository writes it one entry at a time.
         if written && plain && f.attributes_value().is_none() {

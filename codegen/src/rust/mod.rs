@@ -645,7 +645,7 @@ fn default_doc(f: &PlanField) -> String {
             f.name
         ),
         _ if f.attributes_value().is_some() => field_attrs::attributes_doc(f),
-        FieldKind::Pattern if !f.containers.is_empty() && f.containers.iter().all(|c| c.preallocated) => {
+        FieldKind::Pattern if f.is_counters() => {
             let dims: Vec<String> = f
                 .containers
                 .iter()
