@@ -2,8 +2,8 @@
 //! child added, and the cost model charges each layout for it as the generated code writes it:
 //! in the same write where the append rewrites the parent anyway (embedded children, an array
 //! of ids), as a second write and a transaction where the child is a document of its own
-//! (`child_ref`; under a bucket, the summaries live in the bucket and only subsets reach the
-//! parent). Checked over generated one-to-many relations against a reference model: the same
+//! (`child_ref`, and a bucket, whose append writes the parent's summaries and subsets apart;
+//! summaries kept `per bucket` live in the bucket, written by the append itself). Checked over generated one-to-many relations against a reference model: the same
 //! schema without the kept patterns, whose alternatives must differ from it by exactly the
 //! upkeep, per layout. The decision's own sentences must say which of the two writes it is.
 
@@ -29,6 +29,7 @@ struct Case {
     series: bool,
     by_owner_rate: Option<u32>,
     summaries: bool,
+    per_bucket: bool,
     latest: Option<u64>,
     top: Option<u64>,
 }
@@ -40,12 +41,21 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
         any::<bool>(),
         prop::option::of(1u32..400),
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
         prop::option::of(prop::sample::select(vec![3u64, 10, 50])),
         prop::option::of(prop::sample::select(vec![3u64, 10])),
     )
         .prop_map(
-            |(class, standalone, append_heavy, series, by_owner_rate, summaries, latest, top)| {
+            |(
+                class,
+                standalone,
+                append_heavy,
+                series,
+                by_owner_rate,
+                (summaries, per_bucket),
+                latest,
+                top,
+            )| {
                 Case {
                     class,
                     standalone,
@@ -53,6 +63,7 @@ fn case() -> impl Strategy<Value = Case> {
                     series,
                     by_owner_rate,
                     summaries,
+                    per_bucket,
                     latest,
                     top,
                 }
@@ -81,7 +92,8 @@ fn text(c: &Case, kept: bool) -> String {
     }
     if kept {
         if c.summaries {
-            facts.push("summary count, total(score), max(score)".to_owned());
+            let scope = if c.per_bucket { " per bucket" } else { "" };
+            facts.push(format!("summary count, total(score), max(score){scope}"));
         }
         if let Some(n) = c.latest {
             facts.push(format!("latest {n} by at desc"));
@@ -136,7 +148,7 @@ fn expected(c: &Case, layout: Layout) -> (bool, bool) {
     match layout {
         Layout::ChildRef | Layout::LinkCollection => (true, true),
         Layout::Bucket => {
-            let parent = latest || top;
+            let parent = latest || top || (summaries && !c.per_bucket);
             (parent, parent)
         }
         Layout::Embed => (false, summaries || top),

@@ -464,14 +464,14 @@ fn paged_children_are_bucketed_by_page_size() {
 
 #[test]
 fn time_series_with_summaries_is_a_bucket_with_computed_fields() {
-    // seed 002: IoT readings, buckets of 200 with count, total, max.
+    // seed 002: IoT readings, buckets of 200 with count, total, max of each bucket.
     let p = plan(
         "entity Sensor { location: string }
          entity Reading { ts: date v: double }
          relation Sensor.readings: squillions <-> Reading.sensor: one {
            growth append_heavy
            time_range by ts
-           summary count, total(v), max(v)
+           summary count, total(v), max(v) per bucket
          }",
     );
     let d = p.relationship("Sensor.readings").unwrap();
@@ -486,6 +486,59 @@ fn time_series_with_summaries_is_a_bucket_with_computed_fields() {
     );
     assert!(has_rule(&p, "Sensor.readings", RuleId::Computed));
     assert!(has_rule(&p, "Sensor.readings", RuleId::Bucket));
+}
+
+/// Without `per bucket` the summaries of bucketed children are the parent's (the computed
+/// pattern on the parent): for every way children come to be bucketed (pages, a time range, a
+/// forced bucket), the parent's collection holds the summaries, the buckets hold only their
+/// count, and the bucket's append raises them.
+#[test]
+fn summaries_of_bucketed_children_are_kept_on_the_parent() {
+    for facts in [
+        "page 20 by ts",
+        "page 10",
+        "growth append_heavy\n time_range by ts",
+        "force bucket(50)",
+    ] {
+        for (scope, on_parent) in [("", true), (" per bucket", false)] {
+            let p = plan(&format!(
+                "entity Sensor {{ location: string }}
+                 entity Reading {{ ts: date v: double }}
+                 relation Sensor.readings: squillions <-> Reading.sensor: one {{
+                   {facts}
+                   summary count, total(v), max(v), avg(v){scope}
+                 }}"
+            ));
+            let d = p.relationship("Sensor.readings").unwrap();
+            assert_eq!(d.strategy, Layout::Bucket, "{facts}");
+            let b = d.bucket.as_ref().unwrap();
+            let sensors = p.collection("sensors").unwrap();
+            let buckets = p.collection(&b.collection).unwrap();
+            for f in ["readings_count", "readings_total", "readings_max"] {
+                assert_eq!(sensors.field(f).is_some(), on_parent, "{facts}{scope}: {f}");
+            }
+            for f in ["total", "max"] {
+                assert_eq!(
+                    buckets.field(f).is_some(),
+                    !on_parent,
+                    "{facts}{scope}: {f}"
+                );
+            }
+            assert!(buckets.field("count").is_some(), "a bucket always counts");
+            let parent_summaries = d
+                .computed
+                .iter()
+                .filter(|c| c.collection == "sensors")
+                .count();
+            assert_eq!(parent_summaries > 0, on_parent, "{facts}{scope}");
+            let said = d.obligations.join("\n");
+            assert_eq!(
+                said.contains("raises the Sensor's `readings_count`"),
+                on_parent,
+                "{said}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -437,8 +437,13 @@ pub enum FactKind {
         /// Fields kept.
         keep: Vec<Ident>,
     },
-    /// `summary count, total(value), max(value)`.
-    Summary(Vec<SummaryItem>),
+    /// `summary count, total(value), max(value)`, or `... per bucket`.
+    Summary {
+        /// The summaries.
+        items: Vec<SummaryItem>,
+        /// `per bucket`, where written: kept in each bucket of the children, not on the parent.
+        per_bucket: Option<Span>,
+    },
     /// `time_range by ts` or `time_range by ts window 3600`.
     TimeRange {
         /// The field the range is of.

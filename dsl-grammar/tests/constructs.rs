@@ -342,8 +342,15 @@ fn every_relation_fact() {
     assert!(
         matches!(fact("top 20 by time asc"), FactKind::Top { by, keep, .. } if by.direction == Some(Direction::Asc) && keep.is_empty())
     );
+    assert!(matches!(
+        fact("summary count, max(v) per bucket"),
+        FactKind::Summary { items, per_bucket: Some(_) } if items.len() == 2
+    ));
     match fact("summary count, total(v), max(v)") {
-        FactKind::Summary(items) => {
+        FactKind::Summary {
+            items,
+            per_bucket: None,
+        } => {
             let s: Vec<(&str, Option<&str>)> = items
                 .iter()
                 .map(|i| {

@@ -352,7 +352,7 @@ impl Symbols {
                         self.refer_child_field(k, &order);
                     }
                 }
-                FactKind::Summary(items) => {
+                FactKind::Summary { items, .. } => {
                     for item in items {
                         if let Some(field) = &item.field {
                             self.refer_child_field(field, &order);

@@ -308,6 +308,9 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op, relation: &str) -> Opt
         for l in kept_lists(x.d) {
             keep(owner, &l, child);
         }
+        // The owner's summaries of all its children (not `per bucket`), raised by the append.
+        let on_owner = x.d.computed.iter().filter(|c| c.collection == x.owner.name);
+        crate::subsets::add_child(on_owner, owner, child);
     }
     Some(Expect::Ok)
 }

@@ -226,7 +226,21 @@ pub fn add_to_summaries(
     }) else {
         return;
     };
-    for x in d.computed.iter().filter(|x| x.collection == collection) {
+    add_child(
+        d.computed.iter().filter(|x| x.collection == collection),
+        doc,
+        item,
+    );
+}
+
+/// `doc`'s summaries among `computed` after one more child `item`: `$inc` of the count and the
+/// totals, `$max`, `$min`, as the runtime's writes do.
+pub fn add_child<'a>(
+    computed: impl Iterator<Item = &'a squillion_codegen::plan::Computed>,
+    doc: &mut Document,
+    item: &Document,
+) {
+    for x in computed {
         let ComputedFn::Summary { summary } = &x.function else {
             continue;
         };

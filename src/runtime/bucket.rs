@@ -65,8 +65,8 @@ pub async fn append(
 }
 
 /// What the owner keeps of its bucketed children beside the buckets: the latest N (`latest`) or
-/// the best N (`top`) copies, pushed by every append in the same transaction where the deployment
-/// runs them.
+/// the best N (`top`) copies, and summaries of all its children (`count`, `total`, `max`, `min`),
+/// written by every append in the same transaction where the deployment runs them.
 #[derive(Debug, Clone, Copy)]
 pub struct Kept {
     /// The owners' collection.
@@ -77,6 +77,8 @@ pub struct Kept {
     pub key_id: Option<&'static str>,
     /// The owner's arrays of copies.
     pub lists: &'static [super::subsets::List],
+    /// The owner's summaries of all its children (`$inc`, `$max`, `$min` by every append).
+    pub summaries: &'static [ComputedField],
 }
 
 /// [`append`], then the copy of `item` pushed into each of the owner's lists (`$push` with
@@ -124,13 +126,22 @@ async fn append_body(
     let (Some(owner), Bson::Document(child)) = (owner, item) else {
         return Ok(landed(r.upserted_id));
     };
-    let pushes = super::subsets::pushes(kept.lists, child);
+    let mut update = BsonDocument::new();
+    merge_operator(
+        &mut update,
+        "$push",
+        super::subsets::pushes(kept.lists, child),
+    );
+    add_summaries(&mut update, kept.summaries, item);
+    if update.is_empty() {
+        return Ok(landed(r.upserted_id));
+    }
     let owners = coll
         .client()
         .database(&coll.namespace().db)
         .collection::<BsonDocument>(kept.owners);
     crate::__squillion_in_session!(
-        owners.update_one(doc! { "_id": owner.clone() }, doc! { "$push": pushes }),
+        owners.update_one(doc! { "_id": owner.clone() }, update),
         session
     )
     .during("update", kept.owners)?;

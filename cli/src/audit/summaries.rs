@@ -25,12 +25,14 @@ enum Of<'p> {
         field: Option<&'p str>,
     },
     /// The children in `collection` whose `back` (an array when `many`) names the parent;
-    /// `field` is their stored name of the field read.
+    /// `field` is their stored name of the field read. With `items`, the documents of
+    /// `collection` are buckets and the children are the elements of their array `items`.
     Children {
         collection: &'p str,
         back: String,
         many: bool,
         field: Option<&'p str>,
+        items: Option<&'p str>,
     },
     /// The children in `collection` whose ids the parent's array `array` holds (parent
     /// references); `field` is their stored name of the field read.
@@ -163,6 +165,9 @@ fn of<'p>(
     if !prefix.is_empty() || c.role != CollectionRole::Entity || c.entity != d.parent {
         return None;
     }
+    if let Some(b) = &d.bucket {
+        return of_buckets(plan, b, field);
+    }
     let children = drift::entity_collection(plan, &d.child)?;
     let named = d.placement.iter().find(|p| {
         p.collection == c.name
@@ -199,6 +204,34 @@ fn of<'p>(
         back: back_path,
         many: matches!(back.shape, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs),
         field,
+        items: None,
+    })
+}
+
+/// A parent's summaries of all its bucketed children: the elements of every bucket naming it.
+fn of_buckets<'p>(
+    plan: &'p Plan,
+    b: &'p squillion_codegen::plan::BucketPlan,
+    field: Option<&str>,
+) -> Option<Of<'p>> {
+    let buckets = plan.collection(&b.collection)?;
+    let key = buckets.field(&b.parent_path)?;
+    // An extended reference holds the parent's `_id` inside (`{id, name}`).
+    let back = match key.children.iter().find(|f| f.kind == FieldKind::Ref) {
+        Some(id) => format!("{}.{}", b.parent_path, id.name),
+        None => b.parent_path.clone(),
+    };
+    let element = buckets.field_at(&b.items_path)?;
+    let field = match field {
+        Some(f) => Some(drift::field_named(&element.children, f)?.name.as_str()),
+        None => None,
+    };
+    Some(Of::Children {
+        collection: &buckets.name,
+        back,
+        many: false,
+        field,
+        items: Some(&b.items_path),
     })
 }
 
@@ -323,9 +356,15 @@ impl<'p> Check<'p> {
                     back,
                     many,
                     field,
+                    items,
                 } => {
-                    let found =
-                        recompute(db, collection, back, *many, *field, s.function, &s.seen).await?;
+                    let from = Children {
+                        collection,
+                        back,
+                        many: *many,
+                        items: *items,
+                    };
+                    let found = recompute(db, &from, *field, s.function, &s.seen).await?;
                     s.tally.checked = s.seen.len() as u64;
                     for (id, have, _) in &s.seen {
                         let want = match found.get(&super::id_key(id)) {
@@ -391,20 +430,32 @@ impl<'p> Check<'p> {
 }
 
 /// `{_id: parent, value}` per parent of `seen` that has children, by [`super::id_key`].
+/// Where the children of a summary are: `collection`'s documents (or the elements of their
+/// array `items`, buckets) whose `back` names the parent.
+struct Children<'a> {
+    collection: &'a str,
+    back: &'a str,
+    many: bool,
+    items: Option<&'a str>,
+}
+
 async fn recompute(
     db: &Database,
-    collection: &str,
-    back: &str,
-    many: bool,
+    from: &Children<'_>,
     field: Option<&str>,
     function: SummaryFn,
     seen: &[(Bson, Option<Bson>, Vec<Bson>)],
 ) -> mongodb::error::Result<std::collections::BTreeMap<String, Document>> {
+    let (collection, back, many) = (from.collection, from.back, from.many);
+    let field = field.map(|f| match from.items {
+        Some(items) => format!("${items}.{f}"),
+        None => format!("${f}"),
+    });
     let value = match (function, field) {
         (SummaryFn::Count, _) => doc! { "$sum": 1 },
-        (SummaryFn::Total, Some(f)) => doc! { "$sum": format!("${f}") },
-        (SummaryFn::Max, Some(f)) => doc! { "$max": format!("${f}") },
-        (SummaryFn::Min, Some(f)) => doc! { "$min": format!("${f}") },
+        (SummaryFn::Total, Some(f)) => doc! { "$sum": f },
+        (SummaryFn::Max, Some(f)) => doc! { "$max": f },
+        (SummaryFn::Min, Some(f)) => doc! { "$min": f },
         _ => return Ok(Default::default()),
     };
     let mut out = std::collections::BTreeMap::new();
@@ -416,6 +467,9 @@ async fn recompute(
             let array = back.trim_end_matches(".id");
             pipeline.push(doc! { "$unwind": format!("${array}") });
             pipeline.push(matched);
+        }
+        if let Some(items) = from.items {
+            pipeline.push(doc! { "$unwind": format!("${items}") });
         }
         pipeline.push(doc! { "$group": { "_id": format!("${back}"), "value": value.clone() } });
         let mut cursor = db

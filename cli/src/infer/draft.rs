@@ -237,8 +237,13 @@ pub enum FactKind {
         /// Fields kept.
         keep: Vec<String>,
     },
-    /// `summary ...`.
-    Summary(Vec<Summary>),
+    /// `summary ...`, with `per bucket` when each bucket keeps them.
+    Summary {
+        /// The summaries.
+        items: Vec<Summary>,
+        /// Kept in each bucket (`per bucket`), not on the parent.
+        per_bucket: bool,
+    },
     /// `time_range by f`.
     TimeRange(String),
     /// `fields { ... }`: fields of the relation itself (a link document's, besides the pair).

@@ -266,7 +266,7 @@ fn fact(f: &FactKind) -> String {
         FactKind::Top { n, by, keep: k } => {
             format!("top {n} by {} {}{}", by.0, direction(by.1), keep(k))
         }
-        FactKind::Summary(items) => {
+        FactKind::Summary { items, per_bucket } => {
             let items: Vec<String> = items
                 .iter()
                 .map(|s| match s {
@@ -276,7 +276,8 @@ fn fact(f: &FactKind) -> String {
                     Summary::Min(f) => format!("min({f})"),
                 })
                 .collect();
-            format!("summary {}", items.join(", "))
+            let scope = if *per_bucket { " per bucket" } else { "" };
+            format!("summary {}{scope}", items.join(", "))
         }
         FactKind::TimeRange(f) => format!("time_range by {f}"),
         FactKind::Fields(_) => String::new(),
@@ -461,7 +462,10 @@ mod tests {
                     },
                     Fact {
                         comments: vec![],
-                        kind: FactKind::Summary(vec![Summary::Count, Summary::Max("area".into())]),
+                        kind: FactKind::Summary {
+                            items: vec![Summary::Count, Summary::Max("area".into())],
+                            per_bucket: true,
+                        },
                     },
                 ],
             }],

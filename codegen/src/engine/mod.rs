@@ -218,8 +218,10 @@ fn attempt(
             copied: copied.into_iter().collect(),
             subset: lay.subset.as_ref().map(|s| s.n),
             top: rel.facts.top.as_ref().map(|t| (t.n, t.by.field.clone())),
-            // Under buckets the summaries live in each bucket, which the reason says.
-            summaries: if choice.strategy == crate::model::Layout::Bucket {
+            // Summaries kept per bucket live in each bucket, which the reason says.
+            summaries: if choice.strategy == crate::model::Layout::Bucket
+                && rel.facts.summary_per_bucket.is_some()
+            {
                 Vec::new()
             } else {
                 rel.facts
@@ -345,6 +347,7 @@ fn attempt(
     for ((rel, _), d) in layouts.iter().zip(&decisions) {
         warnings::forced(&mut emit, rel, d);
         warnings::expiring_kept(&mut emit, rel, d);
+        warnings::summary_not_bucketed(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
     warnings::collections(

@@ -339,6 +339,9 @@ pub struct RelationFacts {
     pub top: Option<Subset>,
     /// Summaries of the children.
     pub summary: Vec<Summary>,
+    /// `summary ... per bucket`: each bucket of the children keeps the summaries of its own
+    /// children (seed 002's hourly sums), and the parent keeps none.
+    pub summary_per_bucket: Option<Span>,
     /// Children are queried by time range on this field.
     pub time_range: Option<String>,
     /// Children one time-range read covers (`time_range by ts window 3600`), when declared.

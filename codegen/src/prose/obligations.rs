@@ -107,6 +107,15 @@ pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
             child,
             path,
             same_write,
+        } if d.strategy == crate::model::Layout::Bucket => format!(
+            "appending {} raises the {}'s `{path}` in a second write, in one transaction with the bucket's upsert",
+            a(child),
+            d.parent,
+        ),
+        Obligation::SummaryUpdate {
+            child,
+            path,
+            same_write,
         } => format!(
             "adding or removing {} updates the {}'s `{path}` {}",
             a(child),

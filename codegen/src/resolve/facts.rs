@@ -76,7 +76,7 @@ fn fact_name(kind: &FactKind) -> &'static str {
         FactKind::Page { .. } => "page",
         FactKind::Latest { .. } => "latest",
         FactKind::Top { .. } => "top",
-        FactKind::Summary(_) => "summary",
+        FactKind::Summary { .. } => "summary",
         FactKind::TimeRange { .. } => "time_range",
         FactKind::Force { .. } => "force",
         FactKind::Fields(_) => "fields",
@@ -245,9 +245,10 @@ impl Facts<'_> {
                     facts.top = self.subset(r, fact, n, by, keep, "top");
                 }
             }
-            FactKind::Summary(items) => {
+            FactKind::Summary { items, per_bucket } => {
                 if self.needs_many(r, fact, "summary") {
                     facts.summary = self.summary(r, items);
+                    facts.summary_per_bucket = *per_bucket;
                 }
             }
             FactKind::TimeRange { field, window } => {

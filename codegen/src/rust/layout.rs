@@ -543,8 +543,8 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
     }
 }
 
-/// `owner = P, latest(..), top(..)` on a bucket's children: the owner's lists of copies (`latest
-/// N`, `top N`) every append keeps.
+/// `owner = P, latest(..), top(..), summary(..)` on a bucket's children: the owner's lists of
+/// copies (`latest N`, `top N`) and summaries of all its children, which every append keeps.
 fn bucket_kept(
     lookup: &PlanIndex<'_>,
     d: &Decision,
@@ -553,7 +553,8 @@ fn bucket_kept(
     let Some(owner) = lookup.document_type(&d.parent) else {
         return Vec::new();
     };
-    let lists = kept_lists(d);
+    let mut lists = kept_lists(d);
+    lists.extend(owner_summaries(d));
     if lists.is_empty() {
         return Vec::new();
     }
@@ -568,6 +569,33 @@ fn bucket_kept(
     }
     out.extend(lists);
     out
+}
+
+/// The parent's summaries of all its bucketed children (`summary(path = "comments_count",
+/// count)`), stored on the parent's collection: the appends raise them.
+fn owner_summaries(d: &Decision) -> Vec<TokenStream> {
+    let Some(b) = &d.bucket else {
+        return Vec::new();
+    };
+    d.computed
+        .iter()
+        .filter(|x| x.collection != b.collection && top_level(&x.path))
+        .filter_map(|x| {
+            let ComputedFn::Summary { summary } = &x.function else {
+                return None;
+            };
+            let path = &x.path;
+            let field = x.field.as_deref().unwrap_or_default();
+            let f = match summary {
+                SummaryFn::Count => quote!(count),
+                SummaryFn::Total => quote!(sum = #field),
+                SummaryFn::Max => quote!(max = #field),
+                SummaryFn::Min => quote!(min = #field),
+                SummaryFn::Avg => return None,
+            };
+            Some(quote!(summary(path = #path, #f)))
+        })
+        .collect()
 }
 
 /// The parent's lists of copies of its children (`latest(...)`, `top(...)`), for the layouts

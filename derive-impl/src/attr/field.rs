@@ -226,11 +226,13 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut owner = None;
                     let mut owner_id = None;
                     let mut lists = Vec::new();
+                    let mut summaries = Vec::new();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "owner" => owner = Some(path_value(&m)?),
                             "owner_id" => owner_id = Some(name_value(&m)?),
                             kind @ ("latest" | "top") => kept_list(&m, cx, kind, &mut lists)?,
+                            "summary" => owner_summary(&m, cx, &mut summaries)?,
                             "size" => size = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
                             "unique" => unique = name_list(&m)?,
@@ -240,16 +242,17 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "end" => end = Some(ident_value(&m)?),
                             "desc" => desc = true,
                             other => {
-                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique, owner, owner_id, latest, top"));
+                                cx.error_spanned_by(&m.path, format!("unknown bucket option `{other}`; expected size, key, count, start, end, sort, desc, unique, owner, owner_id, latest, top, summary"));
                                 skip_value(&m)?;
                             }
                         }
                         Ok(())
                     })?;
-                    if !lists.is_empty() && (owner.is_none() || keys.len() != 1) {
-                        cx.error_at(span, "`bucket(latest(..))` and `bucket(top(..))` need `owner = Type` and one `key`: the owner whose lists every append keeps");
+                    let keeps = !lists.is_empty() || !summaries.is_empty();
+                    if keeps && (owner.is_none() || keys.len() != 1) {
+                        cx.error_at(span, "`bucket(latest(..))`, `bucket(top(..))` and `bucket(summary(..))` need `owner = Type` and one `key`: the owner whose lists and summaries every append keeps");
                     }
-                    let kept = owner.filter(|_| !lists.is_empty()).map(|owner| super::BucketKept { owner, owner_id, lists });
+                    let kept = owner.filter(|_| keeps).map(|owner| super::BucketKept { owner, owner_id, lists, summaries });
                     match size {
                         Some(size) if !keys.is_empty() => set_layout(&mut out.layout, cx, span, Layout::Bucket { size, keys, count, start, end, sort, desc, unique, kept }),
                         _ => cx.error_at(span, "`bucket` needs `size = N` (children per bucket) and `key = field` (the owner's reference)"),
@@ -478,6 +481,42 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         }
     }
     out
+}
+
+/// `summary(path = "comments_count", count)` (or `sum = "field"`, `max = "field"`, `min =
+/// "field"`) in a `bucket`: a summary of all the owner's children the owner keeps, raised by
+/// every append.
+fn owner_summary(
+    m: &syn::meta::ParseNestedMeta<'_>,
+    cx: &Ctxt,
+    summaries: &mut Vec<(String, super::SummaryDecl)>,
+) -> syn::Result<()> {
+    use super::SummaryDecl;
+    let (mut path, mut summary) = (None, None);
+    m.parse_nested_meta(|l| {
+        match key_name(&l).as_str() {
+            "path" => path = Some(name_value(&l)?),
+            "count" => summary = Some(SummaryDecl::Count),
+            "sum" => summary = Some(SummaryDecl::Sum(name_value(&l)?)),
+            "max" => summary = Some(SummaryDecl::Max(name_value(&l)?)),
+            "min" => summary = Some(SummaryDecl::Min(name_value(&l)?)),
+            other => {
+                cx.error_spanned_by(
+                    &l.path,
+                    format!(
+                        "unknown `summary` option `{other}`; expected path, count, sum, max, min"
+                    ),
+                );
+                skip_value(&l)?;
+            }
+        }
+        Ok(())
+    })?;
+    match (path, summary) {
+        (Some(path), Some(summary)) => summaries.push((path, summary)),
+        _ => cx.error_spanned_by(&m.path, "`summary` needs `path = \"field\"` (the owner's field) and its function: count, sum = \"field\", max = \"field\" or min = \"field\""),
+    }
+    Ok(())
 }
 
 /// `latest(path = "recent", n = 5, sort = "at", desc, keep("at", "kind"))` or `top(...)`: a list

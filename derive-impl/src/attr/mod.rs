@@ -224,13 +224,16 @@ impl Layout {
     }
 }
 
-/// What the owner of bucketed children keeps of them: its type and its lists of copies.
+/// What the owner of bucketed children keeps of them: its type, its lists of copies and its
+/// summaries of all its children.
 #[derive(Clone, Debug)]
 pub struct BucketKept {
     pub owner: syn::Path,
     /// Where the bucket's key holds the owner's `_id` when it is an extended reference.
     pub owner_id: Option<String>,
     pub lists: Vec<KeptList>,
+    /// `summary(path = "comments_count", count)`: the owner's field and what it summarises.
+    pub summaries: Vec<(String, SummaryDecl)>,
 }
 
 /// One list of copies an owner keeps (`latest(path = "events", n = 5, sort = "at", desc,

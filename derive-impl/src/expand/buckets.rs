@@ -6,6 +6,7 @@ use quote::{format_ident, quote};
 use super::layouts::computed_for;
 use super::{method, rt};
 use crate::ast::{Field, Item};
+use crate::attr::SummaryDecl;
 
 /// The bucket struct's fields a bucket layout names.
 pub(super) struct BucketFields<'a> {
@@ -134,7 +135,21 @@ pub(super) fn bucket(
                 None => quote!(::core::option::Option::None),
             };
             let lists = list_specs(&kept.lists);
+            let summaries = kept.summaries.iter().map(|(path, s)| {
+                let summary = match s {
+                    SummaryDecl::Count => quote!(#rt::arrays::Summary::Count),
+                    SummaryDecl::Sum(f) => quote!(#rt::arrays::Summary::Sum(#f)),
+                    SummaryDecl::Max(f) => quote!(#rt::arrays::Summary::Max(#f)),
+                    SummaryDecl::Min(f) => quote!(#rt::arrays::Summary::Min(#f)),
+                };
+                quote!(#rt::arrays::ComputedField { path: #path, summary: #summary })
+            });
             let named: Vec<String> = kept.lists.iter().map(|l| format!("`{}`", l.path)).collect();
+            let summarised: Vec<String> = kept
+                .summaries
+                .iter()
+                .map(|(p, _)| format!("`{p}`"))
+                .collect();
             (
                 quote! {
                     const KEPT: #rt::bucket::Kept = #rt::bucket::Kept {
@@ -142,14 +157,12 @@ pub(super) fn bucket(
                         key: #key_bson,
                         key_id: #key_id,
                         lists: &[#(#lists),*],
+                        summaries: &[#(#summaries),*],
                     };
                     let transactions = self.core.transactions_supported().await?;
                     #rt::bucket::append_kept(self.core.raw(), transactions, key, &spec, &KEPT, self.core.with_copies(#each, #rt::to_bson(item)?).await?).await
                 },
-                format!(
-                    "{append_doc} Then pushes the item's copy into the owner's {} (`$push` with `$each`, `$sort`, `$slice`), in the same transaction where the deployment runs them.",
-                    named.join(" and ")
-                ),
+                kept_doc(&append_doc, &named, &summarised),
             )
         }
         _ => (
@@ -210,6 +223,27 @@ pub(super) fn bucket(
 /// What order a bucket's pages promise: the children sorted inside each bucket, the buckets in
 /// `start` or creation order; a bucket fills in arrival order, so nothing is promised across
 /// buckets for children appended out of order.
+/// The append's documentation when the owner keeps lists or summaries of the children.
+fn kept_doc(append_doc: &str, lists: &[String], summaries: &[String]) -> String {
+    let mut writes = Vec::new();
+    if !lists.is_empty() {
+        writes.push(format!(
+            "pushes the item's copy into the owner's {} (`$push` with `$each`, `$sort`, `$slice`)",
+            lists.join(" and ")
+        ));
+    }
+    if !summaries.is_empty() {
+        writes.push(format!(
+            "raises the owner's {} (`$inc`, `$max`, `$min`)",
+            summaries.join(", ")
+        ));
+    }
+    format!(
+        "{append_doc} Then {}, in the same transaction where the deployment runs them.",
+        writes.join(" and ")
+    )
+}
+
 fn order_docs(sort: Option<&str>, start: Option<&str>, newest_first: bool, size: i64) -> String {
     let (first, dir) = if newest_first {
         ("newest", "descending")

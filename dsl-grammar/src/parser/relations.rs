@@ -157,8 +157,13 @@ pub(super) fn fact(pair: Pair<'_, Rule>) -> Build<Fact> {
         }
         Rule::summary_fact => {
             let mut items = Vec::new();
+            let mut per_bucket = None;
             for item in c.rest() {
                 let span = item.as_span().into();
+                if item.as_rule() == Rule::per_bucket {
+                    per_bucket = Some(span);
+                    continue;
+                }
                 let mut ic = Children::of(item);
                 let function = ident(ic.next(Rule::ident)?);
                 let field = ic.take(Rule::ident).map(ident);
@@ -168,7 +173,7 @@ pub(super) fn fact(pair: Pair<'_, Rule>) -> Build<Fact> {
                     span,
                 });
             }
-            FactKind::Summary(items)
+            FactKind::Summary { items, per_bucket }
         }
         Rule::time_range_fact => {
             let field = ident(c.next(Rule::ident)?);

@@ -49,7 +49,7 @@ pub struct Book {
     /// embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)
     #[squillion(embed(max = 200))]
     pub comments: ::squillion::BoundedVec<Comment, 200>,
-    /// computed (Book.comments): count of the Book's Comments, maintained on write
+    /// computed (Book.comments): count over the Book's Comments, maintained on write
     #[squillion(computed(count, of = comments))]
     pub comments_count: i32,
 }
@@ -73,7 +73,7 @@ impl Book {
     /// The `$jsonSchema` validator of `books`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","author","date","text","tags","comments","comments_count"],"properties":{"_id":{"bsonType":"objectId"},"author":{"bsonType":"string","description":"seed 001: \"secondary index on 'author'\" - `db.books.ensureIndex({author: 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":20,"items":{"bsonType":"string"},"description":"seed 001: \"multi-key indexes\" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["author","date","text","votes"],"properties":{"author":{"bsonType":"string","description":"seed 001: `db.books.ensureIndex({\"comments.author\": 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"votes":{"bsonType":"int","description":"seed 001: `db.books.ensureIndex({comments.votes: 1})`."}}},"description":"embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)"},"comments_count":{"bsonType":"int","description":"computed (Book.comments): count of the Book's Comments, maintained on write"}},"title":"books documents"}"#,
+            r#"{"bsonType":"object","required":["_id","author","date","text","tags","comments","comments_count"],"properties":{"_id":{"bsonType":"objectId"},"author":{"bsonType":"string","description":"seed 001: \"secondary index on 'author'\" - `db.books.ensureIndex({author: 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"tags":{"bsonType":"array","maxItems":20,"items":{"bsonType":"string"},"description":"seed 001: \"multi-key indexes\" - `db.books.ensureIndex({tags: 1})`. At most 20 tags is a"},"comments":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["author","date","text","votes"],"properties":{"author":{"bsonType":"string","description":"seed 001: `db.books.ensureIndex({\"comments.author\": 1})`."},"date":{"bsonType":"date"},"text":{"bsonType":"string"},"votes":{"bsonType":"int","description":"seed 001: `db.books.ensureIndex({comments.votes: 1})`."}}},"description":"embed (Book.comments): up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few)"},"comments_count":{"bsonType":"int","description":"computed (Book.comments): count over the Book's Comments, maintained on write"}},"title":"books documents"}"#,
         )
     }
     /// The validator document of `books`, `{$jsonSchema: ...}`, for `collMod` and `create`.

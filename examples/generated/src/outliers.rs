@@ -64,10 +64,10 @@ pub struct Post {
     /// computed top-2 (Post.replies): the best 2 Replies by votes descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(maintained)]
     pub top_replies: ::squillion::BoundedVec<ReplyTopReplies, 2>,
-    /// computed (Post.replies): count of the Post's Replies, maintained on write
+    /// computed (Post.replies): count over the Post's Replies, maintained on write
     #[squillion(computed(count, of = replies))]
     pub replies_count: i32,
-    /// computed (Post.replies): max of the Post's Replies, maintained on write
+    /// computed (Post.replies): max(votes) over the Post's Replies, maintained on write
     #[squillion(computed(max = "votes", of = replies))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub replies_max: ::std::option::Option<i32>,
@@ -82,7 +82,7 @@ impl Post {
     /// The `$jsonSchema` validator of `posts`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","replies","latest_replies","top_replies","replies_count"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["at","votes","text"],"properties":{"at":{"bsonType":"date"},"votes":{"bsonType":"int"},"text":{"bsonType":"string"}}},"description":"embed (Post.replies): a Post usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Post (seed ..."},"replies_overflow":{"bsonType":["bool","null"],"description":"outlier (Post.replies): set when this Post has more than 4 Replies and the rest overflow into `posts_replies_overflow`"},"latest_replies":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["at","votes"],"properties":{"at":{"bsonType":"date"},"votes":{"bsonType":"int"}}},"description":"subset (Post.replies): the latest 3 Replies by at, copied here so the Post reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"},"top_replies":{"bsonType":"array","maxItems":2,"items":{"bsonType":"object","required":["votes","text"],"properties":{"votes":{"bsonType":"int"},"text":{"bsonType":"string"}}},"description":"computed top-2 (Post.replies): the best 2 Replies by votes descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"},"replies_count":{"bsonType":"int","description":"computed (Post.replies): count of the Post's Replies, maintained on write"},"replies_max":{"bsonType":["int","null"],"description":"computed (Post.replies): max of the Post's Replies, maintained on write"}},"title":"posts documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","replies","latest_replies","top_replies","replies_count"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["at","votes","text"],"properties":{"at":{"bsonType":"date"},"votes":{"bsonType":"int"},"text":{"bsonType":"string"}}},"description":"embed (Post.replies): a Post usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Post (seed ..."},"replies_overflow":{"bsonType":["bool","null"],"description":"outlier (Post.replies): set when this Post has more than 4 Replies and the rest overflow into `posts_replies_overflow`"},"latest_replies":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["at","votes"],"properties":{"at":{"bsonType":"date"},"votes":{"bsonType":"int"}}},"description":"subset (Post.replies): the latest 3 Replies by at, copied here so the Post reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)"},"top_replies":{"bsonType":"array","maxItems":2,"items":{"bsonType":"object","required":["votes","text"],"properties":{"votes":{"bsonType":"int"},"text":{"bsonType":"string"}}},"description":"computed top-2 (Post.replies): the best 2 Replies by votes descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"},"replies_count":{"bsonType":"int","description":"computed (Post.replies): count over the Post's Replies, maintained on write"},"replies_max":{"bsonType":["int","null"],"description":"computed (Post.replies): max(votes) over the Post's Replies, maintained on write"}},"title":"posts documents"}"#,
         )
     }
     /// The validator document of `posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -133,7 +133,7 @@ pub struct Board {
     /// computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(maintained)]
     pub top_pins: ::squillion::BoundedVec<PinTopPins, 3>,
-    /// computed (Board.pins): count of the Board's Pins, maintained on write
+    /// computed (Board.pins): count over the Board's Pins, maintained on write
     #[squillion(computed(count, of = pins))]
     pub pins_count: i32,
 }
@@ -147,7 +147,7 @@ impl Board {
     /// The `$jsonSchema` validator of `boards`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","pins","top_pins","pins_count"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"pins":{"bsonType":"array","maxItems":8,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"embed (Board.pins): up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few)"},"top_pins":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"},"pins_count":{"bsonType":"int","description":"computed (Board.pins): count of the Board's Pins, maintained on write"}},"title":"boards documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","pins","top_pins","pins_count"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"pins":{"bsonType":"array","maxItems":8,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"embed (Board.pins): up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few)"},"top_pins":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["label","score"],"properties":{"label":{"bsonType":"string"},"score":{"bsonType":"int"}}},"description":"computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)"},"pins_count":{"bsonType":"int","description":"computed (Board.pins): count over the Board's Pins, maintained on write"}},"title":"boards documents"}"#,
         )
     }
     /// The validator document of `boards`, `{$jsonSchema: ...}`, for `collMod` and `create`.

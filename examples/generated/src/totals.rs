@@ -34,26 +34,26 @@ pub struct Cart {
     /// embed (Cart.lines): up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few)
     #[squillion(embed(max = 20))]
     pub lines: ::squillion::BoundedVec<Line, 20>,
-    /// computed (Cart.lines): count of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): count over the Cart's Lines, maintained on write
     #[squillion(computed(count, of = lines))]
     pub lines_count: i32,
-    /// computed (Cart.lines): total of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): total(qty) over the Cart's Lines, maintained on write
     #[squillion(computed(sum = "qty", of = lines))]
     pub lines_total_qty: i64,
-    /// computed (Cart.lines): total of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): total(grams) over the Cart's Lines, maintained on write
     #[squillion(computed(sum = "grams", of = lines))]
     pub lines_total_grams: i64,
-    /// computed (Cart.lines): total of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): total(weight) over the Cart's Lines, maintained on write
     #[squillion(computed(sum = "weight", of = lines))]
     pub lines_total_weight: f64,
-    /// computed (Cart.lines): total of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): total(price) over the Cart's Lines, maintained on write
     #[squillion(computed(sum = "price", of = lines))]
     pub lines_total_price: ::squillion::bson::Decimal128,
-    /// computed (Cart.lines): max of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): max(qty) over the Cart's Lines, maintained on write
     #[squillion(computed(max = "qty", of = lines))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub lines_max: ::std::option::Option<i32>,
-    /// computed (Cart.lines): min of the Cart's Lines, maintained on write
+    /// computed (Cart.lines): min(price) over the Cart's Lines, maintained on write
     #[squillion(computed(min = "price", of = lines))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub lines_min: ::std::option::Option<::squillion::bson::Decimal128>,
@@ -68,7 +68,7 @@ impl Cart {
     /// The `$jsonSchema` validator of `carts`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","label","lines","lines_count","lines_total_qty","lines_total_grams","lines_total_weight","lines_total_price"],"properties":{"_id":{"bsonType":"objectId"},"label":{"bsonType":"string"},"lines":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["qty","grams","weight","price"],"properties":{"qty":{"bsonType":"int"},"grams":{"bsonType":"long"},"weight":{"bsonType":"double"},"price":{"bsonType":"decimal"}}},"description":"embed (Cart.lines): up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few)"},"lines_count":{"bsonType":"int","description":"computed (Cart.lines): count of the Cart's Lines, maintained on write"},"lines_total_qty":{"bsonType":"long","description":"computed (Cart.lines): total of the Cart's Lines, maintained on write"},"lines_total_grams":{"bsonType":"long","description":"computed (Cart.lines): total of the Cart's Lines, maintained on write"},"lines_total_weight":{"bsonType":"double","description":"computed (Cart.lines): total of the Cart's Lines, maintained on write"},"lines_total_price":{"bsonType":"decimal","description":"computed (Cart.lines): total of the Cart's Lines, maintained on write"},"lines_max":{"bsonType":["int","null"],"description":"computed (Cart.lines): max of the Cart's Lines, maintained on write"},"lines_min":{"bsonType":["decimal","null"],"description":"computed (Cart.lines): min of the Cart's Lines, maintained on write"}},"title":"carts documents"}"#,
+            r#"{"bsonType":"object","required":["_id","label","lines","lines_count","lines_total_qty","lines_total_grams","lines_total_weight","lines_total_price"],"properties":{"_id":{"bsonType":"objectId"},"label":{"bsonType":"string"},"lines":{"bsonType":"array","maxItems":20,"items":{"bsonType":"object","required":["qty","grams","weight","price"],"properties":{"qty":{"bsonType":"int"},"grams":{"bsonType":"long"},"weight":{"bsonType":"double"},"price":{"bsonType":"decimal"}}},"description":"embed (Cart.lines): up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few)"},"lines_count":{"bsonType":"int","description":"computed (Cart.lines): count over the Cart's Lines, maintained on write"},"lines_total_qty":{"bsonType":"long","description":"computed (Cart.lines): total(qty) over the Cart's Lines, maintained on write"},"lines_total_grams":{"bsonType":"long","description":"computed (Cart.lines): total(grams) over the Cart's Lines, maintained on write"},"lines_total_weight":{"bsonType":"double","description":"computed (Cart.lines): total(weight) over the Cart's Lines, maintained on write"},"lines_total_price":{"bsonType":"decimal","description":"computed (Cart.lines): total(price) over the Cart's Lines, maintained on write"},"lines_max":{"bsonType":["int","null"],"description":"computed (Cart.lines): max(qty) over the Cart's Lines, maintained on write"},"lines_min":{"bsonType":["decimal","null"],"description":"computed (Cart.lines): min(price) over the Cart's Lines, maintained on write"}},"title":"carts documents"}"#,
         )
     }
     /// The validator document of `carts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -114,26 +114,26 @@ pub struct Listener {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// computed (Listener.plays): count of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): count over the Listener's Plays, maintained on write
     #[squillion(computed(count, to = Play, key = "listener"))]
     pub plays_count: i32,
-    /// computed (Listener.plays): total of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): total(ms) over the Listener's Plays, maintained on write
     #[squillion(computed(sum = "ms", to = Play, key = "listener"))]
     pub plays_total_ms: i64,
-    /// computed (Listener.plays): total of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): total(bytes) over the Listener's Plays, maintained on write
     #[squillion(computed(sum = "bytes", to = Play, key = "listener"))]
     pub plays_total_bytes: i64,
-    /// computed (Listener.plays): total of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): total(score) over the Listener's Plays, maintained on write
     #[squillion(computed(sum = "score", to = Play, key = "listener"))]
     pub plays_total_score: f64,
-    /// computed (Listener.plays): total of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): total(fee) over the Listener's Plays, maintained on write
     #[squillion(computed(sum = "fee", to = Play, key = "listener"))]
     pub plays_total_fee: ::squillion::bson::Decimal128,
-    /// computed (Listener.plays): max of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): max(ms) over the Listener's Plays, maintained on write
     #[squillion(computed(max = "ms", to = Play, key = "listener"))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub plays_max: ::std::option::Option<i32>,
-    /// computed (Listener.plays): min of the Listener's Plays, maintained on write
+    /// computed (Listener.plays): min(fee) over the Listener's Plays, maintained on write
     #[squillion(computed(min = "fee", to = Play, key = "listener"))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub plays_min: ::std::option::Option<::squillion::bson::Decimal128>,
@@ -148,7 +148,7 @@ impl Listener {
     /// The `$jsonSchema` validator of `listeners`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","plays_count","plays_total_ms","plays_total_bytes","plays_total_score","plays_total_fee"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"plays_count":{"bsonType":"int","description":"computed (Listener.plays): count of the Listener's Plays, maintained on write"},"plays_total_ms":{"bsonType":"long","description":"computed (Listener.plays): total of the Listener's Plays, maintained on write"},"plays_total_bytes":{"bsonType":"long","description":"computed (Listener.plays): total of the Listener's Plays, maintained on write"},"plays_total_score":{"bsonType":"double","description":"computed (Listener.plays): total of the Listener's Plays, maintained on write"},"plays_total_fee":{"bsonType":"decimal","description":"computed (Listener.plays): total of the Listener's Plays, maintained on write"},"plays_max":{"bsonType":["int","null"],"description":"computed (Listener.plays): max of the Listener's Plays, maintained on write"},"plays_min":{"bsonType":["decimal","null"],"description":"computed (Listener.plays): min of the Listener's Plays, maintained on write"}},"title":"listeners documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","plays_count","plays_total_ms","plays_total_bytes","plays_total_score","plays_total_fee"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"plays_count":{"bsonType":"int","description":"computed (Listener.plays): count over the Listener's Plays, maintained on write"},"plays_total_ms":{"bsonType":"long","description":"computed (Listener.plays): total(ms) over the Listener's Plays, maintained on write"},"plays_total_bytes":{"bsonType":"long","description":"computed (Listener.plays): total(bytes) over the Listener's Plays, maintained on write"},"plays_total_score":{"bsonType":"double","description":"computed (Listener.plays): total(score) over the Listener's Plays, maintained on write"},"plays_total_fee":{"bsonType":"decimal","description":"computed (Listener.plays): total(fee) over the Listener's Plays, maintained on write"},"plays_max":{"bsonType":["int","null"],"description":"computed (Listener.plays): max(ms) over the Listener's Plays, maintained on write"},"plays_min":{"bsonType":["decimal","null"],"description":"computed (Listener.plays): min(fee) over the Listener's Plays, maintained on write"}},"title":"listeners documents"}"#,
         )
     }
     /// The validator document of `listeners`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -278,6 +278,150 @@ impl Meter {
         }
     }
 }
+/// Collection `feeds`. One document per Feed.
+/// Estimated size: about 168 bytes on average, 1178 bytes at worst.
+///
+/// Repository: `FeedRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "feeds",
+    validator = Feed::validator_document,
+    implied_indexes = false
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Feed {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `name` (BSON `string`).
+    #[squillion(fan_out(to = FeedPostsBucket, by = "feed.id", copy = "feed.name"))]
+    pub name: ::std::string::String,
+    /// computed (Feed.posts): count over the Feed's Posts, maintained on write
+    #[squillion(maintained)]
+    pub posts_count: i32,
+    /// computed (Feed.posts): total(likes) over the Feed's Posts, maintained on write
+    #[squillion(maintained)]
+    pub posts_total_likes: i64,
+    /// computed (Feed.posts): total(price) over the Feed's Posts, maintained on write
+    #[squillion(maintained)]
+    pub posts_total_price: ::squillion::bson::Decimal128,
+    /// computed (Feed.posts): max(likes) over the Feed's Posts, maintained on write
+    #[squillion(maintained)]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub posts_max: ::std::option::Option<i32>,
+    /// computed (Feed.posts): min(price) over the Feed's Posts, maintained on write
+    #[squillion(maintained)]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub posts_min: ::std::option::Option<::squillion::bson::Decimal128>,
+}
+impl Feed {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "feeds";
+    /// The indexes of `feeds` the Plan declares, each with the query or rule it serves.
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::std::vec::Vec::new()
+    }
+    /// The `$jsonSchema` validator of `feeds`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","posts_count","posts_total_likes","posts_total_price"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"posts_count":{"bsonType":"int","description":"computed (Feed.posts): count over the Feed's Posts, maintained on write"},"posts_total_likes":{"bsonType":"long","description":"computed (Feed.posts): total(likes) over the Feed's Posts, maintained on write"},"posts_total_price":{"bsonType":"decimal","description":"computed (Feed.posts): total(price) over the Feed's Posts, maintained on write"},"posts_max":{"bsonType":["int","null"],"description":"computed (Feed.posts): max(likes) over the Feed's Posts, maintained on write"},"posts_min":{"bsonType":["decimal","null"],"description":"computed (Feed.posts): min(price) over the Feed's Posts, maintained on write"}},"title":"feeds documents"}"#,
+        )
+    }
+    /// The validator document of `feeds`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
+impl Feed {
+    /// The average of `likes` over the Posts (Feed.posts): `posts_total_likes` / `posts_count`, both kept on write; `None` when there are none.
+    pub fn posts_avg(&self) -> ::core::option::Option<f64> {
+        if self.posts_count == 0 {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(
+                self.posts_total_likes as f64 / self.posts_count as f64,
+            )
+        }
+    }
+}
+/// Collection `stations`. One document per Station.
+/// Estimated size: about 133 bytes on average, 1141 bytes at worst.
+///
+/// Repository: `StationRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_code`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "stations",
+    validator = Station::validator_document,
+    implied_indexes = false
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Station {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `code` (BSON `string`).
+    pub code: ::std::string::String,
+    /// computed (Station.samples): count over the Station's Samples, maintained on write
+    #[squillion(maintained)]
+    pub samples_count: i32,
+    /// computed (Station.samples): max(level) over the Station's Samples, maintained on write
+    #[squillion(maintained)]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub samples_max: ::std::option::Option<f64>,
+    /// computed (Station.samples): min(level) over the Station's Samples, maintained on write
+    #[squillion(maintained)]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub samples_min: ::std::option::Option<f64>,
+    /// computed (Station.samples): total(level) over the Station's Samples, maintained on write
+    #[squillion(maintained)]
+    pub samples_total: f64,
+}
+impl Station {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "stations";
+    /// The indexes of `stations` the Plan declares, each with the query or rule it serves.
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::std::vec::Vec::new()
+    }
+    /// The `$jsonSchema` validator of `stations`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","code","samples_count","samples_total"],"properties":{"_id":{"bsonType":"objectId"},"code":{"bsonType":"string"},"samples_count":{"bsonType":"int","description":"computed (Station.samples): count over the Station's Samples, maintained on write"},"samples_max":{"bsonType":["double","null"],"description":"computed (Station.samples): max(level) over the Station's Samples, maintained on write"},"samples_min":{"bsonType":["double","null"],"description":"computed (Station.samples): min(level) over the Station's Samples, maintained on write"},"samples_total":{"bsonType":"double","description":"computed (Station.samples): total(level) over the Station's Samples, maintained on write"}},"title":"stations documents"}"#,
+        )
+    }
+    /// The validator document of `stations`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
+impl Station {
+    /// The average of `level` over the Samples (Station.samples): `samples_total` / `samples_count`, both kept on write; `None` when there are none.
+    pub fn samples_avg(&self) -> ::core::option::Option<f64> {
+        if self.samples_count == 0 {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(self.samples_total / self.samples_count as f64)
+        }
+    }
+}
 /// Collection `threads`. One document per Thread.
 /// Estimated size: about 308 bytes on average, 1351 bytes at worst.
 ///
@@ -314,17 +458,17 @@ pub struct Thread {
     #[squillion(maintained)]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub replies_overflow: ::std::option::Option<bool>,
-    /// computed (Thread.replies): count of the Thread's Replies, maintained on write
+    /// computed (Thread.replies): count over the Thread's Replies, maintained on write
     #[squillion(computed(count, of = replies))]
     pub replies_count: i32,
-    /// computed (Thread.replies): total of the Thread's Replies, maintained on write
+    /// computed (Thread.replies): total(score) over the Thread's Replies, maintained on write
     #[squillion(computed(sum = "score", of = replies))]
     pub replies_total_score: i64,
-    /// computed (Thread.replies): max of the Thread's Replies, maintained on write
+    /// computed (Thread.replies): max(score) over the Thread's Replies, maintained on write
     #[squillion(computed(max = "score", of = replies))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub replies_max: ::std::option::Option<i32>,
-    /// computed (Thread.replies): total of the Thread's Replies, maintained on write
+    /// computed (Thread.replies): total(tip) over the Thread's Replies, maintained on write
     #[squillion(computed(sum = "tip", of = replies))]
     pub replies_total_tip: ::squillion::bson::Decimal128,
 }
@@ -338,7 +482,7 @@ impl Thread {
     /// The `$jsonSchema` validator of `threads`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","replies","replies_count","replies_total_score","replies_total_tip"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["score","tip"],"properties":{"score":{"bsonType":"int"},"tip":{"bsonType":"decimal"}}},"description":"embed (Thread.replies): a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread ..."},"replies_overflow":{"bsonType":["bool","null"],"description":"outlier (Thread.replies): set when this Thread has more than 4 Replies and the rest overflow into `threads_replies_overflow`"},"replies_count":{"bsonType":"int","description":"computed (Thread.replies): count of the Thread's Replies, maintained on write"},"replies_total_score":{"bsonType":"long","description":"computed (Thread.replies): total of the Thread's Replies, maintained on write"},"replies_max":{"bsonType":["int","null"],"description":"computed (Thread.replies): max of the Thread's Replies, maintained on write"},"replies_total_tip":{"bsonType":"decimal","description":"computed (Thread.replies): total of the Thread's Replies, maintained on write"}},"title":"threads documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","replies","replies_count","replies_total_score","replies_total_tip"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"replies":{"bsonType":"array","maxItems":4,"items":{"bsonType":"object","required":["score","tip"],"properties":{"score":{"bsonType":"int"},"tip":{"bsonType":"decimal"}}},"description":"embed (Thread.replies): a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread ..."},"replies_overflow":{"bsonType":["bool","null"],"description":"outlier (Thread.replies): set when this Thread has more than 4 Replies and the rest overflow into `threads_replies_overflow`"},"replies_count":{"bsonType":"int","description":"computed (Thread.replies): count over the Thread's Replies, maintained on write"},"replies_total_score":{"bsonType":"long","description":"computed (Thread.replies): total(score) over the Thread's Replies, maintained on write"},"replies_max":{"bsonType":["int","null"],"description":"computed (Thread.replies): max(score) over the Thread's Replies, maintained on write"},"replies_total_tip":{"bsonType":"decimal","description":"computed (Thread.replies): total(tip) over the Thread's Replies, maintained on write"}},"title":"threads documents"}"#,
         )
     }
     /// The validator document of `threads`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -423,6 +567,168 @@ impl MeterTicksBucket {
         )
     }
     /// The validator document of `meter_ticks`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
+/// Buckets of up to 5 Posts of one Feed (Feed.posts; one bucket is one page).
+///
+/// Collection `feed_posts`. Buckets of Post (Feed.posts).
+/// Estimated size: about 215 bytes on average, 1377 bytes at worst.
+///
+/// Layout of `Feed.posts`: bucket. Posts are only read through their Feed, 5 at a time, so they are grouped in buckets of 5: one read returns a page (seed 003 comment pages; seed 000 bookNotes). Copies of Feed.name travel with the references (rule 5: read far more often than updated). The Feed also keeps summaries of all its Posts: count, total(likes), total(price), max(likes), min(price), avg(likes) (computed pattern)
+/// Rules: bucket pattern, rule 3, computed pattern, rule 6, rule 5, extended reference.
+///
+/// Repository: `FeedPostsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_posts`, `posts_bucket`, `posts_buckets`, `set_feed`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "feed_posts",
+    validator = FeedPostsBucket::validator_document,
+    implied_indexes = false,
+    copy_of(from = Feed, source = "name", by = "feed.id", copy = "feed.name"),
+    index(keys("feed.id" = 1, "count" = 1), name = "feed.id_1_count_1"),
+    index(keys("feed.id" = 1, "_id" = 1), name = "feed.id_1__id_1")
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct FeedPostsBucket {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `feed`: a reference (id).
+    pub feed: FeedRef,
+    /// bucket (Feed.posts): Posts are only read through their Feed, 5 at a time, so they are grouped in buckets of 5: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
+    #[squillion(
+        bucket(
+            size = 5,
+            key = feed,
+            count = count,
+            sort = "at",
+            owner = Feed,
+            owner_id = "id",
+            summary(path = "posts_count", count),
+            summary(path = "posts_total_likes", sum = "likes"),
+            summary(path = "posts_total_price", sum = "price"),
+            summary(path = "posts_max", max = "likes"),
+            summary(path = "posts_min", min = "price")
+        )
+    )]
+    pub posts: ::squillion::BoundedVec<Post, 5>,
+    /// number of Posts in this bucket; appends are guarded by `count < 5`
+    #[squillion(maintained)]
+    pub count: i32,
+}
+impl FeedPostsBucket {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "feed_posts";
+    /// The indexes of `feed_posts` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `feed.id_1_count_1`: bucket (Feed.posts): the append upsert finds the open bucket by {feed.id, count < 5}; fan-out (Feed.posts): updating Feed.name finds its copies through `feed.id`
+    ///
+    /// - `feed.id_1__id_1`: bucket (Feed.posts): page k of a parent (buckets in creation order)
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"feed.id":1,"count":1},"name":"feed.id_1_count_1"},{"key":{"feed.id":1,"_id":1},"name":"feed.id_1__id_1"}]"#,
+        )
+    }
+    /// The `$jsonSchema` validator of `feed_posts`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","feed","posts","count"],"properties":{"_id":{"bsonType":"objectId"},"feed":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Feed.name (rule 5, extended reference): read 100 times per update"}}},"posts":{"bsonType":"array","maxItems":5,"items":{"bsonType":"object","required":["at","likes","price"],"properties":{"at":{"bsonType":"date"},"likes":{"bsonType":"int"},"price":{"bsonType":"decimal"}}},"description":"bucket (Feed.posts): Posts are only read through their Feed, 5 at a time, so they are grouped in buckets of 5: one read returns a page (seed 003 comment pages; seed 000 bookNotes)"},"count":{"bsonType":"int","description":"number of Posts in this bucket; appends are guarded by `count < 5`"}},"title":"feed_posts documents"}"#,
+        )
+    }
+    /// The validator document of `feed_posts`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
+/// Buckets of up to 200 Samples of one Station (Station.samples; a time series with summaries).
+///
+/// Collection `station_samples`. Buckets of Sample (Station.samples).
+/// Estimated size: about 3686 bytes on average, 7386 bytes at worst.
+///
+/// Layout of `Station.samples`: bucket. Samples arrive as a series (an unbounded number of Samples per Station) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed). The Station also keeps summaries of all its Samples: count, max(level), min(level), avg(level) (computed pattern)
+/// Rules: bucket pattern, rule 3, computed pattern, rule 6.
+///
+/// Repository: `StationSamplesBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_samples`, `samples_bucket`, `samples_buckets`, `samples_between`, `set_station`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "station_samples",
+    validator = StationSamplesBucket::validator_document,
+    implied_indexes = false,
+    index(keys("station" = 1, "count" = 1), name = "station_1_count_1"),
+    index(keys("station" = 1, "start" = 1), name = "station_1_start_1")
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct StationSamplesBucket {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `station`: a reference (id).
+    pub station: ::squillion::bson::oid::ObjectId,
+    /// bucket (Station.samples): Samples arrive as a series (an unbounded number of Samples per Station) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+    #[squillion(
+        bucket(
+            size = 200,
+            key = station,
+            count = count,
+            start = start,
+            end = end,
+            owner = Station,
+            summary(path = "samples_count", count),
+            summary(path = "samples_max", max = "level"),
+            summary(path = "samples_min", min = "level"),
+            summary(path = "samples_total", sum = "level")
+        )
+    )]
+    pub samples: ::squillion::BoundedVec<Sample, 200>,
+    /// number of Samples in this bucket; appends are guarded by `count < 200`
+    #[squillion(maintained)]
+    pub count: i32,
+    /// smallest at of the Samples in this bucket
+    #[squillion(computed(min = "at"))]
+    pub start: ::squillion::bson::DateTime,
+    /// largest at of the Samples in this bucket
+    #[squillion(computed(max = "at"))]
+    pub end: ::squillion::bson::DateTime,
+}
+impl StationSamplesBucket {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "station_samples";
+    /// The indexes of `station_samples` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `station_1_count_1`: bucket (Station.samples): the append upsert finds the open bucket by {station, count < 200}
+    ///
+    /// - `station_1_start_1`: bucket (Station.samples): reads by time range
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"station":1,"count":1},"name":"station_1_count_1"},{"key":{"station":1,"start":1},"name":"station_1_start_1"}]"#,
+        )
+    }
+    /// The `$jsonSchema` validator of `station_samples`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","station","samples","count","start","end"],"properties":{"_id":{"bsonType":"objectId"},"station":{"bsonType":"objectId"},"samples":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["at","level"],"properties":{"at":{"bsonType":"date"},"level":{"bsonType":"double"}}},"description":"bucket (Station.samples): Samples arrive as a series (an unbounded number of Samples per Station) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries co..."},"count":{"bsonType":"int","description":"number of Samples in this bucket; appends are guarded by `count < 200`"},"start":{"bsonType":"date","description":"smallest at of the Samples in this bucket"},"end":{"bsonType":"date","description":"largest at of the Samples in this bucket"}},"title":"station_samples documents"}"#,
+        )
+    }
+    /// The validator document of `station_samples`, `{$jsonSchema: ...}`, for `collMod` and `create`.
     pub fn validator_document() -> ::squillion::bson::Document {
         ::squillion::bson::doc! {
             "$jsonSchema" : Self::json_schema()
@@ -537,7 +843,54 @@ pub struct Tick {
     /// `cost` (BSON `decimal`).
     pub cost: ::squillion::bson::Decimal128,
 }
-/// Creates the indexes and validators the Plan declares for every collection of this module (`carts`, `listeners`, `plays`, `meters`, `threads`, `meter_ticks`, `threads_replies_overflow`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+/// Embedded in `feed` (Feed.posts).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct FeedRef {
+    /// The id of the referenced document.
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// copy of Feed.name (rule 5, extended reference): read 100 times per update
+    pub name: ::std::string::String,
+}
+/// Embedded in `posts` (Feed.posts).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Post {
+    /// `at` (BSON `date`).
+    pub at: ::squillion::bson::DateTime,
+    /// `likes` (BSON `int`).
+    pub likes: i32,
+    /// `price` (BSON `decimal`).
+    pub price: ::squillion::bson::Decimal128,
+}
+/// Embedded in `samples` (Station.samples).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Sample {
+    /// `at` (BSON `date`).
+    pub at: ::squillion::bson::DateTime,
+    /// `level` (BSON `double`).
+    pub level: f64,
+}
+/// Creates the indexes and validators the Plan declares for every collection of this module (`carts`, `listeners`, `plays`, `meters`, `feeds`, `stations`, `threads`, `meter_ticks`, `feed_posts`, `station_samples`, `threads_replies_overflow`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
     CartRepo::new(db).ensure_indexes().await?;
     CartRepo::new(db).ensure_validator().await?;
@@ -547,10 +900,18 @@ pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Res
     PlayRepo::new(db).ensure_validator().await?;
     MeterRepo::new(db).ensure_indexes().await?;
     MeterRepo::new(db).ensure_validator().await?;
+    FeedRepo::new(db).ensure_indexes().await?;
+    FeedRepo::new(db).ensure_validator().await?;
+    StationRepo::new(db).ensure_indexes().await?;
+    StationRepo::new(db).ensure_validator().await?;
     ThreadRepo::new(db).ensure_indexes().await?;
     ThreadRepo::new(db).ensure_validator().await?;
     MeterTicksBucketRepo::new(db).ensure_indexes().await?;
     MeterTicksBucketRepo::new(db).ensure_validator().await?;
+    FeedPostsBucketRepo::new(db).ensure_indexes().await?;
+    FeedPostsBucketRepo::new(db).ensure_validator().await?;
+    StationSamplesBucketRepo::new(db).ensure_indexes().await?;
+    StationSamplesBucketRepo::new(db).ensure_validator().await?;
     ThreadsRepliesOverflowRepo::new(db).ensure_indexes().await?;
     ThreadsRepliesOverflowRepo::new(db).ensure_validator().await?;
     Ok(())

@@ -28,10 +28,10 @@ pub struct Client {
     pub id: ::squillion::bson::oid::ObjectId,
     /// `name` (BSON `string`).
     pub name: ::std::string::String,
-    /// computed (Client.contracts): count of the Client's Contracts, maintained on write
+    /// computed (Client.contracts): count over the Client's Contracts, maintained on write
     #[squillion(computed(count, to = Contract, key = "client"))]
     pub contracts_count: i32,
-    /// computed (Client.contracts): total of the Client's Contracts, maintained on write
+    /// computed (Client.contracts): total(amount) over the Client's Contracts, maintained on write
     #[squillion(computed(sum = "amount", to = Contract, key = "client"))]
     pub contracts_total: i64,
 }
@@ -45,7 +45,7 @@ impl Client {
     /// The `$jsonSchema` validator of `clients`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","contracts_count","contracts_total"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"contracts_count":{"bsonType":"int","description":"computed (Client.contracts): count of the Client's Contracts, maintained on write"},"contracts_total":{"bsonType":"long","description":"computed (Client.contracts): total of the Client's Contracts, maintained on write"}},"title":"clients documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","contracts_count","contracts_total"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"contracts_count":{"bsonType":"int","description":"computed (Client.contracts): count over the Client's Contracts, maintained on write"},"contracts_total":{"bsonType":"long","description":"computed (Client.contracts): total(amount) over the Client's Contracts, maintained on write"}},"title":"clients documents"}"#,
         )
     }
     /// The validator document of `clients`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -13,8 +13,9 @@ use squillion::bson::oid::ObjectId;
 use squillion::bson::{DateTime, Decimal128};
 use squillion::BoundedVec;
 use squillion_examples_generated::totals::{
-    ensure_all, Cart, CartRepo, Line, Listener, ListenerRepo, Meter, MeterRepo,
-    MeterTicksBucketRepo, Play, PlayRepo, Reply, Thread, ThreadRepo, Tick,
+    ensure_all, Cart, CartRepo, Feed, FeedPostsBucketRepo, FeedRef, FeedRepo, Line, Listener,
+    ListenerRepo, Meter, MeterRepo, MeterTicksBucketRepo, Play, PlayRepo, Post, Reply, Sample,
+    Station, StationRepo, StationSamplesBucketRepo, Thread, ThreadRepo, Tick,
 };
 use squillion_testkit::TestDb;
 
@@ -307,4 +308,157 @@ proptest! {
             assert_eq!(all.len(), replies.len());
         });
     }
+
+    /// Posts of two feeds appended in random order to buckets of 5 (a feed's posts span several
+    /// buckets): after every append, each feed's summaries are those of every post appended to
+    /// it, whatever bucket holds them, and its buckets hold exactly those posts. Before, the
+    /// summaries were kept per bucket only and the feed had none.
+    #[test]
+    fn owner_totals_span_every_bucket(posts in prop::collection::vec((0..2usize, int32(), cents()), 1..24)) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_bucket_owner").await;
+            ensure_all(&t.db).await.unwrap();
+            let (feeds, buckets) = (FeedRepo::new(&t.db), FeedPostsBucketRepo::new(&t.db));
+            let mut refs = Vec::new();
+            for name in ["news", "sport"] {
+                let feed = Feed {
+                    id: ObjectId::new(),
+                    name: name.into(),
+                    posts_count: 0,
+                    posts_total_likes: 0,
+                    posts_total_price: decimal(0),
+                    posts_max: None,
+                    posts_min: None,
+                };
+                feeds.insert(&feed).await.unwrap();
+                refs.push(FeedRef { id: feed.id, name: name.into() });
+            }
+            let mut held: [Vec<(i32, i64)>; 2] = [Vec::new(), Vec::new()];
+            for (k, (f, likes, cents)) in posts.iter().enumerate() {
+                let post = Post {
+                    at: DateTime::from_millis(1_800_000_000_000 + k as i64 * 1000),
+                    likes: *likes,
+                    price: decimal(*cents),
+                };
+                buckets.append_posts(&refs[*f], &post).await.unwrap();
+                held[*f].push((*likes, *cents));
+                for (feed, mine) in refs.iter().zip(&held) {
+                    let got = feeds.get(&feed.id).await.unwrap().expect("the feed");
+                    assert_eq!(got.posts_count as usize, mine.len());
+                    let likes: i128 = mine.iter().map(|(l, _)| i128::from(*l)).sum();
+                    assert_eq!(i128::from(got.posts_total_likes), likes);
+                    let cents: i64 = mine.iter().map(|(_, c)| *c).sum();
+                    assert_eq!(in_cents(&got.posts_total_price), cents);
+                    assert_eq!(got.posts_max, mine.iter().map(|(l, _)| *l).max());
+                    assert_eq!(
+                        got.posts_min.as_ref().map(in_cents),
+                        mine.iter().map(|(_, c)| *c).min()
+                    );
+                    let avg = (!mine.is_empty()).then(|| likes as f64 / mine.len() as f64);
+                    assert_eq!(got.posts_avg(), avg);
+                }
+            }
+            for (feed, mine) in refs.iter().zip(&held) {
+                let stored = buckets
+                    .find(squillion::bson::doc! { "feed.id": feed.id })
+                    .await
+                    .unwrap();
+                assert_eq!(stored.len(), mine.len().div_ceil(5), "buckets of 5");
+                let likes: Vec<i32> = stored
+                    .iter()
+                    .flat_map(|b| b.posts.iter().map(|p| p.likes))
+                    .collect();
+                let want: Vec<i32> = mine.iter().map(|(l, _)| *l).collect();
+                assert_eq!(likes, want, "the posts, in order");
+            }
+        });
+    }
+
+    /// Samples of a station in time buckets, appended one after another: the station's count,
+    /// extremes, total and mean are those of every sample (the total added in the same order
+    /// as the server adds it, so equal to the bit).
+    #[test]
+    fn owner_extremes_and_mean_of_time_buckets(levels in prop::collection::vec(-1.0e6f64..1.0e6, 1..30)) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let t = TestDb::new("totals_bucket_station").await;
+            ensure_all(&t.db).await.unwrap();
+            let (stations, buckets) = (StationRepo::new(&t.db), StationSamplesBucketRepo::new(&t.db));
+            let station = Station {
+                id: ObjectId::new(),
+                code: "s".into(),
+                samples_count: 0,
+                samples_max: None,
+                samples_min: None,
+                samples_total: 0.0,
+            };
+            stations.insert(&station).await.unwrap();
+            for (k, level) in levels.iter().enumerate() {
+                let sample = Sample {
+                    at: DateTime::from_millis(1_800_000_000_000 + k as i64 * 1000),
+                    level: *level,
+                };
+                buckets.append_samples(&station.id, &sample).await.unwrap();
+            }
+            let got = stations.get(&station.id).await.unwrap().expect("the station");
+            assert_eq!(got.samples_count as usize, levels.len());
+            let total = levels.iter().fold(0.0, |t, l| t + l);
+            assert_eq!(got.samples_total, total);
+            assert_eq!(got.samples_max, levels.iter().copied().reduce(f64::max));
+            assert_eq!(got.samples_min, levels.iter().copied().reduce(f64::min));
+            assert_eq!(got.samples_avg(), Some(total / levels.len() as f64));
+        });
+    }
+}
+
+/// Appends racing on one feed (40 at once): the feed counts and totals every one of them, and
+/// the buckets hold them all, none over its size.
+#[tokio::test]
+async fn racing_appends_are_all_counted_by_the_owner() {
+    let t = TestDb::new("totals_bucket_race").await;
+    ensure_all(&t.db).await.unwrap();
+    let (feeds, buckets) = (FeedRepo::new(&t.db), FeedPostsBucketRepo::new(&t.db));
+    let feed = Feed {
+        id: ObjectId::new(),
+        name: "busy".into(),
+        posts_count: 0,
+        posts_total_likes: 0,
+        posts_total_price: decimal(0),
+        posts_max: None,
+        posts_min: None,
+    };
+    feeds.insert(&feed).await.unwrap();
+    let key = FeedRef {
+        id: feed.id,
+        name: feed.name.clone(),
+    };
+    let appends = (0..40).map(|k| {
+        let (buckets, key) = (&buckets, &key);
+        async move {
+            let post = Post {
+                at: DateTime::from_millis(1_800_000_000_000 + k * 1000),
+                likes: k as i32,
+                price: decimal(k * 100),
+            };
+            buckets.append_posts(key, &post).await
+        }
+    });
+    for r in futures::future::join_all(appends).await {
+        r.unwrap();
+    }
+    let got = feeds.get(&feed.id).await.unwrap().expect("the feed");
+    assert_eq!(got.posts_count, 40);
+    assert_eq!(got.posts_total_likes, (0..40).sum::<i64>());
+    assert_eq!(
+        in_cents(&got.posts_total_price),
+        (0..40).map(|k| k * 100).sum::<i64>()
+    );
+    assert_eq!(
+        (got.posts_max, got.posts_min.as_ref().map(in_cents)),
+        (Some(39), Some(0))
+    );
+    let stored = buckets.find(squillion::bson::doc! {}).await.unwrap();
+    assert!(stored.iter().all(|b| b.posts.len() <= 5));
+    assert_eq!(stored.iter().map(|b| b.posts.len()).sum::<usize>(), 40);
 }

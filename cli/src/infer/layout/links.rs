@@ -442,7 +442,10 @@ impl Assembly<'_> {
                     .collect();
                 facts.push(Fact {
                     comments: vec![format!("measured: each bucket keeps {}", list.join(", "))],
-                    kind: FactKind::Summary(summaries),
+                    kind: FactKind::Summary {
+                        items: summaries,
+                        per_bucket: true,
+                    },
                 });
             }
             let child_name = self.entities[child].decl.name.clone();

@@ -64,9 +64,11 @@ pub(crate) struct Workload {
 /// parent's document.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Kept {
-    /// Summaries kept on the parent (`count`, `total`, ...): under a bucket they live in the
-    /// bucket instead, written by the append itself.
+    /// Summaries kept on the parent (`count`, `total`, ...); under a bucket, unless each bucket
+    /// keeps its own (`per_bucket`, written by the append itself).
     pub summaries: f64,
+    /// `summary ... per bucket`: under a bucket the summaries are in each bucket, not the parent.
+    pub per_bucket: bool,
     /// The `latest N` copies: on the parent, unless it embeds every child already.
     pub latest: f64,
     /// The `top N` copies: always on the parent.
@@ -78,7 +80,7 @@ impl Kept {
     /// nothing on the parent.
     pub(crate) fn on_parent(&self, layout: Layout) -> f64 {
         match layout {
-            Layout::Bucket => self.latest + self.top,
+            Layout::Bucket if self.per_bucket => self.latest + self.top,
             Layout::Embed => self.summaries + self.top,
             _ => self.summaries + self.latest + self.top,
         }
@@ -217,6 +219,7 @@ fn kept(ctx: &Ctx<'_>, rel: &Relation) -> Kept {
     let subset = |s: &Option<crate::model::Subset>| s.as_ref().map_or(0.0, |s| s.n as f64 * child);
     Kept {
         summaries: f.summary.len() as f64 * SUMMARY_BYTES,
+        per_bucket: f.summary_per_bucket.is_some(),
         latest: subset(&f.latest),
         top: subset(&f.top),
     }

@@ -153,7 +153,14 @@ pub(super) fn bucket(
             end_path: "end".to_owned(),
         }
     });
-    let summaries = stored_summaries(&f.summary);
+    // Each bucket keeps summaries of its own children only when asked to (`per bucket`); else
+    // the parent keeps them (placement::modifiers).
+    let per_bucket: &[crate::model::Summary] = if f.summary_per_bucket.is_some() {
+        &f.summary
+    } else {
+        &[]
+    };
+    let summaries = stored_summaries(per_bucket);
     for summary in &summaries {
         if summary.function == SummaryFn::Count {
             continue;
@@ -181,8 +188,8 @@ pub(super) fn bucket(
             field: summary.field.as_deref().map(|x| sort_name(ctx, child, x)),
         });
     }
-    averages(&f.summary, &summaries, &name, None, &mut out.computed);
-    if !f.summary.is_empty() {
+    averages(per_bucket, &summaries, &name, None, &mut out.computed);
+    if !per_bucket.is_empty() {
         out.computed.insert(
             0,
             Computed {

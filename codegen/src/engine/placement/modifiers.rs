@@ -174,7 +174,9 @@ pub(super) fn modifiers(
             n: top.n,
         });
     }
-    if choice.strategy != Layout::Bucket {
+    // Under buckets the parent keeps the summaries unless each bucket keeps its own
+    // (`per bucket`).
+    if choice.strategy != Layout::Bucket || f.summary_per_bucket.is_none() {
         let summaries = stored_summaries(&f.summary);
         for summary in &summaries {
             let path = summary_name(
@@ -194,9 +196,13 @@ pub(super) fn modifiers(
             // absent, not a made-up value a later `$max`/`$min` would compare against.
             sf.optional = matches!(summary.function, SummaryFn::Max | SummaryFn::Min);
             sf.docs = vec![format!(
-                "computed ({}): {} of the {}'s {}, maintained on write",
+                "computed ({}): {}{} over the {}'s {}, maintained on write",
                 rel.id,
                 summary.function.as_str(),
+                summary
+                    .field
+                    .as_deref()
+                    .map_or(String::new(), |f| format!("({f})")),
                 parent.entity,
                 plural(&child.entity)
             )];

@@ -49,6 +49,8 @@ pub const RETURNS_NOT_STORED: &str = "W123";
 pub const RETURNS_ARRAY_CHILDREN: &str = "W124";
 /// A parent keeps copies or summaries of children whose documents expire (`@expires`).
 pub const EXPIRING_KEPT: &str = "W125";
+/// `summary ... per bucket` on children the layout does not bucket: the parent keeps them.
+pub const SUMMARY_NOT_BUCKETED: &str = "W126";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -117,5 +119,9 @@ pub const ALL: &[(&str, &str)] = &[
     (
         EXPIRING_KEPT,
         "a parent keeps copies or summaries of children that expire",
+    ),
+    (
+        SUMMARY_NOT_BUCKETED,
+        "summaries `per bucket` of children that are not bucketed",
     ),
 ];

@@ -123,6 +123,35 @@ pub(crate) fn expiring_kept(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) 
     );
 }
 
+/// `summary ... per bucket` on children the layout does not put in buckets: the parent keeps the
+/// summaries, as it would without `per bucket`.
+pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    let Some(span) = rel.facts.summary_per_bucket else {
+        return;
+    };
+    if d.strategy == Layout::Bucket {
+        return;
+    }
+    e.warn(
+        codes::SUMMARY_NOT_BUCKETED,
+        Severity::Warning,
+        RuleId::Computed,
+        span,
+        format!(
+            "the summaries are kept `per bucket`, but {} are not bucketed ({}): each {} keeps them",
+            plural(&d.child),
+            d.strategy.as_str(),
+            d.parent
+        ),
+        Some(format!(
+            "remove `per bucket`, or bucket the {} (`page N`, `time_range by f`, or `force bucket(N)`)",
+            plural(&d.child)
+        )),
+        None,
+        Some(&d.id),
+    );
+}
+
 /// Warnings about one relationship: a forced layout's broken rules.
 pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
     if !d.forced {
