@@ -26,13 +26,13 @@ pub struct Sensor {
     /// natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)
     #[serde(rename = "_id")]
     pub number: i32,
-    /// computed (Sensor.readings): count of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): count over the Sensor's Readings, maintained on write
     #[squillion(computed(count, to = Reading, key = "sensor"))]
     pub readings_count: i32,
-    /// computed (Sensor.readings): total of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): total(value) over the Sensor's Readings, maintained on write
     #[squillion(computed(sum = "v", to = Reading, key = "sensor"))]
     pub readings_total: f64,
-    /// computed (Sensor.readings): max of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): max(value) over the Sensor's Readings, maintained on write
     #[squillion(computed(max = "v", to = Reading, key = "sensor"))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub readings_max: ::std::option::Option<f64>,
@@ -47,7 +47,7 @@ impl Sensor {
     /// The `$jsonSchema` validator of `sensors`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count of the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total of the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max of the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
+            r#"{"bsonType":"object","required":["_id","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count over the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total(value) over the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max(value) over the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.

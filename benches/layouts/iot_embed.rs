@@ -31,13 +31,13 @@ pub struct Sensor {
     pub number: i32,
     /// embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)
     pub readings: ::std::vec::Vec<Reading>,
-    /// computed (Sensor.readings): count of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): count over the Sensor's Readings, maintained on write
     #[squillion(computed(count, of = readings))]
     pub readings_count: i32,
-    /// computed (Sensor.readings): total of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): total(value) over the Sensor's Readings, maintained on write
     #[squillion(computed(sum = "v", of = readings))]
     pub readings_total: f64,
-    /// computed (Sensor.readings): max of the Sensor's Readings, maintained on write
+    /// computed (Sensor.readings): max(value) over the Sensor's Readings, maintained on write
     #[squillion(computed(max = "v", of = readings))]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub readings_max: ::std::option::Option<f64>,
@@ -52,7 +52,7 @@ impl Sensor {
     /// The `$jsonSchema` validator of `sensors`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","readings","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings":{"bsonType":"array","items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count of the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total of the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max of the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
+            r#"{"bsonType":"object","required":["_id","readings","readings_count","readings_total"],"properties":{"_id":{"bsonType":"int","description":"natural key: `number` is immutable, so it is the `_id` and references store it directly (seed 000: username)"},"readings":{"bsonType":"array","items":{"bsonType":"object","required":["ts","v"],"properties":{"ts":{"bsonType":"date"},"v":{"bsonType":"double"}}},"description":"embed (Sensor.readings): forced to embed by the schema (the engine would choose bucket)"},"readings_count":{"bsonType":"int","description":"computed (Sensor.readings): count over the Sensor's Readings, maintained on write"},"readings_total":{"bsonType":"double","description":"computed (Sensor.readings): total(value) over the Sensor's Readings, maintained on write"},"readings_max":{"bsonType":["double","null"],"description":"computed (Sensor.readings): max(value) over the Sensor's Readings, maintained on write"}},"title":"sensors documents"}"#,
         )
     }
     /// The validator document of `sensors`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -181,6 +181,8 @@ fn relation_body(cx: &Context, symbols: &Symbols, ends: &[String]) -> Vec<Offer>
             all
         }
         Some("summary") => plain(&words::summary_functions(), CompletionItemKind::FUNCTION),
+        // `summary count, max(v) per bucket`.
+        Some("per") => keywords(&["bucket"]),
         Some("time_range") => keywords(&["by"]),
         Some("by" | "keep") => {
             let mut all = Vec::new();
@@ -189,8 +191,25 @@ fn relation_body(cx: &Context, symbols: &Symbols, ends: &[String]) -> Vec<Offer>
             }
             all
         }
+        _ if after_summary_list(cx) => {
+            let mut all = keywords(FACTS);
+            all.extend(keywords(&["per"]));
+            all
+        }
         _ => keywords(FACTS),
     }
+}
+
+/// Whether the word being typed follows a whole `summary` list (`summary count, max(v) |`),
+/// where `per bucket` may come (or the next fact).
+fn after_summary_list(cx: &Context) -> bool {
+    use crate::context::Token;
+    if matches!(cx.last(), None | Some(Token::Punct(","))) {
+        return false;
+    }
+    let mut probe = cx.clone();
+    probe.tokens.push(Token::Punct(","));
+    probe.list_head() == Some("summary")
 }
 
 fn query_body(cx: &Context, symbols: &Symbols, on: Option<&str>) -> Vec<Offer> {

@@ -41,15 +41,15 @@ fn bucket_body(n: &Names, seed: u64) -> String {
     let size = [3, 4, 5][(seed % 3) as usize];
     match seed % 4 {
         0 => format!(
-            "force bucket\n  page {size} by {b} asc\n  summary count, max({b}), total({b})",
+            "force bucket\n  page {size} by {b} asc\n  summary count, max({b}), total({b}) per bucket",
             b = n.b
         ),
         1 => format!(
-            "force bucket\n  page {size} by {a} desc\n  summary count, min(when)",
+            "force bucket\n  page {size} by {a} desc\n  summary count, min(when) per bucket",
             a = n.a
         ),
         2 => format!(
-            "force bucket({size})\n  time_range by when\n  summary count, max({b})",
+            "force bucket({size})\n  time_range by when\n  summary count, max({b}) per bucket",
             b = n.b
         ),
         _ => format!("force bucket({size})"),

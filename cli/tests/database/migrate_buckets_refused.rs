@@ -73,12 +73,22 @@ async fn a_bucket_change_it_cannot_make_is_refused_with_nothing_written() {
             format!("force bucket\n  page 4 by {} asc", n.b),
             format!("force bucket\n  page 3 by {} asc", n.a),
             format!(
-                "force bucket\n  page 3 by {} asc\n  summary count, max({})",
+                "force bucket\n  page 3 by {} asc\n  summary count, max({}) per bucket",
                 n.b, n.b
             ),
         ] {
             refused(&old_text, &text(&n, &new_body), &t, "M0001", &rebucketed).await;
         }
+        // Summaries of all the children added on the parent of the same buckets.
+        let on_parent = text(
+            &n,
+            &format!("force bucket\n  page 3 by {} asc\n  summary count", n.b),
+        );
+        let parent_keeps = [
+            "the parent keeps summaries".to_owned(),
+            "separate versions".to_owned(),
+        ];
+        refused(&old_text, &on_parent, &t, "M0001", &parent_keeps).await;
         // A summary the parent keeps beside the move (no data needed: refused before reading).
         let keeps = text(&n, "force child_ref\n  summary count");
         let parts = [

@@ -119,6 +119,9 @@ pub(super) fn relation(
         let same = same_storage(od, nd);
         return if same && o.subset == n.subset && o.outlier == n.outlier {
             None
+        } else if keeps_on_parent(od) || keeps_on_parent(nd) {
+            // The parent's summaries or lists of the bucketed children added, changed or gone.
+            refuse(refused, BucketLimit::ParentKeeps)
         } else {
             refuse(refused, BucketLimit::Rebucketed)
         };

@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 use lsp_types::CompletionItemKind;
 use squillion_codegen::resolve::vocabulary as words;
 
-use super::complete;
+use super::{complete, FACTS};
 use crate::symbols::Symbols;
 use crate::text::Text;
 
@@ -110,6 +110,15 @@ fn names_where_facts_and_queries_name_them() {
         set(&format!("{rel}summary count, |")),
         of(&words::summary_functions())
     );
+    let mut facts_or_per = FACTS.to_vec();
+    facts_or_per.push("per");
+    assert_eq!(set(&format!("{rel}summary count |")), of(&facts_or_per));
+    assert_eq!(
+        set(&format!("{rel}summary count, max(n) |")),
+        of(&facts_or_per)
+    );
+    assert_eq!(set(&format!("{rel}summary count per |")), of(&["bucket"]));
+    assert_eq!(set(&format!("{rel}page 5 by at |")), of(FACTS));
     assert_eq!(
         set(&format!("{rel}summary count, total(|")),
         of(&["title", "at", "n", "author", "name", "home", "books"])
@@ -154,6 +163,8 @@ fn every_keyword_of_the_grammar_is_offered_somewhere_and_nothing_else_is_called_
         "relation Author.x: many <-> Book.y: one {\n  |",
         "query q on Book {\n  |",
         "query q |",
+        "relation Author.x: many <-> Book.y: one {\n  summary count |",
+        "relation Author.x: many <-> Book.y: one {\n  summary count per |",
     ];
     let mut offered = BTreeSet::new();
     for probe in probes {
