@@ -52,8 +52,9 @@ pub(crate) struct Ctx<'a> {
     /// Entities with a lifecycle of their own: a field of theirs is `@expires`, so their
     /// documents are deleted on their own schedule (the field and its TTL in seconds).
     expiring: HashMap<&'a str, (&'a str, u64)>,
-    /// How many relationships each entity is an end of.
-    relation_count: HashMap<&'a str, usize>,
+    /// The relationships each entity is an end of, in the model's order (a relationship of an
+    /// entity with itself once).
+    ends_of: HashMap<&'a str, Vec<&'a Relation>>,
     // Lookup-only maps (never iterated into output): hashing keeps large schemas linear.
     entities: HashMap<&'a str, &'a Entity>,
     relations: HashMap<&'a str, &'a Relation>,
@@ -169,15 +170,15 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let mut relation_count: HashMap<&str, usize> = HashMap::new();
+        let mut ends_of: HashMap<&str, Vec<&Relation>> = HashMap::new();
         for r in &model.relations {
-            *relation_count.entry(r.left.entity.as_str()).or_default() += 1;
+            ends_of.entry(r.left.entity.as_str()).or_default().push(r);
             if r.right.entity != r.left.entity {
-                *relation_count.entry(r.right.entity.as_str()).or_default() += 1;
+                ends_of.entry(r.right.entity.as_str()).or_default().push(r);
             }
         }
         Ctx {
-            relation_count,
+            ends_of,
             model,
             settings: &model.settings,
             source,
@@ -249,7 +250,12 @@ impl<'a> Ctx<'a> {
 
     /// How many relationships `entity` is an end of.
     pub fn relations_of(&self, entity: &str) -> usize {
-        self.relation_count.get(entity).copied().unwrap_or(0)
+        self.relations_at(entity).len()
+    }
+
+    /// The relationships `entity` is an end of, in the model's order.
+    pub fn relations_at(&self, entity: &str) -> &[&'a Relation] {
+        self.ends_of.get(entity).map_or(&[], Vec::as_slice)
     }
 
     pub fn is_standalone(&self, entity: &str) -> bool {

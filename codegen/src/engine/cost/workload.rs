@@ -229,8 +229,7 @@ fn kept(ctx: &Ctx<'_>, rel: &Relation) -> Kept {
 /// parents, or partners): `user` on a `Like` that is also a child of `User.likes`.
 fn other_ends<'m>(ctx: &Ctx<'m>, rel: &Relation) -> Vec<&'m str> {
     let child = &rel.child().entity;
-    ctx.model
-        .relations
+    ctx.relations_at(child)
         .iter()
         .filter(|r| r.id != rel.id)
         .flat_map(|r| [&r.left, &r.right])
@@ -254,8 +253,7 @@ fn declared_adds(ctx: &Ctx<'_>, rel: &Relation) -> Option<f64> {
     if !one_parent {
         return None;
     }
-    ctx.model
-        .relations
+    ctx.relations_at(&child.entity)
         .iter()
         .filter(|r| r.id != rel.id && r.kind == RelationKind::OneToMany)
         .filter(|r| r.child().entity == child.entity && r.parent().entity != child.entity)

@@ -311,7 +311,7 @@ fn kept_field(
     if let Some(f) = entity.field(keep) {
         return Some(crate::engine::fields::declared(ctx.model, f, prefix, 0));
     }
-    let other = ctx.model.relations.iter().find_map(|r| {
+    let other = ctx.relations_at(&entity.name).iter().find_map(|r| {
         [(&r.left, &r.right), (&r.right, &r.left)]
             .into_iter()
             .find(|(end, _)| end.entity == entity.name && end.field == keep)

@@ -321,7 +321,7 @@ fn unstored_help(
     let generic = "query the collection that holds it (the owner of an embedded entity)";
     let through = qp.unstored.iter().find_map(|path| {
         let first = path.split('.').next()?;
-        let rel = ctx.model.relations.iter().find(|r| {
+        let rel = ctx.relations_at(&qp.entity).iter().find(|r| {
             [&r.left, &r.right]
                 .iter()
                 .any(|end| end.entity == qp.entity && end.field == first)
