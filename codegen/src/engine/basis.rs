@@ -276,6 +276,9 @@ pub(crate) enum Reason {
         other: String,
         max: Max,
         fields: Vec<String>,
+        /// The other side's bound when it is too large to hold a list (so only the holder can),
+        /// `None` when `navigate` chose between two sides that both could.
+        other_max: Option<Max>,
     },
     /// Many-to-many with fields in a link collection.
     LinkForFields {

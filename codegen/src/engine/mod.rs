@@ -345,6 +345,7 @@ fn attempt(
     for ((rel, _), d) in layouts.iter().zip(&decisions) {
         warnings::forced(&mut emit, rel, d);
         warnings::expiring_kept(&mut emit, rel, d);
+        warnings::counters_in_arrays(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
     warnings::collections(
