@@ -543,3 +543,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The cost line of a `top N` says where the list is written, as the generated repository
+    /// writes it: in the append's own write when that write rewrites the parent (embedded
+    /// children, outliers), else in a second write of the child's transaction; never an upsert
+    /// of the parent, which the repositories never make (a parent not stored keeps nothing).
+    #[test]
+    fn a_top_list_is_said_to_be_written_where_it_is(
+        (p, c) in pair(),
+        n in 2u64..150,
+        placed in prop::sample::select(vec!["embed", "outlier", "child_ref", "time_range", "page"]),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let (card, fact) = match placed {
+            "embed" => (format!("few({n})"), String::new()),
+            "outlier" => ("many(20000, typical 50)".to_owned(), String::new()),
+            "child_ref" => ("squillions".to_owned(), format!("standalone {c}")),
+            "time_range" => ("squillions".to_owned(), "time_range by at".to_owned()),
+            _ => ("squillions".to_owned(), "page 10 by at".to_owned()),
+        };
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ at: date  v: int32 }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  {fact}\n  top 5 by v desc keep v\n}}\n"
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        let line = d
+            .obligations
+            .iter()
+            .find(|o| o.contains("`top_"))
+            .unwrap_or_else(|| panic!("no top obligation in {:?}\n{src}", d.obligations));
+        prop_assert!(!line.contains("upsert"), "{}", line);
+        let same = d.strategy == Layout::Embed;
+        prop_assert_eq!(line.contains("in the same write"), same, "{:?}: {}", d.strategy, line);
+        prop_assert_eq!(line.contains("in a second write, in one transaction"), !same, "{:?}: {}", d.strategy, line);
+    }
+}

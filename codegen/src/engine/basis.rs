@@ -624,12 +624,15 @@ pub(crate) enum Obligation {
         by: String,
         n: u64,
     },
-    /// `top`: push with `$sort` and `$slice`.
+    /// `top`: push with `$sort` and `$slice`, in the write that adds the child when that write
+    /// rewrites the parent, else in a second write of the same transaction; never an upsert of
+    /// the parent (a parent that is not stored keeps nothing).
     TopPush {
         child: String,
         path: String,
         by: String,
         n: u64,
+        same_write: bool,
     },
     /// A summary kept on the parent: in the write that adds the child when that write rewrites
     /// the parent (embedded children, an array of ids), else in a second write of the same
