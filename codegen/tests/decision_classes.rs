@@ -374,25 +374,26 @@ fn a_bucket_of_ten_notes_is_kilobytes_on_average() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
 
-    /// Class 4: a many-to-many relationship with fields of its own, bounded on one side and read
-    /// from that side, is an array of `{reference, fields}` on that side (order lines), with a
-    /// multikey index for the other direction; with both sides read (or neither bounded) it is a
-    /// link collection.
+    /// Class 4: a many-to-many relationship with fields of its own, bounded on one side only, is
+    /// an array of `{reference, fields}` on that side (order lines; a match's participants with
+    /// their scores), with a multikey index for the other direction, whichever side is read: the
+    /// fields change nothing about which side can hold a list (seed 003 one-way embedding).
     #[test]
-    fn relationship_fields_live_in_the_bounded_side_that_reads_them(
+    fn relationship_fields_live_in_the_only_side_that_can_hold_them(
         (a, b) in pair(),
         small in prop_oneof![(2u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
         large in prop_oneof![Just("squillions".to_owned()), (5001u64..2_000_000).prop_map(|n| format!("many({n})"))],
         flip in any::<bool>(),
-        navigate in prop_oneof![Just("none"), Just("small"), Just("both")],
+        navigate in prop_oneof![Just("none"), Just("small"), Just("large"), Just("both")],
         fields in prop::sample::subsequence(vec!["qty: int32", "price: decimal128", "role: string", "since: date"], 1..4),
     ) {
         let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
         let (ca, cb) = if flip { (&large, &small) } else { (&small, &large) };
         // The side with the small bound: `b`'s end when flipped.
-        let holder = if flip { b } else { a };
+        let (holder, other) = if flip { (b, a) } else { (a, b) };
         let nav = match navigate {
             "small" => format!("navigate {holder}"),
+            "large" => format!("navigate {other}"),
             "both" => "navigate both".to_owned(),
             _ => String::new(),
         };
@@ -404,27 +405,67 @@ proptest! {
         let plan = plan(&src);
         let d = decision(&plan, &format!("{a}.{af}"));
         let names: Vec<&str> = fields.iter().map(|f| f.split(':').next().unwrap()).collect();
-        if navigate == "both" {
-            prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src);
-            let link = plan.collections.iter().find(|c| matches!(c.role, CollectionRole::Link { .. })).unwrap();
-            for n in &names {
-                prop_assert!(link.field(n).is_some(), "{} missing from the link", n);
+        prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+        let p = &d.placement[0];
+        prop_assert_eq!(&p.holder, holder);
+        prop_assert_eq!(p.shape, Shape::ArrayOfExtendedRefs);
+        let coll = plan.collection(&p.collection).unwrap();
+        let array = coll.field(&p.path).unwrap();
+        prop_assert!(array.children.iter().any(|c| c.name == "id"));
+        for n in &names {
+            prop_assert!(array.children.iter().any(|c| c.name == *n), "{} missing from {:?}", n, array.children);
+        }
+        let id_path = format!("{}.id", p.path);
+        prop_assert!(coll.indexes.iter().any(|i| i.keys[0].path == id_path), "no multikey index");
+        let links = plan.collections.iter().filter(|c| matches!(c.role, CollectionRole::Link { .. })).count();
+        prop_assert_eq!(links, 0);
+        // The reason names the bound that rules the other side out, never a read it was not told of.
+        if navigate != "small" {
+            prop_assert!(d.because.contains(&format!("only {holder} can hold a list")), "{}", d.because);
+        }
+    }
+
+    /// Class 4: with fields of its own and both sides bounded, the side `navigate` names keeps
+    /// the `{reference, fields}` array; with both sides read (or none named) each pair is a
+    /// document of a link collection holding the fields; with neither bounded, too.
+    #[test]
+    fn relationship_fields_of_two_bounded_or_two_unbounded_sides(
+        (a, b) in pair(),
+        left in prop_oneof![(2u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
+        right in prop_oneof![(2u64..200).prop_map(|n| format!("few({n})")), (201u64..5000).prop_map(|n| format!("many({n})"))],
+        bounded in any::<bool>(),
+        navigate in prop_oneof![Just("none"), Just("left"), Just("right"), Just("both")],
+        fields in prop::sample::subsequence(vec!["qty: int32", "price: decimal128", "role: string", "since: date"], 1..4),
+    ) {
+        let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+        let (ca, cb) = if bounded { (left, right) } else { ("squillions".to_owned(), "squillions".to_owned()) };
+        let nav = match navigate {
+            "left" => format!("navigate {a}"),
+            "right" => format!("navigate {b}"),
+            "both" => "navigate both".to_owned(),
+            _ => String::new(),
+        };
+        let src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+             relation {a}.{af}: {ca} <-> {b}.{bf}: {cb} {{\n  fields {{ {} }}\n  {nav}\n}}\n",
+            fields.join("  ")
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        let named = match navigate { "left" => Some(a), "right" => Some(b), _ => None };
+        match named.filter(|_| bounded) {
+            Some(holder) => {
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(&d.placement[0].holder, holder);
             }
-        } else {
-            prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
-            let p = &d.placement[0];
-            prop_assert_eq!(&p.holder, holder);
-            prop_assert_eq!(p.shape, Shape::ArrayOfExtendedRefs);
-            let coll = plan.collection(&p.collection).unwrap();
-            let array = coll.field(&p.path).unwrap();
-            prop_assert!(array.children.iter().any(|c| c.name == "id"));
-            for n in &names {
-                prop_assert!(array.children.iter().any(|c| c.name == *n), "{} missing from {:?}", n, array.children);
+            None => {
+                prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src);
+                let link = plan.collections.iter().find(|c| matches!(c.role, CollectionRole::Link { .. })).unwrap();
+                for f in &fields {
+                    let n = f.split(':').next().unwrap();
+                    prop_assert!(link.field(n).is_some(), "{} missing from the link", n);
+                }
             }
-            let id_path = format!("{}.id", p.path);
-            prop_assert!(coll.indexes.iter().any(|i| i.keys[0].path == id_path), "no multikey index");
-            let links = plan.collections.iter().filter(|c| matches!(c.role, CollectionRole::Link { .. })).count();
-            prop_assert_eq!(links, 0);
         }
     }
 
@@ -500,5 +541,44 @@ proptest! {
             }
             _ => prop_assert_eq!(d.strategy, Layout::TwoWay, "{}", src),
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The cost line of a `top N` says where the list is written, as the generated repository
+    /// writes it: in the append's own write when that write rewrites the parent (embedded
+    /// children, outliers), else in a second write of the child's transaction; never an upsert
+    /// of the parent, which the repositories never make (a parent not stored keeps nothing).
+    #[test]
+    fn a_top_list_is_said_to_be_written_where_it_is(
+        (p, c) in pair(),
+        n in 2u64..150,
+        placed in prop::sample::select(vec!["embed", "outlier", "child_ref", "time_range", "page"]),
+    ) {
+        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
+        let (card, fact) = match placed {
+            "embed" => (format!("few({n})"), String::new()),
+            "outlier" => ("many(20000, typical 50)".to_owned(), String::new()),
+            "child_ref" => ("squillions".to_owned(), format!("standalone {c}")),
+            "time_range" => ("squillions".to_owned(), "time_range by at".to_owned()),
+            _ => ("squillions".to_owned(), "page 10 by at".to_owned()),
+        };
+        let src = format!(
+            "entity {p} {{ name: string }}\nentity {c} {{ at: date  v: int32 }}\n\
+             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  {fact}\n  top 5 by v desc keep v\n}}\n"
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{p}.{pf}"));
+        let line = d
+            .obligations
+            .iter()
+            .find(|o| o.contains("`top_"))
+            .unwrap_or_else(|| panic!("no top obligation in {:?}\n{src}", d.obligations));
+        prop_assert!(!line.contains("upsert"), "{}", line);
+        let same = d.strategy == Layout::Embed;
+        prop_assert_eq!(line.contains("in the same write"), same, "{:?}: {}", d.strategy, line);
+        prop_assert_eq!(line.contains("in a second write, in one transaction"), !same, "{:?}: {}", d.strategy, line);
     }
 }

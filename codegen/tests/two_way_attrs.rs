@@ -5,7 +5,10 @@
 //! plain fields that nothing keeps in agreement.
 //!
 //! The schemas: every copy placement (none, the array side, the other side, both) for a
-//! one-to-many relation (required and optional) and a many-to-many one, and every example.
+//! one-to-many relation (required and optional) and a many-to-many one, the same of an entity
+//! related to itself (a player's friends and the players whose friend it is: both arrays in one
+//! struct, each linked, never a plain array that `push_` would write behind the other's back),
+//! and every example.
 
 use squillion_codegen::model::Layout;
 use squillion_codegen::plan::{Plan, Shape};
@@ -176,6 +179,51 @@ fn every_two_way_array_is_linked_whatever_its_references_hold() {
     }
     // Every pairing of ids and extended references was met.
     assert!(shapes.len() >= 8, "{shapes:?}");
+}
+
+/// An entity related to itself: both arrays of a many-to-many sit in one struct, and each is
+/// linked (`link_friends` and `link_friend_of` write both), whatever the bounds and copies.
+#[test]
+fn both_arrays_of_a_relation_to_itself_are_linked() {
+    let mut checked = 0;
+    for (left, right) in [
+        ("many(500)", "many(500)"),
+        ("few(50)", "many(3000)"),
+        ("many(2000)", "few(10)"),
+    ] {
+        for show in [
+            "",
+            "show Player.name on Player ratio 100:1",
+            "show Player.name, Player.rank on Player",
+        ] {
+            for (name, inverse) in [("friends", "friend_of"), ("follows", "followers")] {
+                let src = format!(
+                    "entity Player {{ name: string  rank: int32 @immutable }}\n\
+                     relation Player.{name}: {left} <-> Player.{inverse}: {right} {{\n  navigate both\n  {show}\n}}\n"
+                );
+                let what = format!("self {left} <-> {right}, [{show}]");
+                let plan = plan(&src);
+                assert_eq!(plan.relationships[0].strategy, Layout::TwoWay, "{what}");
+                assert_eq!(check(&plan, &what), 2, "{what}: arrays linked");
+                // Neither array is written as a plain embedded one.
+                let code = generate(&plan, &RustSettings::default());
+                let file = syn::parse_file(&code).unwrap();
+                for f in [name, inverse] {
+                    let attrs = field_attrs(&file, "players", f).unwrap();
+                    assert!(
+                        !attrs.iter().any(|a| a.starts_with("embed")),
+                        "{what}: {f} {attrs:?}"
+                    );
+                    assert!(
+                        !code.contains(&format!("`push_{f}`")),
+                        "{what}: push_{f} listed"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 18);
 }
 
 #[test]

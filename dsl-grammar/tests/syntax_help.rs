@@ -471,3 +471,115 @@ fn facts_written_another_way_point_to_ours() {
         );
     }
 }
+
+/// Every keyword of a relation's body and of a query's body, misspelt by one letter (dropped,
+/// added, changed or swapped): the help names the keyword meant, and what the body holds,
+/// never "close every `{`".
+#[test]
+fn a_misspelt_fact_or_clause_keyword_is_named() {
+    fn misspellings(kw: &str) -> Vec<String> {
+        let c: Vec<char> = kw.chars().collect();
+        let mut out = Vec::new();
+        for i in 0..c.len() {
+            let mut d = c.clone();
+            d.remove(i);
+            out.push(d.iter().collect());
+            if i + 1 < c.len() && c[i] != c[i + 1] {
+                let mut s = c.clone();
+                s.swap(i, i + 1);
+                out.push(s.iter().collect());
+            }
+        }
+        out.push(format!("{kw}x"));
+        out.retain(|w: &String| w != kw && w.chars().next().is_some_and(|f| f.is_alphabetic()));
+        out
+    }
+    let facts = [
+        ("standalone", "standalone B"),
+        ("navigate", "navigate both"),
+        ("latest", "latest 3 by t desc"),
+        ("summary", "summary count"),
+        ("time_range", "time_range by t"),
+        ("growth", "growth append_heavy"),
+        ("atomic_move", "atomic_move"),
+        ("fields", "fields { x: int32 }"),
+        ("force", "force embed"),
+        ("page", "page 20 by t"),
+    ];
+    let mut checked = 0;
+    for (kw, fact) in facts {
+        for typo in misspellings(kw) {
+            let src = format!(
+                "entity A {{ n: string }}\nentity B {{ t: string }}\n\
+                 relation A.bs: many <-> B.a: one {{\n  {}\n}}\n",
+                fact.replacen(kw, &typo, 1)
+            );
+            let help = help_of(&src);
+            // Another keyword may be one letter from the typo too (`page` and `pages`...): the
+            // help must name a keyword, the meant one whenever it is the only near miss.
+            assert!(help.starts_with("did you mean `"), "{typo}: {help}");
+            assert!(
+                help.contains("a relation's body holds facts"),
+                "{typo}: {help}"
+            );
+            assert!(!help.contains("close every"), "{typo}: {help}");
+            // The fix writes the keyword the help names over the whole misspelt word (pest
+            // stops inside `standalonex`), and the relation parses.
+            let d = &errors(&src)[0];
+            let fix = d.fix.as_ref().unwrap_or_else(|| panic!("{typo}: no fix"));
+            assert!(
+                help.contains(&format!("`{}`?", fix.replacement)),
+                "{typo}: {help}"
+            );
+            let mut fixed = src.clone();
+            fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+            assert!(parse(&fixed).is_ok(), "{typo}: {fixed}");
+            checked += 1;
+        }
+    }
+    for (kw, clause) in [
+        ("where", "where t == ?"),
+        ("sort", "sort t desc"),
+        ("limit", "limit 5"),
+        ("returns", "returns t"),
+    ] {
+        for typo in misspellings(kw) {
+            let src = format!(
+                "entity B {{ t: string }}\nquery q on B {{ {} }}\n",
+                clause.replacen(kw, &typo, 1)
+            );
+            let help = help_of(&src);
+            assert!(
+                help.contains(&format!("did you mean `{kw}`?")),
+                "{typo}: {help}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 80, "{checked}");
+}
+
+/// SQL's `between ? and ?` and a path in a `keep` list: the help says our form.
+#[test]
+fn between_with_two_parameters_and_keep_paths_point_to_ours() {
+    for cond in [
+        "at between ? and ?",
+        "n == ? and at between ? and ?",
+        "at between ?  and  ? and n == ?",
+    ] {
+        let src = format!("entity B {{ n: string  at: date }}\nquery q on B {{ where {cond} }}\n");
+        let help = help_of(&src);
+        assert!(help.contains("`between ?` takes one `?`"), "{cond}: {help}");
+    }
+    for fact in ["latest 3 by t desc keep a.n", "top 3 by t desc keep t, a.n"] {
+        let src = format!(
+            "entity A {{ n: string }}\nentity B {{ t: int32 }}\n\
+             relation A.bs: many <-> B.a: one {{\n  {fact}\n}}\n"
+        );
+        let help = help_of(&src);
+        assert!(
+            help.contains("`keep` names the child's own fields"),
+            "{fact}: {help}"
+        );
+    }
+}

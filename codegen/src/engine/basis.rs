@@ -276,6 +276,9 @@ pub(crate) enum Reason {
         other: String,
         max: Max,
         fields: Vec<String>,
+        /// The other side's bound when it is too large to hold a list (so only the holder can),
+        /// `None` when `navigate` chose between two sides that both could.
+        other_max: Option<Max>,
     },
     /// Many-to-many with fields in a link collection.
     LinkForFields {
@@ -621,12 +624,15 @@ pub(crate) enum Obligation {
         by: String,
         n: u64,
     },
-    /// `top`: push with `$sort` and `$slice`.
+    /// `top`: push with `$sort` and `$slice`, in the write that adds the child when that write
+    /// rewrites the parent, else in a second write of the same transaction; never an upsert of
+    /// the parent (a parent that is not stored keeps nothing).
     TopPush {
         child: String,
         path: String,
         by: String,
         n: u64,
+        same_write: bool,
     },
     /// A summary kept on the parent: in the write that adds the child when that write rewrites
     /// the parent (embedded children, an array of ids), else in a second write of the same

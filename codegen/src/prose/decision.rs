@@ -424,10 +424,18 @@ pub(crate) fn reason(r: &Reason) -> String {
             a(parent),
             up_to(*max, child)
         ),
-        Reason::LinesOnOneSide { holder, field, other, max, fields } => format!(
-            "the relationship carries fields of its own ({}) and is read from {holder}, which holds {}: each {holder} keeps an array of {{{other} id, {}}} in {holder}.{field}, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)",
+        Reason::LinesOnOneSide { holder, field, other, max, fields, other_max } => format!(
+            "the relationship carries fields of its own ({}) and {}: each {holder} keeps an array of {{{other} id, {}}} in {holder}.{field}, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)",
             list(fields),
-            up_to(*max, other),
+            match other_max {
+                Some(o) => format!(
+                    "only {holder} can hold a list of them ({} per {holder}; {} has {}, too many for an array, rule 3)",
+                    up_to(*max, other),
+                    a(other),
+                    up_to(*o, holder)
+                ),
+                None => format!("is read from {holder}, which holds {}", up_to(*max, other)),
+            },
             list(fields)
         ),
         Reason::LinkForFields { left, right, fields, why } => format!(

@@ -98,10 +98,15 @@ pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
             a(child),
             d.parent
         ),
-        Obligation::TopPush { child, path, by, n } => format!(
-            "recording {} also updates the {}'s `{path}`: $push with $each, $sort by {by} and $slice {n} (upsert)",
+        Obligation::TopPush { child, path, by, n, same_write } => format!(
+            "recording {} also updates the {}'s `{path}`: $push with $each, $sort by {by} and $slice {n}, {}",
             a(child),
-            d.parent
+            d.parent,
+            if *same_write {
+                "in the same write"
+            } else {
+                "in a second write, in one transaction with the child's"
+            }
         ),
         Obligation::SummaryUpdate {
             child,

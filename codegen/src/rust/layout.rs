@@ -313,7 +313,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
             return;
         }
     }
-    for (i, p) in here.iter().enumerate() {
+    for p in &here {
         let max = p.max_items.map(lit);
         let attr = match (d.strategy, p.shape) {
             (Layout::Embed, Shape::ArrayOfSubdocuments) => match &d.outlier {
@@ -342,8 +342,10 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
             },
             (Layout::Embed, Shape::Subdocument) => quote!(embed),
             // Both sides hold references, ids or extended references (`{id, name}`): the derive
-            // links them from the side with the array, copies and all.
-            (Layout::TwoWay, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs) if i == 0 => {
+            // links them from each side with an array, copies and all; an entity related to
+            // itself holds both arrays, each linked (a plain array's `push_` would write one
+            // side behind the other's back).
+            (Layout::TwoWay, Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs) => {
                 match super::two_way::two_way(lookup, c, d, p) {
                     Some(attr) => attr,
                     None => continue,
@@ -352,7 +354,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
             // An array of references with copies or relationship fields (`[{id, since}]`):
             // each referenced document appears once (a relationship is a set of pairs), so the
             // push refuses a second element naming it.
-            (Layout::ParentRefs | Layout::OneWay | Layout::TwoWay, Shape::ArrayOfExtendedRefs) => {
+            (Layout::ParentRefs | Layout::OneWay, Shape::ArrayOfExtendedRefs) => {
                 let Some(m) = max else {
                     continue;
                 };

@@ -219,6 +219,28 @@ pub(super) fn fact_syntax_help(rest: &str, before: &str) -> Option<&'static str>
             "asc" | "desc" | "ascending" | "descending"
         )
     };
+    // SQL's `BETWEEN a AND b`: ours takes one `?` for both ends.
+    if first == '?' && last == "and" && second == "?" && {
+        let mut w = trimmed.split_whitespace().rev();
+        w.nth(2) == Some("between")
+    } {
+        return Some(
+            "`between ?` takes one `?` for both ends: the generated method takes two arguments \
+             (`<field>_from`, `<field>_to`), and `and` starts the next condition: \
+             `where check_in between ? and guest == ?`",
+        );
+    }
+    // A path in a `keep` list (`keep guest.name`).
+    if first == '.'
+        && (line.starts_with("latest ") || line.starts_with("top "))
+        && line.contains(" keep ")
+    {
+        return Some(
+            "`keep` names the child's own fields, `id`, or a relation end through which the child \
+             holds one other entity (`keep guest`: the reference as the child stores it, with the \
+             fields copied into it), never a path",
+        );
+    }
     let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
     if direction(last) && direction(&word) {
         return Some("a sort key takes one direction: `sort created desc`, then `, title asc` for the next key");

@@ -139,10 +139,11 @@ pub(super) fn syntax_diagnostic(
         } else {
             format!("expected {} here", join_or(&expected))
         });
-    let fix = syntax_fix(rest, &source[..at], &expected).map(|kw| (span, kw));
+    let fix = syntax_fix(rest, &source[..at], &expected)
+        .map(|(head, kw)| (Span::new(span.start - head, span.end), kw));
     diagnostic
         .with_help(syntax_help(rest, &source[..at], &expected))
-        .with_fix_from(fix)
+        .with_fix_from(fix.as_ref().map(|(span, kw)| (*span, kw.as_str())))
 }
 
 /// The doc comment a syntax error at `at` is really about: the error falls inside a `///` line,
@@ -370,6 +371,13 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if rest.starts_with('\'') {
         return "strings are written in double quotes: `\"open\"`".into();
     }
+    // A keyword expected here, misspelt (`standalon`, `wher`): the help says it, as the fix
+    // writes it.
+    if !declaration_expected(before, expected) {
+        if let Some((_, kw)) = syntax_fix(rest, before, expected) {
+            return format!("did you mean `{kw}`? {}", construct_help(expected));
+        }
+    }
     if let Some(help) = type_syntax_help(rest, before).or_else(|| fact_syntax_help(rest, before)) {
         return help.into();
     }
@@ -419,6 +427,32 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     construct_help(expected).into()
 }
 
+/// The word typed where a syntax error is, and how many bytes of it come before the error: pest
+/// stops inside a word that starts like a keyword (`standalonex` stops after `standalone`).
+fn typed_word(rest: &str, before: &str) -> (usize, String) {
+    let head: usize = before
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .map(char::len_utf8)
+        .sum();
+    let word = &rest[..found_len(rest)];
+    (head, format!("{}{word}", &before[before.len() - head..]))
+}
+
+/// The keyword among those the parser expected that `word` misspells (`standalon` for
+/// `standalone` in a relation's body, `wher` for `where` in a query).
+fn misspelt_expected<'e>(word: &str, expected: &'e [String]) -> Option<&'e str> {
+    if word.is_empty() {
+        return None;
+    }
+    expected
+        .iter()
+        .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
+        .filter(|kw| kw.len() > 2 && kw.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .find(|kw| near_miss(word, kw))
+}
+
 /// Whether a declaration may start where a syntax error is: the parser expected the file's
 /// keywords, or nothing it could name outside every brace (a misspelt first keyword).
 fn declaration_expected(before: &str, expected: &[String]) -> bool {
@@ -434,11 +468,15 @@ fn misspelt_keyword(word: &str) -> Option<&'static str> {
         .find(|kw| near_miss(word, kw))
 }
 
-/// The fix of a syntax error at `rest`: the declaration keyword a misspelt one meant.
-pub(super) fn syntax_fix(rest: &str, before: &str, expected: &[String]) -> Option<&'static str> {
-    declaration_expected(before, expected)
-        .then(|| misspelt_keyword(&rest[..found_len(rest)]))
-        .flatten()
+/// The fix of a syntax error at `rest`: the keyword a misspelt one meant (a declaration's, or
+/// one the parser expected there: a fact's, a clause's), with how many bytes of the misspelt
+/// word come before the error.
+pub(super) fn syntax_fix(rest: &str, before: &str, expected: &[String]) -> Option<(usize, String)> {
+    if declaration_expected(before, expected) {
+        return misspelt_keyword(&rest[..found_len(rest)]).map(|kw| (0, kw.to_owned()));
+    }
+    let (head, typed) = typed_word(rest, before);
+    misspelt_expected(&typed, expected).map(|kw| (head, kw.to_owned()))
 }
 
 /// Whether `word` is a near miss of keyword `kw`: one letter changed, added, dropped or swapped
@@ -517,6 +555,14 @@ fn construct_help(expected: &[String]) -> &'static str {
         (
             "`{`",
             "a declaration's body is in braces: `entity Book { title: string }`",
+        ),
+        (
+            "`standalone`",
+            "a relation's body holds facts: `standalone B`, `show A.f on B ratio 100:1`, `navigate both`, `page 20 by f desc`, `latest 10 by f desc keep f, g`, `top 10 by f desc`, `summary count, total(f)`, `time_range by f`, `growth append_heavy`, `atomic_move`, `force embed`, `fields { ... }`",
+        ),
+        (
+            "`returns`",
+            "a query's body holds clauses: `where f == ? and g > ?`, `sort f desc`, `limit 20`, `rate 10/s`, `returns f, g`",
         ),
         (
             "a name",

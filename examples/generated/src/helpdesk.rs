@@ -73,7 +73,7 @@ impl Organization {
 /// Collection `agents`. One document per Agent.
 /// Estimated size: about 4143 bytes on average, 11243 bytes at worst.
 ///
-/// Layout of `Agent.following`: one_way. the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+/// Layout of `Agent.following`: one_way. the relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 6.
 ///
 /// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_following`, `remove_following`, `pull_following`, `set_following`, `set_name`, `set_email`, `set_role`, `set_active`.
@@ -111,7 +111,7 @@ pub struct Agent {
     pub role: AgentRole,
     /// `active` (BSON `bool`).
     pub active: bool,
-    /// one_way (Agent.following): the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+    /// one_way (Agent.following): the relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
     #[squillion(embed(max = 200, unique("id")))]
     pub following: ::squillion::BoundedVec<AgentFollowing, 200>,
 }
@@ -131,7 +131,7 @@ impl Agent {
     /// The `$jsonSchema` validator of `agents`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","email","name","role","active","following"],"properties":{"_id":{"bsonType":"objectId"},"email":{"bsonType":"string"},"name":{"bsonType":"string"},"role":{"bsonType":"string","enum":["agent","admin"]},"active":{"bsonType":"bool"},"following":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["id","since"],"properties":{"id":{"bsonType":"objectId"},"since":{"bsonType":"date","description":"field of the relationship Agent.following itself"}}},"description":"one_way (Agent.following): the relationship carries fields of its own (since) and is read from Agent, which holds up to 200 Tickets: each Agent keeps an array of {Ticket id, since} in Agent.following,..."}},"title":"agents documents"}"#,
+            r#"{"bsonType":"object","required":["_id","email","name","role","active","following"],"properties":{"_id":{"bsonType":"objectId"},"email":{"bsonType":"string"},"name":{"bsonType":"string"},"role":{"bsonType":"string","enum":["agent","admin"]},"active":{"bsonType":"bool"},"following":{"bsonType":"array","maxItems":200,"items":{"bsonType":"object","required":["id","since"],"properties":{"id":{"bsonType":"objectId"},"since":{"bsonType":"date","description":"field of the relationship Agent.following itself"}}},"description":"one_way (Agent.following): the relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many ..."}},"title":"agents documents"}"#,
         )
     }
     /// The validator document of `agents`, `{$jsonSchema: ...}`, for `collMod` and `create`.

@@ -740,6 +740,77 @@ impl Club {
         }
     }
 }
+/// Collection `gamers`. One document per Gamer.
+/// Estimated size: about 161 bytes on average, 4309 bytes at worst.
+///
+/// Layout of `Gamer.follows`: two_way. both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Gamer.name travel with the references (rule 5: read far more often than updated)
+/// Rules: two-way referencing, rule 4, rule 5, extended reference.
+///
+/// Repository: `GamerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_follows`, `load_follows_projected`, `link_follows`, `unlink_follows`, `load_followers`, `load_followers_projected`, `link_followers`, `unlink_followers`, `set_name`.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[derive(::squillion::Document)]
+#[squillion(
+    collection = "gamers",
+    validator = Gamer::validator_document,
+    implied_indexes = false,
+    copy_of(from = Gamer, source = "name", by = "follows[].id", copy = "follows[].name"),
+    index(keys("follows.id" = 1), name = "follows.id_1")
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct Gamer {
+    /// The document's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// `name` (BSON `string`).
+    #[squillion(fan_out(to = Gamer, by = "follows[].id", copy = "follows[].name"))]
+    pub name: ::std::string::String,
+    /// two_way (Gamer.follows): both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    #[squillion(
+        two_way(to = Gamer, max = 3, inverse = "followers", inverse_max = 3, id = "id")
+    )]
+    pub follows: ::squillion::BoundedVec<GamerRef, 3>,
+    /// two_way (Gamer.follows): both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+    #[squillion(
+        two_way(
+            to = Gamer,
+            max = 3,
+            inverse = "follows",
+            inverse_max = 3,
+            inverse_id = "id"
+        )
+    )]
+    pub followers: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
+}
+impl Gamer {
+    /// The collection's name.
+    pub const COLLECTION: &'static str = "gamers";
+    /// The indexes of `gamers` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `follows.id_1`: fan-out (Gamer.follows): updating Gamer.name finds its copies through `follows.id`
+    pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"follows.id":1},"name":"follows.id_1"}]"#,
+        )
+    }
+    /// The `$jsonSchema` validator of `gamers`.
+    pub fn json_schema() -> ::squillion::bson::Document {
+        ::squillion::__private::json::schema(
+            r#"{"bsonType":"object","required":["_id","name","follows","followers"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"follows":{"bsonType":"array","maxItems":3,"items":{"bsonType":"object","required":["id","name"],"properties":{"id":{"bsonType":"objectId"},"name":{"bsonType":"string","description":"copy of Gamer.name (rule 5, extended reference): read 100 times per update"}}},"description":"two_way (Gamer.follows): both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"},"followers":{"bsonType":"array","maxItems":3,"items":{"bsonType":"objectId"},"description":"two_way (Gamer.follows): both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)"}},"title":"gamers documents"}"#,
+        )
+    }
+    /// The validator document of `gamers`, `{$jsonSchema: ...}`, for `collMod` and `create`.
+    pub fn validator_document() -> ::squillion::bson::Document {
+        ::squillion::bson::doc! {
+            "$jsonSchema" : Self::json_schema()
+        }
+    }
+}
 /// Embedded in `nurses` (Ward.nurses).
 #[derive(
     Debug,
@@ -860,7 +931,22 @@ pub struct MemberRef {
     /// copy of Member.name (rule 5, extended reference): read 100 times per update
     pub name: ::std::string::String,
 }
-/// Creates the indexes and validators the Plan declares for every collection of this module (`wards`, `nurses`, `clinics`, `doctors`, `teams`, `players`, `students`, `courses`, `reviewers`, `journals`, `members`, `clubs`), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
+/// Embedded in `follows` (Gamer.follows).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::squillion::__private::serde::Serialize,
+    ::squillion::__private::serde::Deserialize
+)]
+#[serde(crate = "::squillion::__private::serde")]
+pub struct GamerRef {
+    /// The id of the referenced document.
+    pub id: ::squillion::bson::oid::ObjectId,
+    /// copy of Gamer.name (rule 5, extended reference): read 100 times per update
+    pub name: ::std::string::String,
+}
+/// Creates the indexes and validators the Plan declares for every collection of this module (its 13 collections), idempotently: call it once at start-up, before the first write (the unique indexes are what keep unique values unique). Stops at the first collection the server refuses.
 pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Result<()> {
     WardRepo::new(db).ensure_indexes().await?;
     WardRepo::new(db).ensure_validator().await?;
@@ -886,5 +972,7 @@ pub async fn ensure_all(db: &::squillion::mongodb::Database) -> ::squillion::Res
     MemberRepo::new(db).ensure_validator().await?;
     ClubRepo::new(db).ensure_indexes().await?;
     ClubRepo::new(db).ensure_validator().await?;
+    GamerRepo::new(db).ensure_indexes().await?;
+    GamerRepo::new(db).ensure_validator().await?;
     Ok(())
 }

@@ -172,6 +172,7 @@ pub(super) fn modifiers(
             path: name.clone(),
             by: top.by.field.clone(),
             n: top.n,
+            same_write: crate::engine::cost::parent_rewritten_by_append(choice.strategy),
         });
     }
     // Under buckets the parent keeps the summaries unless each bucket keeps its own

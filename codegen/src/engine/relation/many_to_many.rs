@@ -245,24 +245,26 @@ fn other_way_by_query(ctx: &Ctx<'_>, rel: &Relation) -> Option<(Side, String)> {
 }
 
 /// A many-to-many relationship that carries fields of its own (an order's lines: quantity,
-/// price). When one side is bounded and the relationship is read from that side (it is the only
-/// side that can hold a list, or `navigate` names it), that side keeps an array of
-/// `{reference, fields}`: the order lines of every published design. Otherwise one document per
-/// pair in a collection of its own.
+/// price). When exactly one side is bounded enough to hold a list, that side keeps an array of
+/// `{reference, fields}` whichever side is read: the other direction is one query on the
+/// array's multikey index, as it is without fields (seed 003 one-way embedding: a match's ten
+/// participants with their scores, found from a player through `participants.id`). When both
+/// sides could hold it, the side `navigate` names does; otherwise one document per pair in a
+/// collection of its own.
 fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
     let s = ctx.settings;
     let (l, r) = (&rel.left, &rel.right);
     let fits = |end: &RelationEnd| end.cardinality.max(s).is_some_and(|n| n <= s.id_array_max);
     let names: Vec<String> = rel.fields.iter().map(|f| f.name.clone()).collect();
-    let holder = match &rel.facts.navigate {
-        Navigate::Both => None,
-        Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
-            .into_iter()
-            .find(|(end, _)| end.entity == *e && fits(end)),
-        Navigate::Parent => match (fits(l), fits(r)) {
-            (true, false) => Some((l, Side::Left)),
-            (false, true) => Some((r, Side::Right)),
-            _ => None,
+    let holder = match (fits(l), fits(r)) {
+        (true, false) => Some((l, Side::Left)),
+        (false, true) => Some((r, Side::Right)),
+        (false, false) => None,
+        (true, true) => match &rel.facts.navigate {
+            Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
+                .into_iter()
+                .find(|(end, _)| end.entity == *e),
+            Navigate::Both | Navigate::Parent => None,
         },
     };
     if let Some((end, side)) = holder {
@@ -273,6 +275,7 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
             other: other.entity.clone(),
             max: end.cardinality.max(s),
             fields: names.clone(),
+            other_max: (!fits(other)).then(|| other.cardinality.max(s)),
         };
         let rej = vec![
             rejected(

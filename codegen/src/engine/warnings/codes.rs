@@ -49,8 +49,11 @@ pub const RETURNS_NOT_STORED: &str = "W123";
 pub const RETURNS_ARRAY_CHILDREN: &str = "W124";
 /// A parent keeps copies or summaries of children whose documents expire (`@expires`).
 pub const EXPIRING_KEPT: &str = "W125";
+/// A `@counter` field of an entity (or of a relationship's own fields) kept as array elements:
+/// the repository has no increment or guarded decrement for one element.
+pub const COUNTER_IN_ARRAY: &str = "W126";
 /// `summary ... per bucket` on children the layout does not bucket: the parent keeps them.
-pub const SUMMARY_NOT_BUCKETED: &str = "W126";
+pub const SUMMARY_NOT_BUCKETED: &str = "W127";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -119,6 +122,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         EXPIRING_KEPT,
         "a parent keeps copies or summaries of children that expire",
+    ),
+    (
+        COUNTER_IN_ARRAY,
+        "a `@counter` kept in array elements: no guarded decrement",
     ),
     (
         SUMMARY_NOT_BUCKETED,

@@ -152,6 +152,58 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
     );
 }
 
+/// A `@counter` field whose values the layout keeps in the elements of an array (embedded
+/// children, bucketed children, a relationship's own fields beside references): the derive
+/// writes `inc_<f>` and the guarded `dec_<f>` for a field of a document or of a one-to-one
+/// subdocument, never for one element of an array, so what `@counter` promises is not there.
+pub(crate) fn counters_in_arrays(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    use crate::plan::Shape;
+    let child_fields = e
+        .ctx
+        .entity(&d.child)
+        .map(|c| c.fields.as_slice())
+        .unwrap_or_default();
+    for p in &d.placement {
+        let fields: &[crate::model::Field] = match p.shape {
+            Shape::ArrayOfSubdocuments if p.target == d.child => child_fields,
+            Shape::ArrayOfSubdocuments | Shape::ArrayOfExtendedRefs => &rel.fields,
+            _ => continue,
+        };
+        for f in fields.iter().filter(|f| f.facts.counter) {
+            let owner = if std::ptr::eq(fields, child_fields) {
+                d.child.clone()
+            } else {
+                format!("the relationship {}", d.id)
+            };
+            let help = if std::ptr::eq(fields, child_fields) {
+                format!(
+                    "to count up and down one {} at a time, say it is written on its own (`standalone {}`): each is then a document whose repository has `inc_{}` and the guarded `dec_{}`; or drop `@counter` and write the array's elements whole",
+                    d.child, d.child, f.name, f.name
+                )
+            } else {
+                format!(
+                    "drop `@counter` and change the element with `pull_{path}` and `push_{path}`, or make `{}` a field of an entity of its own",
+                    f.name,
+                    path = p.path
+                )
+            };
+            e.warn(
+                codes::COUNTER_IN_ARRAY,
+                Severity::Warning,
+                RuleId::Rule2,
+                f.span,
+                format!(
+                    "`{}` of {owner} is a @counter, but the layout keeps its values in the elements of the array `{}.{}`: the repository has no `inc_{}` or guarded `dec_{}` for one element, so racing decrements are not guarded",
+                    f.name, p.collection, p.path, f.name, f.name
+                ),
+                Some(help),
+                Some(&p.collection),
+                Some(&d.id),
+            );
+        }
+    }
+}
+
 /// Warnings about one relationship: a forced layout's broken rules.
 pub(crate) fn forced(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
     if !d.forced {
