@@ -287,30 +287,62 @@ async fn backfill(
         if batch.is_empty() {
             return Ok(modified);
         }
-        for source in &batch {
-            let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path))
-            else {
-                continue;
-            };
-            let filters: Vec<Document> = b
-                .array_filters
-                .iter()
-                .map(|path| doc! { path: id.clone() })
+        modified += write_copies(&copies, b, &batch).await?;
+        // A source changed while its value was being written (by the new code, which wrote the
+        // new value to the copies too: the online mode) is written again, until the values
+        // read after the writes are the values written: the last write is never a stale one.
+        let mut written = batch.clone();
+        while !written.is_empty() {
+            let ids: Vec<Bson> = written.iter().filter_map(|d| d.get("_id").cloned()).collect();
+            let now: Vec<Document> = sources
+                .find(doc! { "_id": { "$in": ids } })
+                .projection(doc! { &b.source_path: 1 })
+                .await?
+                .try_collect()
+                .await?;
+            let changed: Vec<Document> = now
+                .into_iter()
+                .filter(|d| {
+                    let before = written.iter().find(|w| w.get("_id") == d.get("_id"));
+                    before.map(|w| value_at(w, &b.source_path)) != Some(value_at(d, &b.source_path))
+                })
                 .collect();
-            let mut update = copies
-                .update_many(
-                    doc! { &b.match_path: id.clone() },
-                    doc! { "$set": { &b.set_path: value.clone() } },
-                )
-                .bypass_document_validation(true);
-            if !filters.is_empty() {
-                update = update.array_filters(filters);
-            }
-            modified += update.await?.modified_count;
+            modified += write_copies(&copies, b, &changed).await?;
+            written = changed;
         }
         walked += batch.len() as u64;
         on_batch(Tick::Batch { walked });
     }
+}
+
+/// Each source's value written where it is copied (one `updateMany` per source document).
+async fn write_copies(
+    copies: &Collection<Document>,
+    b: &Backfill,
+    sources: &[Document],
+) -> Result<u64, Failure> {
+    let mut modified = 0;
+    for source in sources {
+        let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path)) else {
+            continue;
+        };
+        let filters: Vec<Document> = b
+            .array_filters
+            .iter()
+            .map(|path| doc! { path: id.clone() })
+            .collect();
+        let mut update = copies
+            .update_many(
+                doc! { &b.match_path: id.clone() },
+                doc! { "$set": { &b.set_path: value.clone() } },
+            )
+            .bypass_document_validation(true);
+        if !filters.is_empty() {
+            update = update.array_filters(filters);
+        }
+        modified += update.await?.modified_count;
+    }
+    Ok(modified)
 }
 
 /// The value at a dotted path of a document (`None`: absent).

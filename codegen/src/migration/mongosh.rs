@@ -157,13 +157,14 @@ fn body(s: &mut String, a: &Action) {
             collection,
             from,
             to,
-        } => writeln!(
-            s,
-            "  {}.updateMany({}, {}, {bypass});",
-            coll(collection),
-            json!({ from: { "$exists": true } }),
-            json!({ "$rename": { from: to } })
-        ),
+        } => {
+            let (guard, pipeline) = super::pipelines::rename(from, to);
+            writeln!(
+                s,
+                "  {}.updateMany({guard}, {pipeline}, {bypass});",
+                coll(collection),
+            )
+        }
         Action::WrapReference {
             collection,
             path,
@@ -271,7 +272,7 @@ fn body(s: &mut String, a: &Action) {
             };
             writeln!(
                 s,
-                "  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {dst}.updateMany({{ {mp}: d._id }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n    }}\n    last = batch[batch.length - 1]._id;\n  }}",
+                "  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {dst}.updateMany({{ {mp}: d._id }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n    }}\n    // A source changed while its value was written: written again (the new code's write wins).\n    for (let written = batch; written.length > 0; ) {{\n      const was = new Map(written.map((d) => [EJSON.stringify(d._id), EJSON.stringify(valueAt(d, {sp}))]));\n      written = {src}.find({{ _id: {{ $in: written.map((d) => d._id) }} }}, {{ {sp}: 1 }}).toArray().filter((d) => was.get(EJSON.stringify(d._id)) !== EJSON.stringify(valueAt(d, {sp})));\n      for (const d of written) {{\n        {dst}.updateMany({{ {mp}: d._id }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n      }}\n    }}\n    last = batch[batch.length - 1]._id;\n  }}",
                 src = coll(source_collection),
                 sp = Value::String(source_path.clone()),
                 dst = coll(&fan_out.collection),

@@ -47,6 +47,29 @@ fn copies_const(item: &Item<'_>) -> TokenStream {
     }
 }
 
+/// `const UPGRADES: ...` of the `Document` impl: how older versions are read (`upgrade(...)`).
+fn upgrades_const(item: &Item<'_>) -> TokenStream {
+    if item.attrs.upgrades.is_empty() {
+        return TokenStream::new();
+    }
+    let rt = rt();
+    let upgrades = item.attrs.upgrades.iter().filter_map(|u| {
+        let (from, _) = u.from?;
+        let renames = u.renames.iter().map(|(a, b)| quote!((#a, #b)));
+        let wraps = u.wraps.iter().map(|(a, b)| quote!((#a, #b)));
+        Some(quote! {
+            #rt::online::Upgrade {
+                from: #from,
+                renames: &[#(#renames),*],
+                wraps: &[#(#wraps),*],
+            }
+        })
+    });
+    quote! {
+        const UPGRADES: &'static [#rt::online::Upgrade] = &[#(#upgrades),*];
+    }
+}
+
 /// Whether `ty` is a number `$inc` adds to (`i32`, `i64`, `f64`).
 pub(crate) fn numeric_type(ty: &syn::Type) -> bool {
     fields::numeric(ty)
@@ -95,6 +118,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     let keeps = kept::keeps_const(item);
     let keepers = kept::keepers_fn(item);
     let copies = copies_const(item);
+    let upgrades = upgrades_const(item);
     let kept_writes = kept::writes(item);
     let mut layout_methods = layouts::methods(item);
     let mut pattern_methods = patterns::methods(item);
@@ -159,6 +183,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
             #keeps
             #keepers
             #copies
+            #upgrades
             fn id(&self) -> &Self::Id {
                 &self.#id_ident
             }
