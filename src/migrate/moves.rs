@@ -288,34 +288,15 @@ async fn backfill(
             return Ok(modified);
         }
         modified += write_copies(&copies, b, &batch).await?;
-        // A source changed while its value was being written (by the new code, which wrote the
-        // new value to the copies too: the online mode) is written again, until the values
-        // read after the writes are the values written: the last write is never a stale one.
-        let mut written = batch.clone();
-        while !written.is_empty() {
-            let ids: Vec<Bson> = written.iter().filter_map(|d| d.get("_id").cloned()).collect();
-            let now: Vec<Document> = sources
-                .find(doc! { "_id": { "$in": ids } })
-                .projection(doc! { &b.source_path: 1 })
-                .await?
-                .try_collect()
-                .await?;
-            let changed: Vec<Document> = now
-                .into_iter()
-                .filter(|d| {
-                    let before = written.iter().find(|w| w.get("_id") == d.get("_id"));
-                    before.map(|w| value_at(w, &b.source_path)) != Some(value_at(d, &b.source_path))
-                })
-                .collect();
-            modified += write_copies(&copies, b, &changed).await?;
-            written = changed;
-        }
         walked += batch.len() as u64;
         on_batch(Tick::Batch { walked });
     }
 }
 
-/// Each source's value written where it is copied (one `updateMany` per source document).
+/// Each source's value written where it is copied and the copy is still absent (one
+/// `updateMany` per source document): a copy already there was written by the new code (an
+/// insert, a replace or the fan-out of a source's change, all of which take the source's value
+/// at the time), and is never overwritten by a value read before it (the online mode).
 async fn write_copies(
     copies: &Collection<Document>,
     b: &Backfill,
@@ -326,14 +307,25 @@ async fn write_copies(
         let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path)) else {
             continue;
         };
-        let filters: Vec<Document> = b
+        let mut filters: Vec<Document> = b
             .array_filters
             .iter()
             .map(|path| doc! { path: id.clone() })
             .collect();
+        let mut filter = doc! { &b.match_path: id.clone() };
+        let (copy_key, last_filter) = (absent_key(&b.set_path), b.array_filters.last());
+        match (last_filter, filters.last_mut()) {
+            // In an array: only the elements whose copy is absent.
+            (Some(path), Some(f)) => {
+                f.insert(sibling(path, copy_key), doc! { "$exists": false });
+            }
+            _ => {
+                filter.insert(&b.set_path, doc! { "$exists": false });
+            }
+        }
         let mut update = copies
             .update_many(
-                doc! { &b.match_path: id.clone() },
+                filter,
                 doc! { "$set": { &b.set_path: value.clone() } },
             )
             .bypass_document_validation(true);
@@ -343,6 +335,19 @@ async fn write_copies(
         modified += update.await?.modified_count;
     }
     Ok(modified)
+}
+
+/// The last segment of a dotted path (the copy's key beside the id).
+fn absent_key(path: &str) -> &str {
+    path.rsplit_once('.').map_or(path, |(_, last)| last)
+}
+
+/// `path` with its last segment replaced by `key` (`e0.product.id` -> `e0.product.name`).
+fn sibling(path: &str, key: &str) -> String {
+    match path.rsplit_once('.') {
+        Some((parent, _)) => format!("{parent}.{key}"),
+        None => key.to_owned(),
+    }
 }
 
 /// The value at a dotted path of a document (`None`: absent).

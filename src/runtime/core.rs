@@ -254,6 +254,30 @@ impl<T: Document> RepoCore<T> {
         Ok(bson::from_document(doc)?)
     }
 
+    /// Gives the stored document `id`, when it is of an older version `T` reads, the current
+    /// shape in place before a write changes part of it ([`super::online::shape_pipeline`]: one
+    /// `updateOne` guarded by the version; nothing when the shape does not change). Validation is
+    /// bypassed as the migration's own steps bypass it: the document may lack a copy until the
+    /// migration backfills it.
+    pub async fn upgrade_stored(&self, id: &Bson) -> Result<()> {
+        if !super::online::upgrades::<T>() {
+            return Ok(());
+        }
+        let pipeline = super::online::shape_pipeline::<T>();
+        let Some(filter) = super::online::below_current::<T>(id.clone()) else {
+            return Ok(());
+        };
+        if pipeline.is_empty() {
+            return Ok(());
+        }
+        self.raw
+            .update_one(filter, pipeline)
+            .bypass_document_validation(true)
+            .await
+            .during("update", self.name())?;
+        Ok(())
+    }
+
     /// The filter `{_id: id}`.
     pub fn id_filter(&self, id: &T::Id) -> Result<BsonDocument> {
         Ok(doc! { "_id": to_bson(id)? })

@@ -6,13 +6,17 @@
 //! from their sources, as the migration's backfill gives them; one at the current version is read
 //! as it is.
 //!
-//! Writes need no upgrade of their own: inserts and replaces write the whole document at the
-//! current version, and every step of an in-place migration leaves alone what the new code
-//! writes (a rename moves the old field only where the new one is absent, a wrap only a plain
-//! reference, a backfill writes again a source value that changed while it wrote), so a write
-//! through the new code is never undone by the migration.
+//! Writes: inserts and replaces write the whole document at the current version. Every other
+//! write of a document by its id first gives the stored document the new shape, server side and
+//! atomically ([`shape_pipeline`], one `updateOne` guarded by the version: renames and wraps, the
+//! same moves as the migration's steps), so that an update relative to the stored value (`$inc`,
+//! `$push`) finds it under its new name; the document keeps its version, which the migration
+//! raises once its copies are backfilled. Every step of an in-place migration leaves alone what
+//! the new code writes (a rename moves the old field only where the new one is absent, a wrap
+//! only a plain reference, a backfill writes a copy only where it is still absent),
+//! so a write through the new code is never undone by the migration.
 
-use bson::{Bson, Document as BsonDocument};
+use bson::{doc, Bson, Document as BsonDocument};
 
 use crate::{Document, Error, Result, SchemaVersion};
 
@@ -99,6 +103,43 @@ fn apply(u: &Upgrade, doc: &mut BsonDocument) {
     }
 }
 
+/// The pipeline update giving a stored document of an older version the current shape, in place:
+/// for each rename, the old value moved to the new path where that is absent, and removed; for
+/// each wrap, a reference that is not yet a document wrapped into `{id name: value}`. Running it
+/// again changes nothing. Empty when the shape does not change (fields added or removed only).
+pub fn shape_pipeline<T: Document>() -> Vec<BsonDocument> {
+    let mut stages = Vec::new();
+    let mut upgrades: Vec<&Upgrade> = T::UPGRADES.iter().collect();
+    upgrades.sort_by_key(|u| u.from);
+    for u in upgrades {
+        for (from, to) in u.renames {
+            stages.push(doc! { "$set": { *to: { "$cond": [
+                { "$eq": [{ "$type": format!("${to}") }, "missing"] },
+                format!("${from}"),
+                format!("${to}"),
+            ] } } });
+            stages.push(doc! { "$unset": *from });
+        }
+        for (path, id) in u.wraps {
+            stages.push(doc! { "$set": { *path: { "$cond": [
+                { "$in": [{ "$type": format!("${path}") }, ["object", "missing", "null"]] },
+                format!("${path}"),
+                { *id: format!("${path}") },
+            ] } } });
+        }
+    }
+    stages
+}
+
+/// The filter of documents stored below `T`'s current version (or without a version).
+pub fn below_current<T: Document>(id: Bson) -> Option<BsonDocument> {
+    let v = T::SCHEMA_VERSION?;
+    Some(doc! { "_id": id, "$or": [
+        { SchemaVersion::FIELD: { "$lt": SchemaVersion::stored(v.current) } },
+        { SchemaVersion::FIELD: { "$exists": false } },
+    ] })
+}
+
 /// The value at a dotted path (through subdocuments only).
 fn get_at<'a>(doc: &'a BsonDocument, path: &str) -> Option<&'a Bson> {
     let (parent, last) = match path.rsplit_once('.') {
@@ -149,7 +190,6 @@ fn set_at(doc: &mut BsonDocument, path: &str, value: Bson) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
 
     const U: Upgrade = Upgrade {
         from: 1,

@@ -237,9 +237,9 @@ async fn main() {{
     }
 }
 
-/// `cargo build` of the crate, in a plain shell's environment (the variables cargo sets for
+/// `cargo build` of the crate (its package named as its directory), in a plain shell's environment (the variables cargo sets for
 /// tests would make dependencies' build scripts rerun), into the workspace's target directory.
-fn build(dir: &Path, target: &Path) -> PathBuf {
+pub(super) fn build(dir: &Path, target: &Path) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut cmd = Command::new(cargo);
     cmd.env_clear();
@@ -267,7 +267,8 @@ fn build(dir: &Path, target: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("built the generated modules in {:?}", started.elapsed());
-    target.join("debug/migrate-generated")
+    // The package is named as its directory.
+    target.join("debug").join(dir.file_name().unwrap())
 }
 
 /// Runs the generated `migrate` of `kind` on `t`'s database.

@@ -46,6 +46,11 @@ pub enum OnlineRefusal {
         /// The step's name.
         step: String,
     },
+    /// A summary or kept list computed from the children.
+    Computed {
+        /// The step's name.
+        step: String,
+    },
     /// A subdocument renamed: a write of one of its fields through the new code before the move
     /// would hide the others.
     RenamedSubdocument {
@@ -72,6 +77,9 @@ impl OnlineRefusal {
             OnlineRefusal::Migration(u) => format!("cannot migrate {}", u.message()),
             OnlineRefusal::Move { step } => format!(
                 "the online mode cannot read documents the step `{step}` has not moved yet: it moves data between documents or collections"
+            ),
+            OnlineRefusal::Computed { step } => format!(
+                "the online mode cannot read documents the step `{step}` has not reached yet: it computes what they keep from their children, which the new code would read as absent and keep from the wrong start"
             ),
             OnlineRefusal::RenamedSubdocument {
                 collection,
@@ -175,6 +183,9 @@ pub fn online(old: &Plan, new: &Plan) -> Result<Online, Vec<OnlineRefusal>> {
                 if let Some(c) = out.collections.get_mut(collection) {
                     c.wraps.push((path.clone(), id_name.clone()));
                 }
+            }
+            Action::Summarise { .. } => {
+                refused.push(OnlineRefusal::Computed { step: step.name() });
             }
             _ => refused.push(OnlineRefusal::Move { step: step.name() }),
         }

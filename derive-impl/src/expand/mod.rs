@@ -12,6 +12,7 @@ mod kept;
 mod layouts;
 mod lists;
 mod maps;
+mod online;
 mod patterns;
 mod schema;
 
@@ -132,6 +133,9 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
         field_methods.extend(inner::methods(item));
     }
     let extra_index_calls = layouts::extra_index_calls(item);
+    let layout_methods = online::upgrading(item, layout_methods);
+    let pattern_methods = online::upgrading(item, pattern_methods);
+    let field_methods = online::upgrading(item, field_methods);
 
     // A struct whose parents keep lists or summaries of it writes through the keepers.
     let fills = kept::fills_sentence(item);
