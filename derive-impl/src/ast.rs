@@ -196,7 +196,10 @@ fn check_container(cx: &Ctxt, item: &Item<'_>) {
     for u in &a.upgrades {
         let (Some((from, span)), Some((v, _))) = (u.from, a.schema_version) else {
             if a.schema_version.is_none() {
-                cx.error_at(u.span, "`upgrade` needs `schema_version`: it reads documents of an older version");
+                cx.error_at(
+                    u.span,
+                    "`upgrade` needs `schema_version`: it reads documents of an older version",
+                );
             }
             continue;
         };

@@ -324,10 +324,7 @@ async fn write_copies(
             }
         }
         let mut update = copies
-            .update_many(
-                filter,
-                doc! { "$set": { &b.set_path: value.clone() } },
-            )
+            .update_many(filter, doc! { "$set": { &b.set_path: value.clone() } })
             .bypass_document_validation(true);
         if !filters.is_empty() {
             update = update.array_filters(filters);

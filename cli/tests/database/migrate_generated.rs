@@ -329,7 +329,10 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         modules.push((k.module, code));
         files.push((old, new));
     }
-    let target = root().join("target");
+    // The target directory the tests were built in: the module's dependencies are there.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
     let crate_dir = target.join("migrate-generated");
     write_crate(&crate_dir, &modules);
     let bin = tokio::task::spawn_blocking(move || build(&crate_dir, &target))

@@ -165,12 +165,14 @@ async fn writers_through_the_new_code_lose_nothing_while_the_migration_runs() {
                 "{kind}: {d}"
             );
             let at = |path: &str| {
-                path.split('.')
-                    .try_fold(Bson::Document(d.clone()), |v, s| {
-                        v.as_document().and_then(|d| d.get(s)).cloned()
-                    })
+                path.split('.').try_fold(Bson::Document(d.clone()), |v, s| {
+                    v.as_document().and_then(|d| d.get(s)).cloned()
+                })
             };
-            assert!(at(new_field).is_some(), "{kind}: {new_field} missing in {d}");
+            assert!(
+                at(new_field).is_some(),
+                "{kind}: {new_field} missing in {d}"
+            );
             if let Some(old) = old_field {
                 assert!(at(old).is_none(), "{kind}: {old} left in {d}");
             }
@@ -239,7 +241,11 @@ async fn generate_from_refuses_what_the_online_mode_cannot_read() {
             "{name}: {}",
             run.stderr
         );
-        assert!(run.stderr.contains("nothing was written"), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("nothing was written"),
+            "{name}: {}",
+            run.stderr
+        );
         assert!(!out.exists(), "{name}: something was written");
     }
 }

@@ -123,8 +123,12 @@ impl std::fmt::Display for OnlineRefusal {
 /// from `old` to `new` runs, or every change it cannot read.
 pub fn online(old: &Plan, new: &Plan) -> Result<Online, Vec<OnlineRefusal>> {
     let diff = crate::diff::diff(old, new);
-    let migration = super::plan(old, new, &diff)
-        .map_err(|refused| refused.into_iter().map(OnlineRefusal::Migration).collect::<Vec<_>>())?;
+    let migration = super::plan(old, new, &diff).map_err(|refused| {
+        refused
+            .into_iter()
+            .map(OnlineRefusal::Migration)
+            .collect::<Vec<_>>()
+    })?;
     let mut refused = Vec::new();
     let mut out = Online::default();
     for v in &diff.versions {

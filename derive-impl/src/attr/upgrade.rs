@@ -51,7 +51,10 @@ pub(super) fn upgrade(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Opti
         Ok(())
     })?;
     if out.from.is_none() {
-        cx.error_at(span, "`upgrade` names the version it reads: `upgrade(from = 1, ...)`");
+        cx.error_at(
+            span,
+            "`upgrade` names the version it reads: `upgrade(from = 1, ...)`",
+        );
         return Ok(None);
     }
     Ok(Some(out))
@@ -71,7 +74,10 @@ fn pair(
         } else if key == keys.1 {
             b = Some(name_value(&m)?);
         } else {
-            cx.error_spanned_by(&m.path, format!("unknown option `{key}`; expected {}, {}", keys.0, keys.1));
+            cx.error_spanned_by(
+                &m.path,
+                format!("unknown option `{key}`; expected {}, {}", keys.0, keys.1),
+            );
             skip_value(&m)?;
         }
         Ok(())
