@@ -207,7 +207,7 @@ fn check_container(cx: &Ctxt, item: &Item<'_>) {
         if from >= min {
             cx.error_at(
                 span,
-                format!("`upgrade(from = {from})` reads a version below those read as they are ({min} to {v})"),
+                format!("`upgrade(from = {from})` must name a version older than those read as they are ({min} to {v})"),
             );
         }
     }
