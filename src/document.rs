@@ -34,6 +34,12 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     #[doc(hidden)]
     const COPIES: &'static [crate::__private::copies::CopyOf] = &[];
 
+    /// How documents of older schema versions are read (the online mode of a migration,
+    /// [`crate::__private::online`]): renames and wraps applied in memory, copies filled from
+    /// their sources. Written by the derive (`upgrade(...)`).
+    #[doc(hidden)]
+    const UPGRADES: &'static [crate::__private::online::Upgrade] = &[];
+
     /// The parents that keep lists or summaries of documents of this type (the type is declared
     /// `kept_by` them), each with what it keeps: every write of such a document, through its own
     /// repository or through one parent's `push_`/`replace_`/`remove_`, keeps all of them in

@@ -21,8 +21,13 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub scripts: bool,
     /// Leave `#[derive(squillion::Document)]` out (plain serde structs).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     pub no_derive: bool,
+    /// The online mode of a migration: the repositories also read documents of this older
+    /// schema's version while `squillion migrate OLD FILE` moves them (renamed fields, copies
+    /// added, fields added or removed); a change they cannot read is refused (M0005).
+    #[arg(long, value_name = "OLD.sqn")]
+    pub from: Option<PathBuf>,
 }
 
 /// Runs `generate`. Nothing is written unless the schema is valid.
@@ -44,10 +49,17 @@ pub fn run(args: &GenerateArgs) -> Exit {
     if !generated.warnings.is_empty() {
         err!("{}", source.render(&generated.warnings, stderr_color()));
     }
+    let rust = match &args.from {
+        None => generated.rust,
+        Some(old) => match online(old, &generated.plan, &settings) {
+            Ok(rust) => rust,
+            Err(exit) => return exit,
+        },
+    };
     let (module, scripts) = output_paths(args);
     let mut files = vec![Output {
         path: module,
-        content: generated.rust,
+        content: rust,
     }];
     if args.scripts {
         files.push(Output {
@@ -67,6 +79,33 @@ pub fn run(args: &GenerateArgs) -> Exit {
         }
     }
     Exit::Ok
+}
+
+/// The module of `new` reading the documents of `old`'s version too, or the exit after saying
+/// what it cannot read (nothing written).
+fn online(
+    old: &std::path::Path,
+    new: &squillion_codegen::plan::Plan,
+    settings: &GenerateSettings,
+) -> Result<String, Exit> {
+    let old = crate::diff::plan_of_file(old).map_err(|()| Exit::Usage)?;
+    match squillion_codegen::migration::online::online(&old, new) {
+        Ok(online) => Ok(squillion_codegen::rust::generate_online(
+            new, settings, &online,
+        )),
+        Err(refused) => {
+            for r in &refused {
+                errln!("{r}");
+            }
+            errln!(
+                "error: nothing was written: {} change{} from {} cannot be read online",
+                refused.len(),
+                if refused.len() == 1 { "" } else { "s" },
+                old.source
+            );
+            Err(Exit::Failed)
+        }
+    }
 }
 
 /// Where the module and the mongosh script go: `<out>/<schema stem>.rs` and `.mongosh.js` for a

@@ -382,6 +382,9 @@ mod migrate_generated;
 #[path = "database/migrate_split.rs"]
 mod migrate_split;
 
+#[path = "database/migrate_online.rs"]
+mod migrate_online;
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

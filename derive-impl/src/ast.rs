@@ -193,6 +193,24 @@ fn check_container(cx: &Ctxt, item: &Item<'_>) {
             _ => {}
         }
     }
+    for u in &a.upgrades {
+        let (Some((from, span)), Some((v, _))) = (u.from, a.schema_version) else {
+            if a.schema_version.is_none() {
+                cx.error_at(
+                    u.span,
+                    "`upgrade` needs `schema_version`: it reads documents of an older version",
+                );
+            }
+            continue;
+        };
+        let min = a.min_schema_version.map_or(v, |(m, _)| m);
+        if from >= min {
+            cx.error_at(
+                span,
+                format!("`upgrade(from = {from})` must name a version older than those read as they are ({min} to {v})"),
+            );
+        }
+    }
     let exists = |ident: &Ident, what: &str| {
         if item.field(ident).is_none() {
             cx.error_spanned_by(

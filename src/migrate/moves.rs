@@ -287,29 +287,63 @@ async fn backfill(
         if batch.is_empty() {
             return Ok(modified);
         }
-        for source in &batch {
-            let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path))
-            else {
-                continue;
-            };
-            let filters: Vec<Document> = b
-                .array_filters
-                .iter()
-                .map(|path| doc! { path: id.clone() })
-                .collect();
-            let mut update = copies
-                .update_many(
-                    doc! { &b.match_path: id.clone() },
-                    doc! { "$set": { &b.set_path: value.clone() } },
-                )
-                .bypass_document_validation(true);
-            if !filters.is_empty() {
-                update = update.array_filters(filters);
-            }
-            modified += update.await?.modified_count;
-        }
+        modified += write_copies(&copies, b, &batch).await?;
         walked += batch.len() as u64;
         on_batch(Tick::Batch { walked });
+    }
+}
+
+/// Each source's value written where it is copied and the copy is still absent (one
+/// `updateMany` per source document): a copy already there was written by the new code (an
+/// insert, a replace or the fan-out of a source's change, all of which take the source's value
+/// at the time), and is never overwritten by a value read before it (the online mode).
+async fn write_copies(
+    copies: &Collection<Document>,
+    b: &Backfill,
+    sources: &[Document],
+) -> Result<u64, Failure> {
+    let mut modified = 0;
+    for source in sources {
+        let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path)) else {
+            continue;
+        };
+        let mut filters: Vec<Document> = b
+            .array_filters
+            .iter()
+            .map(|path| doc! { path: id.clone() })
+            .collect();
+        let mut filter = doc! { &b.match_path: id.clone() };
+        let (copy_key, last_filter) = (absent_key(&b.set_path), b.array_filters.last());
+        match (last_filter, filters.last_mut()) {
+            // In an array: only the elements whose copy is absent.
+            (Some(path), Some(f)) => {
+                f.insert(sibling(path, copy_key), doc! { "$exists": false });
+            }
+            _ => {
+                filter.insert(&b.set_path, doc! { "$exists": false });
+            }
+        }
+        let mut update = copies
+            .update_many(filter, doc! { "$set": { &b.set_path: value.clone() } })
+            .bypass_document_validation(true);
+        if !filters.is_empty() {
+            update = update.array_filters(filters);
+        }
+        modified += update.await?.modified_count;
+    }
+    Ok(modified)
+}
+
+/// The last segment of a dotted path (the copy's key beside the id).
+fn absent_key(path: &str) -> &str {
+    path.rsplit_once('.').map_or(path, |(_, last)| last)
+}
+
+/// `path` with its last segment replaced by `key` (`e0.product.id` -> `e0.product.name`).
+fn sibling(path: &str, key: &str) -> String {
+    match path.rsplit_once('.') {
+        Some((parent, _)) => format!("{parent}.{key}"),
+        None => key.to_owned(),
     }
 }
 

@@ -198,10 +198,84 @@ impl<T: Document> RepoCore<T> {
         Ok(values)
     }
 
-    /// A stored document as `T`, after checking its schema version.
-    pub fn decode(&self, doc: BsonDocument) -> Result<T> {
-        check_schema_version::<T>(&doc)?;
+    /// A stored document as `T`, after checking its schema version (a document of an older
+    /// version `T` reads is upgraded in memory, [`super::online`]; its copies are not filled:
+    /// [`Self::decode_all`] fills them).
+    pub fn decode(&self, mut doc: BsonDocument) -> Result<T> {
+        if !super::online::upgrade::<T>(&mut doc)? {
+            check_schema_version::<T>(&doc)?;
+        }
         Ok(bson::from_document(doc)?)
+    }
+
+    /// Stored documents as they read at the current version: those of an older version `T`
+    /// reads upgraded in memory ([`super::online`]) and their copies taken from their sources,
+    /// the others as they are.
+    pub async fn upgrade_all(&self, mut docs: Vec<BsonDocument>) -> Result<Vec<BsonDocument>> {
+        if !super::online::upgrades::<T>() {
+            return Ok(docs);
+        }
+        let mut upgraded = Vec::new();
+        for (i, d) in docs.iter_mut().enumerate() {
+            if super::online::upgrade::<T>(d)? {
+                upgraded.push(i);
+            }
+        }
+        if upgraded.is_empty() || T::COPIES.is_empty() {
+            return Ok(docs);
+        }
+        let old: Vec<BsonDocument> = upgraded
+            .iter()
+            .map(|&i| std::mem::take(&mut docs[i]))
+            .collect();
+        let filled = self.fill_documents(old).await?;
+        for (i, d) in upgraded.into_iter().zip(filled) {
+            docs[i] = d;
+        }
+        Ok(docs)
+    }
+
+    /// Stored documents as `T` ([`Self::upgrade_all`], then [`Self::decode`]).
+    pub async fn decode_all(&self, docs: Vec<BsonDocument>) -> Result<Vec<T>> {
+        self.upgrade_all(docs)
+            .await?
+            .into_iter()
+            .map(|d| self.decode(d))
+            .collect()
+    }
+
+    /// One stored document as `T` ([`Self::decode_all`]).
+    pub async fn decode_one(&self, mut doc: BsonDocument) -> Result<T> {
+        if super::online::upgrade::<T>(&mut doc)? {
+            doc = self.fill_document(doc).await?;
+        } else {
+            check_schema_version::<T>(&doc)?;
+        }
+        Ok(bson::from_document(doc)?)
+    }
+
+    /// Gives the stored document `id`, when it is of an older version `T` reads, the current
+    /// shape in place before a write changes part of it ([`super::online::shape_pipeline`]: one
+    /// `updateOne` guarded by the version; nothing when the shape does not change). Validation is
+    /// bypassed as the migration's own steps bypass it: the document may lack a copy until the
+    /// migration backfills it.
+    pub async fn upgrade_stored(&self, id: &Bson) -> Result<()> {
+        if !super::online::upgrades::<T>() {
+            return Ok(());
+        }
+        let pipeline = super::online::shape_pipeline::<T>();
+        let Some(filter) = super::online::below_current::<T>(id.clone()) else {
+            return Ok(());
+        };
+        if pipeline.is_empty() {
+            return Ok(());
+        }
+        self.raw
+            .update_one(filter, pipeline)
+            .bypass_document_validation(true)
+            .await
+            .during("update", self.name())?;
+        Ok(())
     }
 
     /// The filter `{_id: id}`.
@@ -251,9 +325,27 @@ impl<T: Document> RepoCore<T> {
             .await
             .during("find", self.name())?
         {
-            Some(d) => Ok(Some(self.decode_raw(&d)?)),
+            Some(d) if self.is_current(&d) => Ok(Some(self.decode_raw(&d)?)),
+            Some(d) => {
+                let doc: BsonDocument = bson::from_slice(d.as_bytes())?;
+                Ok(Some(self.decode_one(doc).await?))
+            }
             None => Ok(None),
         }
+    }
+
+    /// Whether raw BSON is read as it is: `T` upgrades no older version, or it is stored at a
+    /// version `T` accepts.
+    fn is_current(&self, doc: &bson::RawDocument) -> bool {
+        let Some(v) = T::SCHEMA_VERSION.filter(|_| super::online::upgrades::<T>()) else {
+            return true;
+        };
+        let version = match doc.get(SchemaVersion::FIELD) {
+            Ok(Some(bson::RawBsonRef::Int32(n))) => i64::from(n),
+            Ok(Some(bson::RawBsonRef::Int64(n))) => n,
+            _ => return false,
+        };
+        version >= v.min_accepted && version <= v.current
     }
 
     /// Checks the schema version of raw BSON and deserializes it.
@@ -361,7 +453,7 @@ impl<T: Document> RepoCore<T> {
             .try_collect()
             .await
             .during("find", self.name())?;
-        docs.into_iter().map(|d| self.decode(d)).collect()
+        self.decode_all(docs).await
     }
 
     /// One page of the documents matching `filter`, in `sort` order (ties broken by `_id`).
@@ -372,7 +464,7 @@ impl<T: Document> RepoCore<T> {
         page: PageRequest,
     ) -> Result<Page<T>> {
         let docs = find_page_raw(&self.raw, filter, sort, None, page).await?;
-        self.page_of(docs, page)
+        self.page_of(self.upgrade_all(docs).await?, page)
     }
 
     /// Page `page` from the `per_page + 1` raw documents [`find_page_raw`] read.

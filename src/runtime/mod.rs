@@ -17,6 +17,7 @@ pub mod json;
 pub mod kept;
 pub mod links;
 pub mod maps;
+pub mod online;
 pub mod outlier;
 pub mod paging;
 pub mod query;

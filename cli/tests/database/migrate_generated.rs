@@ -237,9 +237,9 @@ async fn main() {{
     }
 }
 
-/// `cargo build` of the crate, in a plain shell's environment (the variables cargo sets for
+/// `cargo build` of the crate (its package named as its directory), in a plain shell's environment (the variables cargo sets for
 /// tests would make dependencies' build scripts rerun), into the workspace's target directory.
-fn build(dir: &Path, target: &Path) -> PathBuf {
+pub(super) fn build(dir: &Path, target: &Path) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut cmd = Command::new(cargo);
     cmd.env_clear();
@@ -267,7 +267,8 @@ fn build(dir: &Path, target: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("built the generated modules in {:?}", started.elapsed());
-    target.join("debug/migrate-generated")
+    // The package is named as its directory.
+    target.join("debug").join(dir.file_name().unwrap())
 }
 
 /// Runs the generated `migrate` of `kind` on `t`'s database.
@@ -328,7 +329,10 @@ async fn the_generated_module_migrates_as_the_cli_does() {
         modules.push((k.module, code));
         files.push((old, new));
     }
-    let target = root().join("target");
+    // The target directory the tests were built in: the module's dependencies are there.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
     let crate_dir = target.join("migrate-generated");
     write_crate(&crate_dir, &modules);
     let bin = tokio::task::spawn_blocking(move || build(&crate_dir, &target))

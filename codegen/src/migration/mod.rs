@@ -19,6 +19,7 @@ mod kept;
 mod layouts;
 mod links;
 pub mod mongosh;
+pub mod online;
 pub mod ops;
 pub mod pipelines;
 mod refused;

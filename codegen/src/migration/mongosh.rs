@@ -157,13 +157,14 @@ fn body(s: &mut String, a: &Action) {
             collection,
             from,
             to,
-        } => writeln!(
-            s,
-            "  {}.updateMany({}, {}, {bypass});",
-            coll(collection),
-            json!({ from: { "$exists": true } }),
-            json!({ "$rename": { from: to } })
-        ),
+        } => {
+            let (guard, pipeline) = super::pipelines::rename(from, to);
+            writeln!(
+                s,
+                "  {}.updateMany({guard}, {pipeline}, {bypass});",
+                coll(collection),
+            )
+        }
         Action::WrapReference {
             collection,
             path,
@@ -256,11 +257,32 @@ fn body(s: &mut String, a: &Action) {
             source_path,
             fan_out,
         } => {
+            // Only copies still absent: one the new code wrote is never overwritten.
+            let key = fan_out
+                .set_path
+                .rsplit_once('.')
+                .map_or(fan_out.set_path.as_str(), |(_, k)| k);
+            let last = fan_out.array_filters.len().checked_sub(1);
             let filters: Vec<String> = fan_out
                 .array_filters
                 .iter()
-                .map(|path| format!("{{ {}: d._id }}", Value::String(path.clone())))
+                .enumerate()
+                .map(|(i, path)| {
+                    let id = Value::String(path.clone());
+                    match path.rsplit_once('.') {
+                        Some((parent, _)) if Some(i) == last => format!(
+                            "{{ {id}: d._id, {}: {{ $exists: false }} }}",
+                            Value::String(format!("{parent}.{key}"))
+                        ),
+                        _ => format!("{{ {id}: d._id }}"),
+                    }
+                })
                 .collect();
+            let absent = if last.is_none() {
+                format!(", {}: {{ $exists: false }}", Value::String(fan_out.set_path.clone()))
+            } else {
+                String::new()
+            };
             let options = if filters.is_empty() {
                 "{ bypassDocumentValidation: true }".to_owned()
             } else {
@@ -271,7 +293,7 @@ fn body(s: &mut String, a: &Action) {
             };
             writeln!(
                 s,
-                "  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {dst}.updateMany({{ {mp}: d._id }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n    }}\n    last = batch[batch.length - 1]._id;\n  }}",
+                "  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {dst}.updateMany({{ {mp}: d._id{absent} }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n    }}\n    last = batch[batch.length - 1]._id;\n  }}",
                 src = coll(source_collection),
                 sp = Value::String(source_path.clone()),
                 dst = coll(&fan_out.collection),

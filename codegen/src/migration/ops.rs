@@ -248,11 +248,10 @@ pub fn op(step: &Step) -> Option<Op> {
             collection,
             from,
             to,
-        } => update(
-            collection,
-            json!({ from: { "$exists": true } }),
-            json!({ "$rename": { from: to } }),
-        ),
+        } => {
+            let (guard, pipeline) = pipelines::rename(from, to);
+            update(collection, guard, pipeline)
+        }
         Action::WrapReference {
             collection,
             path,

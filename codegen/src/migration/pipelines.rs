@@ -435,6 +435,24 @@ pub fn missing_ids(array: &str) -> Value {
     json!({ array: { "$elemMatch": { "_id": { "$exists": false } } } })
 }
 
+/// `Rename`: the guard (documents still holding the old name) and the pipeline update moving
+/// the old value to the new name where the new name is absent, then removing the old name. Unlike
+/// `$rename`, it never overwrites a value written under the new name (by the new code, while the
+/// migration runs: the online mode), so the application's write is not lost.
+pub fn rename(from: &str, to: &str) -> (Value, Value) {
+    (
+        json!({ from: { "$exists": true } }),
+        json!([
+            { "$set": { to: { "$cond": [
+                { "$eq": [{ "$type": format!("${to}") }, "missing"] },
+                format!("${from}"),
+                format!("${to}"),
+            ] } } },
+            { "$unset": from },
+        ]),
+    )
+}
+
 /// `KeepIds`: the guard (parents whose array still holds embedded children) and the pipeline
 /// update replacing them by their ids.
 pub fn keep_ids(from: &str, to: &str) -> (Value, Value) {

@@ -185,6 +185,21 @@ fn unique_in_elements(f: &crate::plan::PlanField) -> Vec<String> {
     out
 }
 
+/// `upgrade(from = N, rename(from = "old", to = "new"), wrap(path = "author", id = "id"))`: how
+/// the collection's documents of the old version are read while the migration runs.
+pub(super) fn upgrade_attr(u: &crate::migration::online::CollectionUpgrade) -> TokenStream {
+    let from = lit(u64::from(u.from));
+    let renames = u
+        .renames
+        .iter()
+        .map(|(from, to)| quote!(rename(from = #from, to = #to)));
+    let wraps = u
+        .wraps
+        .iter()
+        .map(|(path, id)| quote!(wrap(path = #path, id = #id)));
+    quote!(upgrade(from = #from #(, #renames)* #(, #wraps)*))
+}
+
 /// Everything the derive needs to know about `c`.
 pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> CollectionAttrs {
     let mut out = CollectionAttrs::default();

@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, history, link, kept_by, copy_of";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, history, link, kept_by, copy_of, upgrade";
 
 /// Reads the container's attributes.
 pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
@@ -24,6 +24,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         link: None,
         kept_by: Vec::new(),
         copy_of: Vec::new(),
+        upgrades: Vec::new(),
         implied_indexes: true,
         serde_rename_all: None,
     };
@@ -242,6 +243,11 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                             }
                         }
                         _ => cx.error_at(span, "`copy_of` names the source type and field and where the reference holds its id and the copy: `copy_of(from = Author, source = \"name\", by = \"author.id\", copy = \"author.name\")`"),
+                    }
+                }
+                "upgrade" => {
+                    if let Some(u) = super::upgrade::upgrade(cx, &meta)? {
+                        out.upgrades.push(u);
                     }
                 }
                 other => {

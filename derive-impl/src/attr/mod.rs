@@ -7,6 +7,7 @@ use syn::{Ident, LitStr};
 
 mod container;
 mod field;
+mod upgrade;
 mod values;
 
 pub use container::container;
@@ -94,6 +95,17 @@ pub struct CopyOfDecl {
     pub copy: String,
 }
 
+/// `upgrade(from = N, rename(...), wrap(...))`: how documents stored at version `from` are read
+/// (renames and wraps applied in memory, copies filled from their sources).
+pub struct UpgradeDecl {
+    pub from: Option<(i64, Span)>,
+    /// `(old path, new path)`, outermost first.
+    pub renames: Vec<(String, String)>,
+    /// `(reference path, id name)`.
+    pub wraps: Vec<(String, String)>,
+    pub span: Span,
+}
+
 /// How the collection's validator is made.
 pub enum ValidatorDecl {
     /// `$jsonSchema` derived from the fields (the default).
@@ -118,6 +130,8 @@ pub struct ContainerAttrs {
     pub link: Option<LinkDecl>,
     pub kept_by: Vec<KeptByDecl>,
     pub copy_of: Vec<CopyOfDecl>,
+    /// `upgrade(...)`, one per older version read.
+    pub upgrades: Vec<UpgradeDecl>,
     /// `implied_indexes = false`: the declared `index(...)` list is the whole list; the layouts
     /// add none (generated code: the Plan's list is the one source of truth).
     pub implied_indexes: bool,

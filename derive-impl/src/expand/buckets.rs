@@ -205,7 +205,7 @@ pub(super) fn bucket(
         pub async fn #page(&self, #(#key_params,)* number: u64) -> ::squillion::Result<::core::option::Option<#ident>> {
             let spec = #spec;
             match #rt::bucket::page(self.core.raw(), #key_doc, &spec, number).await? {
-                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::Some(d) => self.core.decode_one(d).await.map(::core::option::Option::Some),
                 ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
             }
         }
@@ -357,7 +357,7 @@ pub(super) fn outlier(
         pub async fn #get_full(&self, id: &#id_ty) -> ::squillion::Result<::core::option::Option<#ident>> {
             let spec = #spec;
             match #rt::outlier::merged(&self.core, &spec, #rt::to_bson(id)?).await? {
-                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::Some(d) => self.core.decode_one(d).await.map(::core::option::Option::Some),
                 ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
             }
         }

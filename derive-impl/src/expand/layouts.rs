@@ -359,7 +359,7 @@ fn loads(
             let ids = owner.#field_ident.iter().map(|r| #id_of).collect::<::squillion::Result<#rt::Vec<_>>>()?;
             let target = #rt::RepoCore::<#to>::new(self.core.database());
             let docs = #rt::arrays::load_by_ids(target.raw(), &ids, ::core::option::Option::None).await?;
-            docs.into_iter().map(|d| target.decode(d)).collect()
+            target.decode_all(docs).await
         }
 
         #[doc = #projected_doc]

@@ -12,6 +12,7 @@ mod kept;
 mod layouts;
 mod lists;
 mod maps;
+mod online;
 mod patterns;
 mod schema;
 
@@ -44,6 +45,29 @@ fn copies_const(item: &Item<'_>) -> TokenStream {
     });
     quote! {
         const COPIES: &'static [#rt::copies::CopyOf] = &[#(#copies),*];
+    }
+}
+
+/// `const UPGRADES: ...` of the `Document` impl: how older versions are read (`upgrade(...)`).
+fn upgrades_const(item: &Item<'_>) -> TokenStream {
+    if item.attrs.upgrades.is_empty() {
+        return TokenStream::new();
+    }
+    let rt = rt();
+    let upgrades = item.attrs.upgrades.iter().filter_map(|u| {
+        let (from, _) = u.from?;
+        let renames = u.renames.iter().map(|(a, b)| quote!((#a, #b)));
+        let wraps = u.wraps.iter().map(|(a, b)| quote!((#a, #b)));
+        Some(quote! {
+            #rt::online::Upgrade {
+                from: #from,
+                renames: &[#(#renames),*],
+                wraps: &[#(#wraps),*],
+            }
+        })
+    });
+    quote! {
+        const UPGRADES: &'static [#rt::online::Upgrade] = &[#(#upgrades),*];
     }
 }
 
@@ -95,6 +119,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     let keeps = kept::keeps_const(item);
     let keepers = kept::keepers_fn(item);
     let copies = copies_const(item);
+    let upgrades = upgrades_const(item);
     let kept_writes = kept::writes(item);
     let mut layout_methods = layouts::methods(item);
     let mut pattern_methods = patterns::methods(item);
@@ -108,6 +133,9 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
         field_methods.extend(inner::methods(item));
     }
     let extra_index_calls = layouts::extra_index_calls(item);
+    let layout_methods = online::upgrading(item, layout_methods);
+    let pattern_methods = online::upgrading(item, pattern_methods);
+    let field_methods = online::upgrading(item, field_methods);
 
     // A struct whose parents keep lists or summaries of it writes through the keepers.
     let fills = kept::fills_sentence(item);
@@ -159,6 +187,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
             #keeps
             #keepers
             #copies
+            #upgrades
             fn id(&self) -> &Self::Id {
                 &self.#id_ident
             }

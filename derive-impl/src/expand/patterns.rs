@@ -65,7 +65,7 @@ fn queue(item: &Item<'_>) -> TokenStream {
         pub async fn claim_next(&self) -> ::squillion::Result<::core::option::Option<#ident>> {
             let spec = #spec;
             match #rt::queue::claim_next(self.core.raw(), &spec).await? {
-                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::Some(d) => self.core.decode_one(d).await.map(::core::option::Option::Some),
                 ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
             }
         }
@@ -135,7 +135,7 @@ fn tree(item: &Item<'_>) -> TokenStream {
         pub async fn ancestors(&self, id: &#id_ty) -> ::squillion::Result<#rt::Vec<#ident>> {
             let spec = #spec;
             let docs = #rt::tree::ancestors(&self.core, &spec, #rt::to_bson(id)?).await?;
-            docs.into_iter().map(|d| self.core.decode(d)).collect()
+            self.core.decode_all(docs).await
         }
     }
 }
@@ -176,7 +176,7 @@ fn versioned(item: &Item<'_>) -> TokenStream {
         pub async fn current_at(&self, key: &#key_ty, at: &#time_ty) -> ::squillion::Result<::core::option::Option<#ident>> {
             let spec = #spec;
             match #rt::versioning::current_at(self.core.raw(), &spec, #rt::to_bson(key)?, #rt::to_bson(at)?).await? {
-                ::core::option::Option::Some(d) => self.core.decode(d).map(::core::option::Option::Some),
+                ::core::option::Option::Some(d) => self.core.decode_one(d).await.map(::core::option::Option::Some),
                 ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
             }
         }
