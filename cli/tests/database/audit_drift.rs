@@ -396,3 +396,80 @@ async fn audit_finds_summaries_that_are_not_the_aggregate_of_their_children() {
     );
     t.cleanup().await;
 }
+
+/// A parent's summaries of its bucketed children (not `per bucket`) are recomputed from the
+/// elements of every bucket naming it: a clean database is clean, and a sample pushed into a
+/// bucket without raising its station is found on the station's count, total and largest value.
+#[tokio::test]
+async fn audit_recomputes_a_parents_summaries_from_its_buckets() {
+    let t = TestDb::new("audit_drift_bucket_owner").await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = super::migrate_data::write(
+        dir.path(),
+        "stations.sqn",
+        "entity Station { code: string }\n\
+         entity Sample { at: date  level: int32 }\n\
+         relation Station.samples: squillions <-> Sample.station: one {\n  \
+           growth append_heavy, unbounded\n  time_range by at\n  summary count, total(level), max(level)\n}\n",
+    );
+    indexes(&file, &t, &["--apply"]).await.expect(0, "apply");
+    let sample = |n: i64, level: i32| doc! { "at": at(n), "level": level };
+    let mut stations = Vec::new();
+    let mut buckets = Vec::new();
+    for s in 0..3_i32 {
+        let id = ObjectId::new();
+        // Two buckets per station: the summaries span both.
+        let levels: Vec<Vec<i32>> = vec![vec![s, 7, 2], vec![11 + s]];
+        let all: Vec<i32> = levels.iter().flatten().copied().collect();
+        stations.push(doc! {
+            "_id": id, "code": format!("s{s}"),
+            "samples_count": all.len() as i32,
+            "samples_total": all.iter().map(|l| i64::from(*l)).sum::<i64>(),
+            "samples_max": all.iter().max().copied(),
+        });
+        for (k, ls) in levels.iter().enumerate() {
+            let items: Vec<Document> = ls
+                .iter()
+                .enumerate()
+                .map(|(i, l)| sample((k * 10 + i) as i64, *l))
+                .collect();
+            buckets.push(doc! {
+                "_id": ObjectId::new(), "station": id, "samples": items,
+                "count": ls.len() as i32,
+                "start": at((k * 10) as i64), "end": at((k * 10 + ls.len() - 1) as i64),
+            });
+        }
+    }
+    insert(&t, "stations", stations.clone()).await;
+    insert(&t, "station_samples", buckets.clone()).await;
+    let clean = audit(&file, &t, &["--format", "json"]).await.json();
+    assert!(
+        !findings(&clean)
+            .iter()
+            .any(|f| f["kind"] == "wrong_summary"),
+        "{:#}",
+        clean["findings"]
+    );
+    // A sample of level 50 appended to station 1's last bucket behind the repository's back.
+    update(
+        &t,
+        "station_samples",
+        &buckets[3]["_id"],
+        doc! { "$push": { "samples": sample(12, 50) }, "$inc": { "count": 1 } },
+    )
+    .await;
+    let report = audit(&file, &t, &["--format", "json"]).await.json();
+    for path in ["samples_count", "samples_total", "samples_max"] {
+        let f = finding(&report, "wrong_summary", path);
+        assert_eq!(f["count"], 1, "{f:#}");
+        assert_eq!(f["drift"]["checked"], 3, "{f:#}");
+    }
+    let f = finding(&report, "wrong_summary", "samples_max");
+    let m = &f["drift"]["examples"][0];
+    assert_eq!(
+        (m["found"].as_i64(), m["expected"].as_i64()),
+        (Some(12), Some(50)),
+        "{f:#}"
+    );
+    t.cleanup().await;
+}
