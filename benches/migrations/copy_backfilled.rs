@@ -210,7 +210,7 @@ pub async fn step_03_turn_books_author_into_id_author(
 
 /// Step 4 of 6, `move: copy authors.name into books.author.name`.
 ///
-/// The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (setting the same value again changes nothing).
+/// The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing).
 pub async fn step_04_copy_authors_name_into_books_author_name(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
