@@ -6,7 +6,6 @@ use quote::{format_ident, quote};
 use super::layouts::computed_for;
 use super::{method, rt};
 use crate::ast::{Field, Item};
-use crate::attr::SummaryDecl;
 
 /// The bucket struct's fields a bucket layout names.
 pub(super) struct BucketFields<'a> {
@@ -135,15 +134,10 @@ pub(super) fn bucket(
                 None => quote!(::core::option::Option::None),
             };
             let lists = list_specs(&kept.lists);
-            let summaries = kept.summaries.iter().map(|(path, s)| {
-                let summary = match s {
-                    SummaryDecl::Count => quote!(#rt::arrays::Summary::Count),
-                    SummaryDecl::Sum(f) => quote!(#rt::arrays::Summary::Sum(#f)),
-                    SummaryDecl::Max(f) => quote!(#rt::arrays::Summary::Max(#f)),
-                    SummaryDecl::Min(f) => quote!(#rt::arrays::Summary::Min(#f)),
-                };
-                quote!(#rt::arrays::ComputedField { path: #path, summary: #summary })
-            });
+            let summaries = kept
+                .summaries
+                .iter()
+                .map(|(path, s)| super::kept::computed_literal(path, s));
             let named: Vec<String> = kept.lists.iter().map(|l| format!("`{}`", l.path)).collect();
             let summarised: Vec<String> = kept
                 .summaries

@@ -18,15 +18,22 @@ fn same_path(a: &syn::Path, b: &syn::Path) -> bool {
 
 /// `ComputedField { .. }` of computed field `c`.
 fn computed_field(c: &Field<'_>) -> Option<TokenStream> {
+    Some(computed_literal(
+        &c.bson,
+        &c.attrs.computed.as_ref()?.summary,
+    ))
+}
+
+/// `ComputedField { path, summary }`: the summary `s` stored at `path`.
+pub(super) fn computed_literal(path: &str, s: &SummaryDecl) -> TokenStream {
     let rt = rt();
-    let path = &c.bson;
-    let summary = match &c.attrs.computed.as_ref()?.summary {
+    let summary = match s {
         SummaryDecl::Count => quote!(#rt::arrays::Summary::Count),
-        SummaryDecl::Sum(s) => quote!(#rt::arrays::Summary::Sum(#s)),
-        SummaryDecl::Max(s) => quote!(#rt::arrays::Summary::Max(#s)),
-        SummaryDecl::Min(s) => quote!(#rt::arrays::Summary::Min(#s)),
+        SummaryDecl::Sum(f) => quote!(#rt::arrays::Summary::Sum(#f)),
+        SummaryDecl::Max(f) => quote!(#rt::arrays::Summary::Max(#f)),
+        SummaryDecl::Min(f) => quote!(#rt::arrays::Summary::Min(#f)),
     };
-    Some(quote!(#rt::arrays::ComputedField { path: #path, summary: #summary }))
+    quote!(#rt::arrays::ComputedField { path: #path, summary: #summary })
 }
 
 /// What `item` keeps of the children of type `to` naming it at `key`.
