@@ -48,17 +48,36 @@ fn validate(text: &str) -> usize {
     }
 }
 
-/// Parse + validate (text -> Ast -> Model) of 1,000 entities, as bytes per second.
+/// Parse + validate (text -> Ast -> Model) of 1,000 and 10,000 entities, as bytes per second:
+/// the speed of the front end, and how a pass linear by construction scales on this machine
+/// (the floor the engine's 10x ratio is read against).
 fn bench_validate(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse_validate");
     group.sample_size(20);
-    let text = schema(1_000);
-    group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_with_input(BenchmarkId::from_parameter(1_000), &text, |b, text| {
-        b.iter(|| validate(text))
-    });
+    for n in [1_000usize, 10_000] {
+        let text = schema(n);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
+            b.iter(|| validate(text))
+        });
+    }
     group.finish();
 }
 
-criterion_group!(benches, bench_validate, bench);
+/// Parse alone (text -> Ast) of 1,000 and 10,000 entities: pest's pass, linear by
+/// construction, read as this machine's floor for a 10x ratio.
+fn bench_parse(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parse");
+    group.sample_size(20);
+    for n in [1_000usize, 10_000] {
+        let text = schema(n);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
+            b.iter(|| squillion_grammar::parse(text).map_or(0, |s| s.items.len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_parse, bench_validate, bench);
 criterion_main!(benches);

@@ -104,7 +104,12 @@ pub fn all(plan: &Plan) -> Vec<Refilled<'_>> {
                         .collection(&x.collection)
                         .is_some_and(|c| crate::checks::summarised_array(plan, c, &d.id).is_none())
             });
-            if let (Some(x), Some(ch)) = (kept, d.children_in(&plan.collections)) {
+            if let (Some(x), Some(ch)) = (
+                kept,
+                d.children_in(&squillion_codegen::plan::CollectionsByName::new(
+                    &plan.collections,
+                )),
+            ) {
                 source = Some(ch);
                 collection = Some(x.collection.as_str());
             }

@@ -5,6 +5,8 @@
 //! parent's subset or top-N copies of the child. Each place gets its own [`Denormalized`] with a
 //! fan-out that the server accepts there: one filtered positional operator per array on the way.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::plan::{
     Collection, CollectionRole, Decision, Denormalized, FanOut, FieldKind, PlanField,
 };
@@ -25,13 +27,14 @@ pub(crate) fn place(
     bases: &mut [super::Basis],
     collections: &[Collection],
 ) {
+    let index = References::of(collections);
     for (d, basis) in decisions.iter_mut().zip(bases.iter_mut()) {
         let originals = std::mem::take(&mut d.denormalized);
         let mut placed: Vec<Denormalized> = Vec::new();
         let mut moved: Vec<Vec<usize>> = Vec::new();
         for x in originals {
             let name = x.copy_path.rsplit('.').next().unwrap_or(&x.copy_path);
-            let sites = sites(collections, &d.id, &x.source, name);
+            let sites = index.sites(&d.id, &x.source, name);
             let mut indices = Vec::new();
             if sites.is_empty() {
                 indices.push(placed.len());
@@ -65,63 +68,109 @@ pub(crate) fn place(
     }
 }
 
-/// Every place holding the copy named `name` of `source` made on relationship `relation`: the
-/// references of that relationship (wherever their holder is stored), and the copies of those
-/// references that subsets and top-N lists keep of the holder.
-fn sites<'c>(
-    collections: &'c [Collection],
-    relation: &str,
-    source: &str,
-    name: &str,
-) -> Vec<Site<'c>> {
-    let mut out = Vec::new();
-    for c in collections {
-        walk(&c.fields, &mut Vec::new(), &mut |chain, f| {
-            let Some(copy) = copy_in(f, source, name) else {
-                return;
+/// A reference field and where it is: its collection and the fields from the top level down to
+/// it (the reference last).
+struct Holder<'c> {
+    collection: &'c str,
+    chain: Vec<&'c PlanField>,
+}
+
+/// Every reference of the final collections, found in one walk: by the relationship that made
+/// it, and, for the references that subsets and top-N lists keep in their elements, by the
+/// entity the list copies and the reference's name. Looking a copy's places up here keeps
+/// placing linear in the size of the schema.
+struct References<'c> {
+    /// The entity of each entity collection, by collection name.
+    entities: HashMap<&'c str, &'c str>,
+    by_relation: HashMap<&'c str, Vec<Holder<'c>>>,
+    /// (entity copied by the list, reference name) -> the references in its elements, each
+    /// with its position in the walk so that places come out in collection order.
+    in_lists: HashMap<(&'c str, &'c str), Vec<(usize, Holder<'c>)>>,
+}
+
+impl<'c> References<'c> {
+    fn of(collections: &'c [Collection]) -> Self {
+        let mut by_relation: HashMap<&str, Vec<Holder<'c>>> = HashMap::new();
+        let mut in_lists: HashMap<(&str, &str), Vec<(usize, Holder<'c>)>> = HashMap::new();
+        let mut order = 0;
+        for c in collections {
+            walk(&c.fields, &mut Vec::new(), &mut |chain, f| {
+                if !matches!(f.kind, FieldKind::Ref | FieldKind::RefArray) {
+                    return;
+                }
+                let holder = || Holder {
+                    collection: &c.name,
+                    chain: chain.to_vec(),
+                };
+                if let Some(relation) = f.relation.as_deref() {
+                    by_relation.entry(relation).or_default().push(holder());
+                    return;
+                }
+                let [.., list, _] = chain else { return };
+                let is_list = matches!(list.kind, FieldKind::Denormalized | FieldKind::Computed)
+                    && list.relation.is_some();
+                if let (true, Some(entity)) = (is_list, list.source.as_deref()) {
+                    order += 1;
+                    in_lists
+                        .entry((entity, f.name.as_str()))
+                        .or_default()
+                        .push((order, holder()));
+                }
+            });
+        }
+        let entities = collections
+            .iter()
+            .filter(|c| c.role == CollectionRole::Entity)
+            .map(|c| (c.name.as_str(), c.entity.as_str()))
+            .collect();
+        References {
+            entities,
+            by_relation,
+            in_lists,
+        }
+    }
+
+    /// Every place holding the copy named `name` of `source` made on relationship `relation`:
+    /// the references of that relationship (wherever their holder is stored), and the copies of
+    /// those references that subsets and top-N lists keep of the holder.
+    fn sites(&self, relation: &str, source: &str, name: &str) -> Vec<Site<'c>> {
+        let site = |h: &Holder<'c>| {
+            let f = h.chain.last()?;
+            Some(Site {
+                collection: h.collection,
+                chain: h.chain.clone(),
+                copy: copy_in(f, source, name)?,
+            })
+        };
+        let mut out: Vec<Site<'c>> = self
+            .by_relation
+            .get(relation)
+            .into_iter()
+            .flatten()
+            .filter_map(site)
+            .collect();
+        // A subset or top-N copy of the holder keeps the reference (`keep user`) as the holder
+        // stores it at its top level: with the same copies, in each kept element.
+        let mut kept: Vec<(usize, Site<'c>)> = Vec::new();
+        let mut seen = HashSet::new();
+        for s in out.iter().filter(|s| s.chain.len() == 1) {
+            let Some(entity) = self.entities.get(s.collection) else {
+                continue;
             };
-            if f.relation.as_deref() == Some(relation) {
-                out.push(Site {
-                    collection: &c.name,
-                    chain: chain.to_vec(),
-                    copy,
-                });
+            let key = (*entity, s.chain[0].name.as_str());
+            if !seen.insert(key) {
+                continue;
             }
-        });
+            for (order, h) in self.in_lists.get(&key).into_iter().flatten() {
+                if let Some(s) = site(h) {
+                    kept.push((*order, s));
+                }
+            }
+        }
+        kept.sort_by_key(|(order, _)| *order);
+        out.extend(kept.into_iter().map(|(_, s)| s));
+        out
     }
-    // A subset or top-N copy of the holder keeps the reference (`keep user`) as the holder
-    // stores it at its top level: with the same copies, in each kept element.
-    let kept: Vec<(&str, &str)> = out
-        .iter()
-        .filter(|s| s.chain.len() == 1)
-        .filter_map(|s| {
-            let holder = collections
-                .iter()
-                .find(|c| c.name == s.collection && c.role == CollectionRole::Entity)?;
-            Some((holder.entity.as_str(), s.chain[0].name.as_str()))
-        })
-        .collect();
-    for c in collections {
-        walk(&c.fields, &mut Vec::new(), &mut |chain, f| {
-            let [.., list, _] = chain else { return };
-            let is_list = matches!(list.kind, FieldKind::Denormalized | FieldKind::Computed)
-                && list.relation.is_some();
-            let kept_here = kept
-                .iter()
-                .any(|(entity, field)| list.source.as_deref() == Some(entity) && f.name == *field);
-            if !is_list || !kept_here || f.relation.is_some() {
-                return;
-            }
-            if let Some(copy) = copy_in(f, source, name) {
-                out.push(Site {
-                    collection: &c.name,
-                    chain: chain.to_vec(),
-                    copy,
-                });
-            }
-        });
-    }
-    out
 }
 
 /// The copy named `name` of `source` that reference `f` carries.

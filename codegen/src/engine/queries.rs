@@ -10,7 +10,7 @@ use crate::plan::{
 use super::context::Ctx;
 use super::indexes::{bson_path_in, resolve_path};
 use super::warnings::{codes, Emit};
-use crate::plan::{RuleId, Severity};
+use crate::plan::{CollectionsByName, DecisionsById, RuleId, Severity};
 
 /// Where the children of a query on a parent's children (`on Post.comments`) are read.
 pub(crate) struct ChildrenSite<'c> {
@@ -29,18 +29,18 @@ pub(crate) struct ChildrenSite<'c> {
 pub(crate) fn children_site<'c>(
     ctx: &Ctx<'_>,
     of: &ChildrenOf,
-    collections: &'c [Collection],
-    decisions: &[Decision],
+    collections: &CollectionsByName<'c>,
+    decisions: &DecisionsById<'_>,
 ) -> Option<ChildrenSite<'c>> {
-    let d = decisions.iter().find(|d| d.id == of.relation)?;
+    let d = decisions.get(&of.relation)?;
     if d.outlier.is_some() {
         return None;
     }
     let own = |entity: &str| {
         let name = &ctx.entity(entity)?.collection;
         collections
-            .iter()
-            .find(|c| &c.name == name && c.entity == entity && c.role == CollectionRole::Entity)
+            .get(name)
+            .filter(|c| c.entity == entity && c.role == CollectionRole::Entity)
     };
     let array = |c: &'c Collection, path: &str| {
         let f = c.field_at(path)?;
@@ -81,7 +81,7 @@ pub(crate) fn children_site<'c>(
         }
         Layout::Bucket => {
             let b = d.bucket.as_ref()?;
-            let c = collections.iter().find(|c| c.name == b.collection)?;
+            let c = collections.get(&b.collection)?;
             Some(ChildrenSite {
                 collection: c,
                 parent_path: b.parent_path.clone(),
@@ -97,6 +97,8 @@ pub(crate) fn plan(
     collections: &[Collection],
     decisions: &[Decision],
 ) -> Vec<QueryPlan> {
+    let by_id = DecisionsById::new(decisions);
+    let collections = CollectionsByName::new(collections);
     let mut out = Vec::new();
     for q in &ctx.model.queries {
         let Some(entity) = ctx.entity(&q.entity) else {
@@ -106,15 +108,14 @@ pub(crate) fn plan(
         let (c, children, elements) = match &q.children {
             Some(of) => {
                 let end = format!("{}.{}", of.parent, of.parent_end);
-                match children_site(ctx, of, collections, decisions) {
+                match children_site(ctx, of, &collections, &by_id) {
                     Some(site) => {
                         let plan = children_plan(ctx, of, &site);
                         (site.collection, Some(plan), site.array.map(|(_, f)| f))
                     }
                     None => {
                         // No single query reads them: no method (warning W119).
-                        let Some(c) = collections.iter().find(|c| c.name == entity.collection)
-                        else {
+                        let Some(c) = collections.get(&entity.collection) else {
                             continue;
                         };
                         unstored.push(end);
@@ -123,7 +124,7 @@ pub(crate) fn plan(
                 }
             }
             None => {
-                let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+                let Some(c) = collections.get(&entity.collection) else {
                     continue;
                 };
                 (c, None, None)
@@ -132,7 +133,7 @@ pub(crate) fn plan(
         // Children in an array: their paths are relative to each child.
         let resolve = |path: &crate::model::FieldPath| match elements {
             Some(fields) => bson_path_in(fields, &path.segments),
-            None => resolve_path(c, path, decisions),
+            None => resolve_path(c, path, &by_id),
         };
         let mut conditions = Vec::new();
         let mut join = None;
@@ -246,11 +247,12 @@ pub(crate) fn returned_field<'c>(c: &'c Collection, name: &str) -> Option<&'c Pl
 /// the projection struct would have a field no document holds.
 pub(crate) fn returns_not_stored(e: &mut Emit<'_, '_>, collections: &[Collection]) {
     let ctx = e.ctx;
+    let collections = CollectionsByName::new(collections);
     for q in &ctx.model.queries {
         let Some(entity) = ctx.entity(&q.entity) else {
             continue;
         };
-        let Some(c) = collections.iter().find(|c| c.name == entity.collection) else {
+        let Some(c) = collections.get(&entity.collection) else {
             continue;
         };
         for f in q

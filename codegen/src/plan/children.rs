@@ -1,7 +1,7 @@
 //! Where a relationship's children live when the parent keeps something of them (subsets, top-N
 //! lists, summaries of all the children) but not the children themselves.
 
-use super::{Collection, CollectionRole, Decision, Shape, SubsetChildren};
+use super::{CollectionRole, CollectionsByName, Decision, Shape, SubsetChildren};
 
 impl Decision {
     /// Where the children live when each sits in its own collection with a top-level reference to
@@ -9,9 +9,9 @@ impl Decision {
     /// subsets, top-N lists and summaries of all its children are refilled from, and whose writes
     /// keep them. `None` for the layouts without one (the parent holds the ids, buckets,
     /// embedding).
-    pub fn children_in(&self, collections: &[Collection]) -> Option<SubsetChildren> {
+    pub fn children_in(&self, collections: &CollectionsByName<'_>) -> Option<SubsetChildren> {
         self.placement.iter().find_map(|p| {
-            let c = collections.iter().find(|c| c.name == p.collection)?;
+            let c = collections.get(&p.collection)?;
             let own = c.role == CollectionRole::Entity && c.entity == self.child;
             let reference = matches!(p.shape, Shape::Id | Shape::ExtendedRef);
             if !own || !reference || p.target != self.parent || p.path.contains('.') {

@@ -5,6 +5,8 @@
 //! versioned ([`Plan::FORMAT_VERSION`]) and described by `docs/plan.schema.json`.
 
 mod children;
+mod lookup;
+pub use lookup::{CollectionsByName, DecisionsById};
 mod collections;
 mod patterns;
 mod queries;

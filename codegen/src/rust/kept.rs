@@ -133,7 +133,7 @@ pub(super) fn kept_by(
     d: &Decision,
     out: &mut CollectionAttrs,
 ) {
-    let Some(ch) = d.children_in(&lookup.plan().collections) else {
+    let Some(ch) = d.children_in(lookup.by_name()) else {
         return;
     };
     if ch.collection != c.name {

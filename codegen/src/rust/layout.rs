@@ -59,6 +59,13 @@ pub(super) struct PlanIndex<'a> {
     documents: BTreeMap<&'a str, proc_macro2::Ident>,
     /// The Rust type of each collection's documents.
     collections: BTreeMap<&'a str, proc_macro2::Ident>,
+    /// The collections by name.
+    by_name: crate::plan::CollectionsByName<'a>,
+    /// The collection holding each entity's documents.
+    homes: BTreeMap<&'a str, &'a Collection>,
+    /// The copies kept in each collection (by the collection their fan-out updates), in the
+    /// Plan's order.
+    copies_in: BTreeMap<&'a str, Vec<&'a crate::plan::Denormalized>>,
 }
 
 impl<'a> PlanIndex<'a> {
@@ -90,6 +97,14 @@ impl<'a> PlanIndex<'a> {
         }
         let mut documents = BTreeMap::new();
         let mut collections = BTreeMap::new();
+        let mut homes = BTreeMap::new();
+        let mut copies_in: BTreeMap<&'a str, Vec<_>> = BTreeMap::new();
+        for x in plan.relationships.iter().flat_map(|d| &d.denormalized) {
+            copies_in
+                .entry(x.fan_out.collection.as_str())
+                .or_default()
+                .push(x);
+        }
         for c in &plan.collections {
             let ty = || {
                 types
@@ -98,6 +113,7 @@ impl<'a> PlanIndex<'a> {
             };
             if c.role == CollectionRole::Entity {
                 documents.entry(c.entity.as_str()).or_insert_with(ty);
+                homes.entry(c.entity.as_str()).or_insert(c);
             }
             collections.entry(c.name.as_str()).or_insert_with(ty);
         }
@@ -107,7 +123,25 @@ impl<'a> PlanIndex<'a> {
             copying,
             documents,
             collections,
+            by_name: crate::plan::CollectionsByName::new(&plan.collections),
+            homes,
+            copies_in,
         }
+    }
+
+    /// The collection holding `entity`'s documents, if it has one of its own.
+    pub(super) fn home(&self, entity: &str) -> Option<&'a Collection> {
+        self.homes.get(entity).copied()
+    }
+
+    /// The copies kept in collection `name`, in the Plan's order.
+    pub(super) fn copies_in(&self, name: &str) -> &[&'a crate::plan::Denormalized] {
+        self.copies_in.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The collections by name.
+    pub(super) fn by_name(&self) -> &crate::plan::CollectionsByName<'a> {
+        &self.by_name
     }
 
     /// The Plan indexed.
@@ -504,7 +538,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
     // children's repository keeps them (`kept_by` on the children's struct).
     let children = of
         .is_none()
-        .then(|| d.children_in(&lookup.plan.collections))
+        .then(|| d.children_in(&lookup.by_name))
         .flatten()
         .and_then(|ch| Some((lookup.collection_type(&ch.collection)?, ch.parent_key)));
     kept_by(lookup, c, d, out);

@@ -5,14 +5,16 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::plan::{Collection, Decision, FieldKind, Placement, Plan, Shape};
+use crate::plan::{Collection, Decision, FieldKind, Placement, Shape};
 
 use super::layout::{lit, PlanIndex};
 
 /// Whether the reference placed at `p` (the other side of a two-way relationship) is required:
 /// its field is not optional.
-fn inverse_required(plan: &Plan, p: &Placement) -> bool {
-    plan.collection(&p.collection)
+fn inverse_required(lookup: &PlanIndex<'_>, p: &Placement) -> bool {
+    lookup
+        .by_name()
+        .get(&p.collection)
         .and_then(|c| c.field(&p.path))
         .is_some_and(|f| !f.optional)
 }
@@ -52,7 +54,7 @@ pub(super) fn two_way(
         }
         // A required reference back (`one`, not `one?`): no `unlink_`, which would take it
         // away.
-        (Shape::Id | Shape::ExtendedRef, _) if inverse_required(lookup.plan(), other) => {
+        (Shape::Id | Shape::ExtendedRef, _) if inverse_required(lookup, other) => {
             args.push(quote!(inverse_required));
         }
         (Shape::Id | Shape::ExtendedRef, _) => {}
@@ -61,7 +63,7 @@ pub(super) fn two_way(
     if let Some(id) = reference_id_key(c, p) {
         args.push(quote!(id = #id));
     }
-    let holder = lookup.plan().collection(&other.collection)?;
+    let holder = lookup.by_name().get(&other.collection)?;
     if let Some(id) = reference_id_key(holder, other) {
         args.push(quote!(inverse_id = #id));
     }

@@ -71,21 +71,12 @@ pub(crate) fn plan(
         }
     }
     let mut joins = Vec::new();
-    let by_name: BTreeMap<&str, usize> = collections
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name.as_str(), i))
-        .collect();
-    for q in &ctx.model.queries {
-        query(
-            ctx,
-            q,
-            collections,
-            &by_name,
-            decisions,
-            &mut wants,
-            &mut joins,
-        );
+    {
+        let by_name = crate::plan::CollectionsByName::new(collections);
+        let by_id = crate::plan::DecisionsById::new(decisions);
+        for q in &ctx.model.queries {
+            query(ctx, q, &by_name, &by_id, &mut wants, &mut joins);
+        }
     }
     let mut per_collection: BTreeMap<String, Vec<Index>> = BTreeMap::new();
     for w in wants {

@@ -1,9 +1,7 @@
 //! Indexes for declared queries (equality, sort, range) and the paths they resolve to.
 
-use std::collections::BTreeMap;
-
 use crate::model::{Operator, Query};
-use crate::plan::{Collection, Decision, FieldKind, Index, PlanField};
+use crate::plan::{Collection, CollectionsByName, DecisionsById, FieldKind, Index, PlanField};
 
 use super::{case_insensitive, index, Want};
 use crate::engine::context::Ctx;
@@ -15,15 +13,15 @@ use crate::engine::context::Ctx;
 pub(crate) fn resolve_path<'a>(
     c: &'a Collection,
     path: &crate::model::FieldPath,
-    decisions: &[Decision],
+    decisions: &DecisionsById<'_>,
 ) -> Option<(String, &'a PlanField)> {
     let resolved = match &path.through {
         None => bson_path(c, &path.segments),
         Some(t) => {
             // Embedded, or copied into this collection: the path exists here.
             let copy = decisions
-                .iter()
-                .filter(|d| d.id == t.relation)
+                .get(&t.relation)
+                .into_iter()
                 .flat_map(|d| d.denormalized.iter())
                 .find(|x| {
                     x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field)
@@ -73,9 +71,8 @@ pub(crate) fn bson_path_in<'a>(
 pub(super) fn query(
     ctx: &Ctx<'_>,
     q: &Query,
-    collections: &[Collection],
-    by_name: &BTreeMap<&str, usize>,
-    decisions: &[Decision],
+    collections: &CollectionsByName<'_>,
+    decisions: &DecisionsById<'_>,
     out: &mut Vec<Want>,
     joins: &mut Vec<(String, String)>,
 ) {
@@ -93,10 +90,7 @@ pub(super) fn query(
             let Some(entity) = ctx.entity(&q.entity) else {
                 return;
             };
-            let Some(c) = by_name
-                .get(entity.collection.as_str())
-                .map(|&i| &collections[i])
-            else {
+            let Some(c) = collections.get(&entity.collection) else {
                 return;
             };
             (c, Vec::new())
@@ -188,7 +182,8 @@ pub(super) fn query(
         let resolved = match &key.path.through {
             None => bson_path(c, &key.path.segments),
             Some(t) => decisions
-                .iter()
+                .get(&t.relation)
+                .into_iter()
                 .flat_map(|d| d.denormalized.iter())
                 .find(|x| x.collection == c.name && x.source == format!("{}.{}", t.entity, t.field))
                 .and_then(|x| c.field_at(&x.copy_path).map(|f| (x.copy_path.clone(), f))),

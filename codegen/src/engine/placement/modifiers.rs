@@ -442,8 +442,9 @@ pub(crate) fn subset_children(
     decisions: &mut [crate::plan::Decision],
     collections: &[crate::plan::Collection],
 ) {
+    let collections = crate::plan::CollectionsByName::new(collections);
     for d in decisions.iter_mut() {
-        let found = d.children_in(collections);
+        let found = d.children_in(&collections);
         if let Some(s) = &mut d.subset {
             s.children = found.clone();
         }
