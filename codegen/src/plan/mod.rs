@@ -258,6 +258,10 @@ pub struct WorkloadPlan {
     /// absent for other reads and for a time range without a window (1,000 assumed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range_window: Option<u64>,
+    /// Parent documents read per unit by the parent's own declared queries, each carrying what
+    /// the layout keeps of the children in it; absent when none declares a rate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub parent_reads: f64,
 }
 
 /// One alternative layout and its estimated cost per unit of the workload.

@@ -51,6 +51,12 @@ pub fn workload(w: &WorkloadPlan) -> String {
         ));
     }
     parts.push(format!("{} added", per(w.appends, "child", "children")));
+    if w.parent_reads > 0.0 {
+        parts.push(format!(
+            "{} read by the parent's own queries",
+            per(w.parent_reads, "parent document", "parent documents")
+        ));
+    }
     let reads = (w.list_reads + w.alone_reads).max(1.0);
     let source = match (w.declared, w.appends_declared) {
         (true, true) => "from the declared query and growth rates".to_owned(),
@@ -61,6 +67,11 @@ pub fn workload(w: &WorkloadPlan) -> String {
         ),
         (true, false) => "from the declared query rates".to_owned(),
         (false, true) => "from the declared growth rate, reads at the default rate".to_owned(),
+        (false, false) if w.parent_reads > 0.0 => {
+            "from the declared rates of the parent's own queries; the children's reads at the \
+             default rate"
+                .to_owned()
+        }
         (false, false) => "default rates: no query rate declared, so the rules decide".to_owned(),
     };
     format!(

@@ -519,10 +519,11 @@ pub(crate) fn reason(r: &Reason) -> String {
             percent,
             base,
         } => format!(
-            "the rules accept {} and {}, and under the declared workload {} is estimated at {percent}% of {}'s cost (rule 6); the rules' own case for {}: {}",
+            "the rules accept {} and {}, and under the declared workload {} is estimated at {} {}'s cost (rule 6); the rules' own case for {}: {}",
             layout.as_str(),
             engine.as_str(),
             layout.as_str(),
+            super::rejections::share(*percent),
             engine.as_str(),
             engine.as_str(),
             reason(base)

@@ -7,6 +7,16 @@ use crate::engine::basis::{Against, Alone, Broken, Declined, Oversized};
 use super::decision::{chain, growth, ids, list, ratio, reason};
 use super::{a, n_of, plural, thousands, up_to};
 
+/// One estimated cost as a share of another, `percent` of it, before the other's name:
+/// `45% of`, `under 1% of`, and as a multiple from ten times up (`519x`).
+pub(crate) fn share(percent: u64) -> String {
+    match percent {
+        0 => "under 1% of".to_owned(),
+        p if p >= 1000 => format!("{}x", (p as f64 / 100.0).round() as u64),
+        p => format!("{p}% of"),
+    }
+}
+
 /// Why an alternative lost.
 pub(crate) fn against(x: &Against) -> String {
     match x {
@@ -16,7 +26,8 @@ pub(crate) fn against(x: &Against) -> String {
             reason(r)
         ),
         Against::Costlier { chosen, percent } => format!(
-            "the rules accept it, but under the declared workload it is estimated at {percent}% of {}'s cost",
+            "the rules accept it, but under the declared workload it is estimated at {} {}'s cost",
+            share(*percent),
             chosen.as_str()
         ),
         Against::LoadsLargeSide { owner, other, bytes } => format!(

@@ -103,7 +103,24 @@ pub(crate) fn estimate(w: &Workload, alt: Alternative) -> Estimate {
     total.add(list_read(w, alt), w.list_reads);
     total.add(alone_read(w, alt), w.alone_reads);
     total.add(append(w, alt), w.appends);
+    total.add(parent_read(w, alt), w.parent_reads);
     total
+}
+
+/// What one parent document read by the parent's own queries carries that nobody reads: the
+/// ids of its children when the parent holds them (an id array pays only when the parent lists
+/// its children by it; issue 13). Embedded children are not charged: embedding is chosen for
+/// children shown with their parent (rule 1), and a query that wants the parent without them
+/// says so with `returns`. The document is read whatever the layout; only these bytes differ.
+fn parent_read(w: &Workload, alt: Alternative) -> Estimate {
+    let bytes = match alt.layout {
+        Layout::ParentRefs | Layout::OneWay | Layout::TwoWay => w.children * ID_BYTES,
+        Layout::Embed | Layout::ChildRef | Layout::Bucket | Layout::LinkCollection => 0.0,
+    };
+    Estimate {
+        bytes_read: bytes,
+        ..Estimate::default()
+    }
 }
 
 /// Bytes of an id in an array (the id and its array key).
@@ -390,6 +407,7 @@ pub(crate) fn record(
             declared: w.declared,
             appends_declared: w.appends_declared,
             range_window: w.range_window,
+            parent_reads: round(w.parent_reads),
         },
         alternatives: costed
             .iter()

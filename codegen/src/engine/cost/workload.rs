@@ -58,6 +58,12 @@ pub(crate) struct Workload {
     /// What the parent keeps of its children on every write of one (`summary` on the parent,
     /// `latest`/`top` subsets), which a layout keeping the children apart pays as a second write.
     pub kept: Kept,
+    /// Parent documents listed by the parent's own declared queries (with a `limit` above one;
+    /// not reading through this relationship; returning the whole document or the relationship's
+    /// end):
+    /// each carries whatever the layout keeps of the children in the parent (their ids, or the
+    /// children themselves). Zero where no such query declares a rate.
+    pub parent_reads: f64,
 }
 
 /// What a parent keeps of its children (the computed and subset patterns), in bytes of the
@@ -143,6 +149,20 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         .filter_map(|q| q.rate_per_second)
         .sum();
     let declared = by_parent > 0.0 || alone > 0.0;
+    // Parents listed by their own queries: a query with a `limit` above one returns that many
+    // parents, each with the parent's end unless projected away, and lists no one's children.
+    // A query that finds one parent (an equality, `limit 1`) opens it, and its children may
+    // then be listed by its array (seed 004: `findOne`, then `$in`): not counted.
+    let parent_reads: f64 = ctx
+        .queries_on(&parent.entity)
+        .iter()
+        .filter(|q| !through.iter().any(|t| t.name == q.name))
+        .filter(|q| q.returns.is_empty() || q.returns.iter().any(|r| r.name == parent.field))
+        .filter_map(|q| {
+            let limit = q.limit.filter(|&l| l > 1)?;
+            Some(q.rate_per_second? * limit as f64)
+        })
+        .sum();
     let mut list_reads = if by_parent > 0.0 {
         by_parent
     } else {
@@ -209,6 +229,7 @@ pub(crate) fn workload(ctx: &Ctx<'_>, rel: &Relation) -> Workload {
         links: rel.kind == RelationKind::ManyToMany,
         partners,
         kept: kept(ctx, rel),
+        parent_reads,
     }
 }
 

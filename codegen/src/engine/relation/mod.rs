@@ -80,7 +80,7 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation, ineligible: &[Ineligible]) -
         .into_iter()
         .map(|a| {
             let ok =
-                too_large(a).is_none() && (a == engine || accepted_by_rules(&choice, a.layout));
+                too_large(a).is_none() && (a == engine || accepted_by_rules(&choice, a.layout, &w));
             (a, ok, cost::estimate(&w, a))
         })
         .collect();
@@ -89,10 +89,11 @@ pub(crate) fn decide(ctx: &Ctx<'_>, rel: &Relation, ineligible: &[Ineligible]) -
             // The rules' own choice does not fit: the cheapest the rules accept that fits, else
             // the relation's own collection of references, else the cheapest that fits.
             refit(&mut choice, rel, &costed, ineligible, x);
-        } else if w.declared || w.appends_declared {
+        } else if w.declared || w.appends_declared || w.parent_reads > 0.0 && holds_ids(engine) {
             // The workload decides only where the schema declares one (a query's rate or the
-            // growth's): without rates the rules' own order stands, and the costs under the
-            // default workload are shown beside it.
+            // growth's, or, for an id array in the parent, the rate of the parent's listings
+            // that carry it): without rates the rules' own order stands, and the costs under
+            // the default workload are shown beside it.
             choose_by_cost(&mut choice, &costed);
         }
         for x in ineligible {
@@ -185,20 +186,32 @@ fn refit(
     choice.outlier_cap = None;
 }
 
+/// Whether the engine's choice keeps the children's ids in the parent.
+fn holds_ids(alt: cost::Alternative) -> bool {
+    matches!(
+        alt.layout,
+        Layout::ParentRefs | Layout::OneWay | Layout::TwoWay
+    )
+}
+
 /// Whether the rules leave `layout` open: the engine rejected it only for a preference the
 /// workload can outweigh (a bucket against a document per child, embedding against a second
 /// read), never for a bound, growth, a read on its own or a navigation the layout cannot serve.
-fn accepted_by_rules(choice: &Choice, layout: Layout) -> bool {
+/// A reference on each child against an id array in the parent is open only where the parent's
+/// own queries list parents, which carry the array unread (`Workload::parent_reads`): the rules
+/// prefer the array otherwise, and the cost model's near-ties do not overturn seed 004.
+fn accepted_by_rules(choice: &Choice, layout: Layout, w: &cost::Workload) -> bool {
     choice.rejected.iter().any(|r| {
         r.strategy == Some(layout)
-            && matches!(
-                r.against,
+            && match r.against {
                 Against::DocumentPerChild { .. }
-                    | Against::ChildCollection { .. }
-                    | Against::ReferencesBuyNothing { .. }
-                    | Against::UsualFewInline { .. }
-                    | Against::SecondRead { .. }
-            )
+                | Against::ChildCollection { .. }
+                | Against::ReferencesBuyNothing { .. }
+                | Against::UsualFewInline { .. }
+                | Against::SecondRead { .. } => true,
+                Against::ArrayServesParent { .. } => w.parent_reads > 0.0,
+                _ => false,
+            }
     })
 }
 
