@@ -3,8 +3,9 @@
 //! One module per rule family: [`relation`] chooses each relationship's layout with the six rules
 //! of thumb, `placement` decides where each side is stored, `denormalize` applies rule 5,
 //! `cycles` keeps every entity reachable from a collection, `collections` shapes every document, `indexes` derives indexes from facts and queries, `size`
-//! estimates document sizes and `warnings` reports anti-patterns. Every decision records the
-//! rules it applied, the facts it used and the alternatives it rejected.
+//! estimates document sizes and `warnings` reports anti-patterns (and value types no field uses,
+//! found by `unused`). Every decision records the rules it applied, the facts it used and the
+//! alternatives it rejected.
 
 pub(crate) mod basis;
 mod collections;
@@ -22,6 +23,7 @@ mod queries;
 mod referenced;
 mod relation;
 mod size;
+mod unused;
 mod warnings;
 
 use std::collections::BTreeSet;
@@ -364,6 +366,7 @@ fn attempt(
     queries::returns_not_stored(&mut emit, &collections);
     queries::returns_array_children(&mut emit, &queries);
     warnings::too_deep(&mut emit, &placements.too_deep.borrow());
+    warnings::unused_values(&mut emit, &unused::find(model));
     let mut list = emit.out.list;
     list.sort_by(|a, b| {
         (a.0.start, &a.1.code, &a.1.message).cmp(&(b.0.start, &b.1.code, &b.1.message))

@@ -54,6 +54,9 @@ pub const EXPIRING_KEPT: &str = "W125";
 pub const COUNTER_IN_ARRAY: &str = "W126";
 /// `summary ... per bucket` on children the layout does not bucket: the parent keeps them.
 pub const SUMMARY_NOT_BUCKETED: &str = "W127";
+/// A value type no field of an entity, variant or relationship uses, directly or through other
+/// value types: nothing is stored in its shape.
+pub const UNUSED_VALUE: &str = "W128";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -131,4 +134,5 @@ pub const ALL: &[(&str, &str)] = &[
         SUMMARY_NOT_BUCKETED,
         "summaries `per bucket` of children that are not bucketed",
     ),
+    (UNUSED_VALUE, "a value type no stored field uses"),
 ];

@@ -152,6 +152,47 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
     );
 }
 
+/// W128 at each value type that no stored field uses, directly or through other value types
+/// (`super::unused`): nothing the database holds has its shape.
+pub(crate) fn unused_values(e: &mut Emit<'_, '_>, unused: &[super::unused::UnusedValue<'_>]) {
+    for u in unused {
+        let name = &u.value.name;
+        let users: Vec<String> = u.used_by.iter().map(|v| format!("`{v}`")).collect();
+        let message = match users.as_slice() {
+            [] => format!(
+                "value type `{name}` is declared, but no field uses it: no document stores it and no Rust type is generated for it"
+            ),
+            [one] => format!(
+                "value type `{name}` is used only by {one}, which no field uses either: no document stores it and no Rust type is generated for it"
+            ),
+            [init @ .., last] => format!(
+                "value type `{name}` is used only by {} and {last}, which no field uses either: no document stores it and no Rust type is generated for it",
+                init.join(", ")
+            ),
+        };
+        let example = format!("`{}: {name}`", super::context::snake(name));
+        let help = if users.is_empty() {
+            format!("use it in a field of an entity or relationship, e.g. {example}, or remove it")
+        } else {
+            format!(
+                "use it in a field of an entity or relationship, e.g. {example} (a field of type {} uses it too), or remove it together with {}",
+                users.join(" or "),
+                users.join(" and ")
+            )
+        };
+        e.warn(
+            codes::UNUSED_VALUE,
+            Severity::Warning,
+            RuleId::DocumentShape,
+            u.value.span,
+            message,
+            Some(help),
+            None,
+            None,
+        );
+    }
+}
+
 /// A `@counter` field whose values the layout keeps in the elements of an array (embedded
 /// children, bucketed children, a relationship's own fields beside references): the derive
 /// writes `inc_<f>` and the guarded `dec_<f>` for a field of a document or of a one-to-one
