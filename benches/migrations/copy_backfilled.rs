@@ -210,7 +210,7 @@ pub async fn step_03_turn_books_author_into_id_author(
 
 /// Step 4 of 6, `move: copy authors.name into books.author.name`.
 ///
-/// The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing).
+/// The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing); then each source is read again, and copies still holding a value that changed during the walk get the current one.
 pub async fn step_04_copy_authors_name_into_books_author_name(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {

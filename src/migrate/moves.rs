@@ -272,7 +272,9 @@ async fn walk_batches(
     }
 }
 
-/// The source walked in `_id` order, each source document's value written where it is copied.
+/// The source walked in `_id` order, each source document's value written where it is copied;
+/// then every source read again, and where its value changed since, the copies written from the
+/// value read first are given the new one ([`recheck`]).
 async fn backfill(
     db: &Database,
     b: &Backfill,
@@ -282,56 +284,102 @@ async fn backfill(
     let copies = db.collection::<Document>(&b.collection);
     let mut walk = Walker::open(&sources, &doc! {}, doc! { &b.source_path: 1 }).await?;
     let (mut modified, mut walked) = (0u64, 0u64);
+    let mut read: Vec<(Bson, Bson)> = Vec::new();
     loop {
         let batch = walk.next().await?;
         if batch.is_empty() {
-            return Ok(modified);
+            break;
         }
-        modified += write_copies(&copies, b, &batch).await?;
+        for source in &batch {
+            if let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path)) {
+                modified += write_copy(&copies, b, id, value, None).await?;
+                read.push((id.clone(), value.clone()));
+            }
+        }
         walked += batch.len() as u64;
         on_batch(Tick::Batch { walked });
     }
+    modified += recheck(&sources, &copies, b, &read).await?;
+    Ok(modified)
 }
 
-/// Each source's value written where it is copied and the copy is still absent (one
-/// `updateMany` per source document): a copy already there was written by the new code (an
-/// insert, a replace or the fan-out of a source's change, all of which take the source's value
-/// at the time), and is never overwritten by a value read before it (the online mode).
-async fn write_copies(
+/// The second pass of a backfill. A source changed while the walk ran may have missed copies
+/// the walk had not written yet: its change's fan-out ran in a transaction whose snapshot was
+/// older than the document holding the copy (wrapped into an extended reference by the step
+/// before, say), and the walk then wrote the value it had read before the change. Each source
+/// is read again; where its value differs from the one first read, the copies still holding that
+/// first value are set to the current one. A copy a later change already rewrote holds neither
+/// and is left alone, so this pass never writes a value older than one already there.
+async fn recheck(
+    sources: &Collection<Document>,
     copies: &Collection<Document>,
     b: &Backfill,
-    sources: &[Document],
+    read: &[(Bson, Bson)],
 ) -> Result<u64, Failure> {
     let mut modified = 0;
-    for source in sources {
-        let (Some(id), Some(value)) = (source.get("_id"), value_at(source, &b.source_path)) else {
-            continue;
-        };
-        let mut filters: Vec<Document> = b
-            .array_filters
+    for chunk in read.chunks(BATCH as usize) {
+        let ids: Vec<Bson> = chunk.iter().map(|(id, _)| id.clone()).collect();
+        let now: Vec<Document> = sources
+            .find(doc! { "_id": { "$in": ids } })
+            .projection(doc! { &b.source_path: 1 })
+            .await?
+            .try_collect()
+            .await?;
+        let current: std::collections::HashMap<String, &Bson> = now
             .iter()
-            .map(|path| doc! { path: id.clone() })
+            .filter_map(|d| Some((d.get("_id")?.to_string(), value_at(d, &b.source_path)?)))
             .collect();
-        let mut filter = doc! { &b.match_path: id.clone() };
-        let (copy_key, last_filter) = (absent_key(&b.set_path), b.array_filters.last());
-        match (last_filter, filters.last_mut()) {
-            // In an array: only the elements whose copy is absent.
-            (Some(path), Some(f)) => {
-                f.insert(sibling(path, copy_key), doc! { "$exists": false });
-            }
-            _ => {
-                filter.insert(&b.set_path, doc! { "$exists": false });
+        for (id, first) in chunk {
+            match current.get(&id.to_string()) {
+                Some(value) if *value != first => {
+                    modified += write_copy(copies, b, id, value, Some(first)).await?;
+                }
+                _ => {}
             }
         }
-        let mut update = copies
-            .update_many(filter, doc! { "$set": { &b.set_path: value.clone() } })
-            .bypass_document_validation(true);
-        if !filters.is_empty() {
-            update = update.array_filters(filters);
-        }
-        modified += update.await?.modified_count;
     }
     Ok(modified)
+}
+
+/// Source `id`'s `value` written where it is copied (one `updateMany`): where the copy is still
+/// absent (`replacing: None`), or where it still holds `replacing`. A copy already there was
+/// written by the new code (an insert, a replace or the fan-out of a source's change, all of
+/// which take the source's value at the time), and is never overwritten by a value read before
+/// it (the online mode).
+async fn write_copy(
+    copies: &Collection<Document>,
+    b: &Backfill,
+    id: &Bson,
+    value: &Bson,
+    replacing: Option<&Bson>,
+) -> Result<u64, Failure> {
+    let guard = match replacing {
+        None => doc! { "$exists": false },
+        Some(old) => doc! { "$eq": old.clone() },
+    };
+    let mut filters: Vec<Document> = b
+        .array_filters
+        .iter()
+        .map(|path| doc! { path: id.clone() })
+        .collect();
+    let mut filter = doc! { &b.match_path: id.clone() };
+    let (copy_key, last_filter) = (absent_key(&b.set_path), b.array_filters.last());
+    match (last_filter, filters.last_mut()) {
+        // In an array: only the elements whose copy is absent (or still the value replaced).
+        (Some(path), Some(f)) => {
+            f.insert(sibling(path, copy_key), guard);
+        }
+        _ => {
+            filter.insert(&b.set_path, guard);
+        }
+    }
+    let mut update = copies
+        .update_many(filter, doc! { "$set": { &b.set_path: value.clone() } })
+        .bypass_document_validation(true);
+    if !filters.is_empty() {
+        update = update.array_filters(filters);
+    }
+    Ok(update.await?.modified_count)
 }
 
 /// The last segment of a dotted path (the copy's key beside the id).

@@ -572,7 +572,7 @@ pub(super) fn why(a: &Action) -> &'static str {
         Action::RelaxValidator { .. } => "Documents of both versions are stored while the data moves: the validator accepts either, and does not check old documents on update.",
         Action::Rename { .. } => "The new schema stores the field under another name; only documents still holding the old name are updated, and a value already under the new name (written by the new code) is kept.",
         Action::WrapReference { .. } => "A copy was added beside the reference, which becomes an object holding the id; only references still plain are wrapped.",
-        Action::Backfill { .. } => "The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing).",
+        Action::Backfill { .. } => "The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing); then each source is read again, and copies still holding a value that changed during the walk get the current one.",
         Action::SetVersion { .. } => "The stored shape changed: documents below the new version (or without one) are marked with it, so that the new code knows what it reads.",
         Action::Unset { .. } => "Only the old code read this field; removed once the data has moved.",
         Action::DropIndex { .. } => "Only the old code's queries used it; dropped after the switch (nothing if it is gone).",
