@@ -8,7 +8,7 @@ use squillion_codegen::plan::{CollectionRole, Decision, FieldKind, Plan, PlanFie
 use squillion_grammar::SourceFile;
 
 mod planned;
-use planned::plan;
+use planned::{decision, plan, snake};
 
 /// Parent/child name pairs: regular plurals, `y`/`s`/`x` endings, words that start with a vowel.
 const PAIRS: &[(&str, &str)] = &[
@@ -25,22 +25,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Playlist", "Track"),
     ("Library", "Story"),
 ];
-
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-fn decision<'p>(p: &'p Plan, id: &str) -> &'p Decision {
-    p.relationship(id)
-        .unwrap_or_else(|| panic!("no decision {id}"))
-}
 
 /// Every field of a document tree, depth first.
 fn all_fields(fields: &[PlanField]) -> Vec<&PlanField> {

@@ -9,10 +9,9 @@
 
 use proptest::prelude::*;
 use squillion_codegen::model::Layout;
-use squillion_codegen::plan::{Decision, Plan};
 
 mod planned;
-use planned::plan;
+use planned::{decision, plan, snake};
 
 const PAIRS: &[(&str, &str)] = &[
     ("Hotel", "Room"),
@@ -22,22 +21,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Course", "Lesson"),
     ("Album", "Photo"),
 ];
-
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-fn decision<'p>(p: &'p Plan, id: &str) -> &'p Decision {
-    p.relationship(id)
-        .unwrap_or_else(|| panic!("no decision {id}"))
-}
 
 /// How the parent's one query reads it.
 #[derive(Debug, Clone, Copy)]

@@ -81,10 +81,7 @@ impl<'a> Ctx<'a> {
             if p.tree || p.queue.is_some() || p.versioned.is_some() {
                 standalone.insert(e.name.clone());
             }
-            let own = e
-                .fields
-                .iter()
-                .chain(e.variants.iter().flat_map(|v| v.fields.iter()));
+            let own = e.all_fields();
             if let Some((f, ttl)) = own
                 .filter_map(|f| Some((f, f.facts.expires_after_seconds?)))
                 .next()

@@ -31,11 +31,7 @@ pub(crate) fn find(model: &Model) -> Vec<UnusedValue<'_>> {
     let roots = model
         .entities
         .iter()
-        .flat_map(|e| {
-            e.fields
-                .iter()
-                .chain(e.variants.iter().flat_map(|v| v.fields.iter()))
-        })
+        .flat_map(|e| e.all_fields())
         .chain(model.relations.iter().flat_map(|r| r.fields.iter()));
     let mut used: BTreeSet<&str> = BTreeSet::new();
     let mut pending: Vec<&str> = Vec::new();

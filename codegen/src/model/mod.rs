@@ -181,10 +181,14 @@ pub struct Entity {
 impl Entity {
     /// The common field named `name`, or a field of a variant.
     pub fn field(&self, name: &str) -> Option<&Field> {
+        self.all_fields().find(|f| f.name == name)
+    }
+
+    /// Every field: the common ones, then each variant's, in declaration order.
+    pub fn all_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields
             .iter()
             .chain(self.variants.iter().flat_map(|v| v.fields.iter()))
-            .find(|f| f.name == name)
     }
 }
 

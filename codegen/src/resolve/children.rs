@@ -61,11 +61,7 @@ impl Facts<'_> {
             };
             return Some(ChildField::Id(bson));
         }
-        let all: Vec<&Field> = child
-            .fields
-            .iter()
-            .chain(child.variants.iter().flat_map(|v| v.fields.iter()))
-            .collect();
+        let all: Vec<&Field> = child.all_fields().collect();
         if let Some(f) = all.iter().find(|f| f.name == name.name) {
             return Some(ChildField::Field(f));
         }

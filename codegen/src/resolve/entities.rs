@@ -363,10 +363,7 @@ pub(super) fn pattern_fields(patterns: &EntityPatterns) -> Vec<(String, &'static
 
 fn check_pattern_fields(r: &mut Resolver<'_>, entity: &Entity) {
     let added = pattern_fields(&entity.patterns);
-    let all = entity
-        .fields
-        .iter()
-        .chain(entity.variants.iter().flat_map(|v| v.fields.iter()));
+    let all = entity.all_fields();
     for field in all {
         let clash = added
             .iter()

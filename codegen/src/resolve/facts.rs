@@ -561,11 +561,7 @@ impl Facts<'_> {
 
     /// Whether `segments` name a field of `entity` (through value types); reports it otherwise.
     fn model_path(&self, r: &mut Resolver<'_>, entity: &Entity, segments: &[Ident]) -> bool {
-        let mut fields: Vec<&Field> = entity
-            .fields
-            .iter()
-            .chain(entity.variants.iter().flat_map(|v| v.fields.iter()))
-            .collect();
+        let mut fields: Vec<&Field> = entity.all_fields().collect();
         let mut owner = format!("entity `{}`", entity.name);
         for (i, seg) in segments.iter().enumerate() {
             let Some(field) = fields.iter().copied().find(|f| f.name == seg.name) else {

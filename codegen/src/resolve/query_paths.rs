@@ -466,12 +466,7 @@ fn id_type(entity: &Entity) -> BsonType {
 }
 
 fn fields_of(entity: &Entity) -> Vec<&str> {
-    entity
-        .fields
-        .iter()
-        .chain(entity.variants.iter().flat_map(|v| v.fields.iter()))
-        .map(|f| f.name.as_str())
-        .collect()
+    entity.all_fields().map(|f| f.name.as_str()).collect()
 }
 
 fn unknown_field(seg: &Ident, owner: &str, candidates: Vec<&str>) -> Diagnostic {

@@ -190,9 +190,7 @@ fn check_end_name(
         return;
     };
     let field = entity
-        .fields
-        .iter()
-        .chain(entity.variants.iter().flat_map(|v| v.fields.iter()))
+        .all_fields()
         .find(|f| f.name == name || f.bson_name == name);
     let clash = match field {
         Some(f) => Some((

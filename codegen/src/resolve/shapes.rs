@@ -265,10 +265,7 @@ pub(super) fn check(r: &mut Resolver<'_>, model: &Model) {
     let graph = Graph::new(&model.values);
     let shapes = value_shapes(r, &graph);
     for entity in &model.entities {
-        let fields = entity
-            .fields
-            .iter()
-            .chain(entity.variants.iter().flat_map(|v| v.fields.iter()));
+        let fields = entity.all_fields();
         let owner = format!("entity `{}`", entity.name);
         let total = document(r, &graph, &shapes, fields, &owner);
         if total > MAX_DOCUMENT_FIELDS {

@@ -2,7 +2,7 @@
 //! loads, checks and plans it, and says why when it does not check.
 #![allow(dead_code)]
 
-use squillion_codegen::plan::Plan;
+use squillion_codegen::plan::{Decision, Plan};
 use squillion_grammar::SourceFile;
 
 /// The Plan of `src`, which must check (the panic shows its diagnostics and the text).
@@ -15,4 +15,22 @@ pub fn plan(src: &str) -> Plan {
             source.render(&diags, false)
         ),
     }
+}
+
+/// `snake_case` of a `PascalCase` name (`LogMessage` -> `log_message`).
+pub fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The decision about relationship `id`, which must exist.
+pub fn decision<'p>(p: &'p Plan, id: &str) -> &'p Decision {
+    p.relationship(id)
+        .unwrap_or_else(|| panic!("no decision {id}"))
 }
