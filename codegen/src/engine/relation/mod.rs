@@ -5,6 +5,7 @@
 //! reason, all as data (`super::basis`); `crate::prose::decision` words them. Where each side is
 //! stored is decided later (`placement`). One module per relation kind.
 
+mod by_cost;
 mod many_to_many;
 mod one_to_many;
 
@@ -14,6 +15,7 @@ use crate::plan::RuleId;
 use super::basis::{Against, Alone, Broken, Fact, Oversized, Reason, Through};
 use super::context::Ctx;
 use super::cost;
+use by_cost::{accepted_by_rules, choose_by_cost, holds_ids, refit};
 
 /// An alternative the engine considered and why it lost.
 #[derive(Debug, Clone)]
@@ -133,135 +135,6 @@ pub(crate) fn pin(ctx: &Ctx<'_>, rel: &Relation, choice: &mut Choice, alt: cost:
         let r = rel.right.cardinality.max(ctx.settings).unwrap_or(u64::MAX);
         choice.parent = if l <= r { Side::Left } else { Side::Right };
     }
-}
-
-/// Replaces the engine's choice, which does not fit in a document (`x`), by the cheapest
-/// alternative the rules accept that fits; without one, by the layout that moves the children
-/// into documents of their own (a reference on each child, or a link collection); without that,
-/// by the cheapest that fits. When nothing fits the choice stands, and the size warning says so.
-fn refit(
-    choice: &mut Choice,
-    rel: &Relation,
-    costed: &[(cost::Alternative, bool, cost::Estimate)],
-    ineligible: &[Ineligible],
-    x: &Ineligible,
-) {
-    // `costed` marks the alternatives the rules accept and that fit.
-    let fits = |a: &cost::Alternative| !ineligible.iter().any(|i| i.alt == *a);
-    let cheapest = |accepted_only: bool| {
-        costed
-            .iter()
-            .filter(|(a, ok, _)| fits(a) && (*ok || !accepted_only))
-            .min_by(|a, b| a.2.micros().total_cmp(&b.2.micros()))
-            .map(|(a, _, _)| *a)
-    };
-    let own = match rel.kind {
-        RelationKind::ManyToMany => Layout::LinkCollection,
-        _ => Layout::ChildRef,
-    };
-    let Some(best) = cheapest(true)
-        .or_else(|| {
-            costed
-                .iter()
-                .find(|(a, _, _)| a.layout == own && fits(a))
-                .map(|(a, _, _)| *a)
-        })
-        .or_else(|| cheapest(false))
-    else {
-        return;
-    };
-    let engine = choice.strategy;
-    choice.rejected.retain(|r| r.strategy != Some(best.layout));
-    choice.reason = Reason::TooLarge {
-        layout: best.layout,
-        engine,
-        document: x.document.clone(),
-        base: Box::new(choice.reason.clone()),
-    };
-    let mut rules = forced_rules(best.layout);
-    rules.push(RuleId::DocumentSize);
-    choice.rules = rules;
-    choice.strategy = best.layout;
-    choice.bucket_size = best.bucket_size;
-    choice.outlier_cap = None;
-}
-
-/// Whether the engine's choice keeps the children's ids in the parent.
-fn holds_ids(alt: cost::Alternative) -> bool {
-    matches!(
-        alt.layout,
-        Layout::ParentRefs | Layout::OneWay | Layout::TwoWay
-    )
-}
-
-/// Whether the rules leave `layout` open: the engine rejected it only for a preference the
-/// workload can outweigh (a bucket against a document per child, embedding against a second
-/// read), never for a bound, growth, a read on its own or a navigation the layout cannot serve.
-/// A reference on each child against an id array in the parent is open only where the parent's
-/// own queries list parents, which carry the array unread (`Workload::parent_reads`): the rules
-/// prefer the array otherwise, and the cost model's near-ties do not overturn seed 004.
-fn accepted_by_rules(choice: &Choice, layout: Layout, w: &cost::Workload) -> bool {
-    choice.rejected.iter().any(|r| {
-        r.strategy == Some(layout)
-            && match r.against {
-                Against::DocumentPerChild { .. }
-                | Against::ChildCollection { .. }
-                | Against::ReferencesBuyNothing { .. }
-                | Against::UsualFewInline { .. }
-                | Against::SecondRead { .. } => true,
-                Against::ArrayServesParent { .. } => w.parent_reads > 0.0,
-                _ => false,
-            }
-    })
-}
-
-/// Among the alternatives the rules accept, the cheapest under the workload wins; the engine's
-/// own choice keeps a tie. A different winner becomes the choice, the engine's a rejection.
-fn choose_by_cost(choice: &mut Choice, costed: &[(cost::Alternative, bool, cost::Estimate)]) {
-    let Some((engine, _, engine_cost)) = costed.first().copied() else {
-        return;
-    };
-    let best =
-        costed
-            .iter()
-            .filter(|(_, ok, _)| *ok)
-            .fold((engine, engine_cost), |best, (a, _, e)| {
-                if e.micros() < best.1.micros() {
-                    (*a, *e)
-                } else {
-                    best
-                }
-            });
-    if best.0 == engine || engine_cost.micros() <= 0.0 {
-        return;
-    }
-    let layout = best.0.layout;
-    let percent = (best.1.micros() / engine_cost.micros() * 100.0).round() as u64;
-    let back = (engine_cost.micros() / best.1.micros() * 100.0).round() as u64;
-    choice.rejected.retain(|r| r.strategy != Some(layout));
-    choice.rejected.insert(
-        0,
-        Rejection {
-            strategy: Some(engine.layout),
-            rules: vec![RuleId::Rule6],
-            against: Against::Costlier {
-                chosen: layout,
-                percent: back,
-            },
-        },
-    );
-    choice.reason = Reason::Cheaper {
-        layout,
-        engine: engine.layout,
-        percent,
-        base: Box::new(choice.reason.clone()),
-    };
-    let mut rules = forced_rules(layout);
-    rules.push(RuleId::Rule6);
-    choice.rules = rules;
-    choice.strategy = layout;
-    choice.bucket_size = best.0.bucket_size;
-    choice.outlier_cap = None;
 }
 
 pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
