@@ -326,6 +326,21 @@ async fn the_generated_module_migrates_as_the_cli_does() {
             "{}: the .js is the --print mongosh script",
             k.module
         );
+        // No mongosh here to run the script; node at least parses it (scripts/test.sh installs
+        // node for the TextMate test).
+        let checked = std::process::Command::new("node")
+            .arg("--check")
+            .arg(out.join(format!("{}.js", k.module)))
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("node, which scripts/ensure-node-packages.sh installs: {e}")
+            });
+        assert!(
+            checked.status.success(),
+            "{}: the mongosh script does not parse:\n{}",
+            k.module,
+            String::from_utf8_lossy(&checked.stderr)
+        );
         modules.push((k.module, code));
         files.push((old, new));
     }

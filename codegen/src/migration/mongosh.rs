@@ -257,48 +257,58 @@ fn body(s: &mut String, a: &Action) {
             source_path,
             fan_out,
         } => {
-            // Only copies still absent: one the new code wrote is never overwritten.
+            // Only copies still absent: one the new code wrote is never overwritten. Then each
+            // source read again: copies still holding a value that changed meanwhile get the
+            // current one (the Rust backfill's second pass).
             let key = fan_out
                 .set_path
                 .rsplit_once('.')
                 .map_or(fan_out.set_path.as_str(), |(_, k)| k);
             let last = fan_out.array_filters.len().checked_sub(1);
-            let filters: Vec<String> = fan_out
-                .array_filters
-                .iter()
-                .enumerate()
-                .map(|(i, path)| {
-                    let id = Value::String(path.clone());
-                    match path.rsplit_once('.') {
-                        Some((parent, _)) if Some(i) == last => format!(
-                            "{{ {id}: d._id, {}: {{ $exists: false }} }}",
-                            Value::String(format!("{parent}.{key}"))
-                        ),
-                        _ => format!("{{ {id}: d._id }}"),
-                    }
-                })
-                .collect();
-            let absent = if last.is_none() {
-                format!(", {}: {{ $exists: false }}", Value::String(fan_out.set_path.clone()))
-            } else {
-                String::new()
-            };
-            let options = if filters.is_empty() {
-                "{ bypassDocumentValidation: true }".to_owned()
-            } else {
+            // The `updateMany` of `value` for source `id` where the copy passes `guard`.
+            let update = |id: &str, value: &str, guard: &str| {
+                let filters: Vec<String> = fan_out
+                    .array_filters
+                    .iter()
+                    .enumerate()
+                    .map(|(i, path)| {
+                        let p = Value::String(path.clone());
+                        match path.rsplit_once('.') {
+                            Some((parent, _)) if Some(i) == last => format!(
+                                "{{ {p}: {id}, {}: {guard} }}",
+                                Value::String(format!("{parent}.{key}"))
+                            ),
+                            _ => format!("{{ {p}: {id} }}"),
+                        }
+                    })
+                    .collect();
+                let copy = if last.is_none() {
+                    format!(", {}: {guard}", Value::String(fan_out.set_path.clone()))
+                } else {
+                    String::new()
+                };
+                let options = if filters.is_empty() {
+                    "{ bypassDocumentValidation: true }".to_owned()
+                } else {
+                    format!(
+                        "{{ arrayFilters: [{}], bypassDocumentValidation: true }}",
+                        filters.join(", ")
+                    )
+                };
                 format!(
-                    "{{ arrayFilters: [{}], bypassDocumentValidation: true }}",
-                    filters.join(", ")
+                    "{dst}.updateMany({{ {mp}: {id}{copy} }}, {{ $set: {{ {set}: {value} }} }}, {options});",
+                    dst = coll(&fan_out.collection),
+                    mp = Value::String(fan_out.match_path.clone()),
+                    set = Value::String(fan_out.set_path.clone()),
                 )
             };
             writeln!(
                 s,
-                "  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {dst}.updateMany({{ {mp}: d._id{absent} }}, {{ $set: {{ {set}: valueAt(d, {sp}) }} }}, {options});\n    }}\n    last = batch[batch.length - 1]._id;\n  }}",
+                "  const read = [];\n  let last = null;\n  for (;;) {{\n    const batch = {src}.find(last === null ? {{}} : {{ _id: {{ $gt: last }} }}, {{ {sp}: 1 }}).sort({{ _id: 1 }}).limit({BATCH}).toArray();\n    if (batch.length === 0) break;\n    for (const d of batch) {{\n      {first}\n      read.push({{ id: d._id, value: valueAt(d, {sp}) }});\n    }}\n    last = batch[batch.length - 1]._id;\n  }}\n  for (let i = 0; i < read.length; i += {BATCH}) {{\n    const chunk = read.slice(i, i + {BATCH});\n    const now = new Map({src}.find({{ _id: {{ $in: chunk.map((r) => r.id) }} }}, {{ {sp}: 1 }}).toArray().map((d) => [String(d._id), valueAt(d, {sp})]));\n    for (const r of chunk) {{\n      const v = now.get(String(r.id));\n      if (v === undefined || JSON.stringify(v) === JSON.stringify(r.value)) continue;\n      {again}\n    }}\n  }}",
                 src = coll(source_collection),
                 sp = Value::String(source_path.clone()),
-                dst = coll(&fan_out.collection),
-                mp = Value::String(fan_out.match_path.clone()),
-                set = Value::String(fan_out.set_path.clone()),
+                first = update("d._id", &format!("valueAt(d, {})", Value::String(source_path.clone())), "{ $exists: false }"),
+                again = update("r.id", "v", "{ $eq: r.value }"),
             )
         }
     };
