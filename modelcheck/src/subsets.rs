@@ -52,6 +52,7 @@ pub struct Refilled<'a> {
 /// Every relationship whose subset or top-N list the Plan says is refilled from the children.
 pub fn all(plan: &Plan) -> Vec<Refilled<'_>> {
     let mut out = Vec::new();
+    let by_name = squillion_codegen::plan::CollectionsByName::new(&plan.collections);
     for d in &plan.relationships {
         let mut lists = Vec::new();
         let mut source = None;
@@ -104,12 +105,7 @@ pub fn all(plan: &Plan) -> Vec<Refilled<'_>> {
                         .collection(&x.collection)
                         .is_some_and(|c| crate::checks::summarised_array(plan, c, &d.id).is_none())
             });
-            if let (Some(x), Some(ch)) = (
-                kept,
-                d.children_in(&squillion_codegen::plan::CollectionsByName::new(
-                    &plan.collections,
-                )),
-            ) {
+            if let (Some(x), Some(ch)) = (kept, d.children_in(&by_name)) {
                 source = Some(ch);
                 collection = Some(x.collection.as_str());
             }
