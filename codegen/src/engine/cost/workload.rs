@@ -60,9 +60,8 @@ pub(crate) struct Workload {
     pub kept: Kept,
     /// Parent documents listed by the parent's own declared queries (with a `limit` above one;
     /// not reading through this relationship; returning the whole document or the relationship's
-    /// end):
-    /// each carries whatever the layout keeps of the children in the parent (their ids, or the
-    /// children themselves). Zero where no such query declares a rate.
+    /// end): each carries the children's ids where the layout keeps them in the parent. Zero
+    /// where no such query declares a rate.
     pub parent_reads: f64,
 }
 
