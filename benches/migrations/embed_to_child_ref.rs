@@ -112,7 +112,7 @@ pub async fn step_02_create_index_books_author_1_id_1(
 
 /// Step 3 of 6, `expand: relax the validator of authors to old or new (moderate)`.
 ///
-/// Documents of both versions are stored while the data moves: the validator accepts either, and does not check old documents on update.
+/// Documents of both versions are stored while the data moves: the validator accepts either (the new shape also before its copies and computed values are filled), and does not check old documents on update.
 pub async fn step_03_relax_the_validator_of_authors_to_old_or_new(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {

@@ -8,16 +8,37 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::plan::{Collection, ContainerKind, PlanField};
+use crate::plan::{Collection, ContainerKind, FieldKind, PlanField};
 
 /// The validator document: `{"$jsonSchema": {...}}`.
 pub fn validator(collection: &Collection) -> Value {
     json!({ "$jsonSchema": document_schema(collection) })
 }
 
+/// The validator of the new shape while a migration moves documents into it: the same, but the
+/// values the migration fills after a document takes the new shape (copies, values computed from
+/// children) are not required yet. A document the online mode's writes gave the new shape in
+/// place, before the backfill reached it, is then a valid document.
+pub fn filling_validator(collection: &Collection) -> Value {
+    json!({ "$jsonSchema": schema(collection, Required::Filled) })
+}
+
+/// Which fields a schema requires.
+#[derive(Clone, Copy, PartialEq)]
+enum Required {
+    /// Every field that is not optional.
+    All,
+    /// Those, less copies and computed values (filled by a migration after the shape changes).
+    Filled,
+}
+
 /// The `$jsonSchema` of one collection's documents.
 pub fn document_schema(collection: &Collection) -> Value {
-    let mut schema = object_schema(&collection.fields);
+    schema(collection, Required::All)
+}
+
+fn schema(collection: &Collection, required: Required) -> Value {
+    let mut schema = object_schema(&collection.fields, required);
     if let (Some(v), Some(obj)) = (&collection.variants, schema.as_object_mut()) {
         if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
             props.insert(
@@ -35,12 +56,13 @@ pub fn document_schema(collection: &Collection) -> Value {
     schema
 }
 
-fn object_schema(fields: &[PlanField]) -> Value {
+fn object_schema(fields: &[PlanField], which: Required) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for f in fields {
-        properties.insert(f.name.clone(), field_schema(f));
-        if !f.optional && f.variant.is_none() {
+        properties.insert(f.name.clone(), field_schema(f, which));
+        let filled_later = matches!(f.kind, FieldKind::Denormalized | FieldKind::Computed);
+        if !f.optional && f.variant.is_none() && !(which == Required::Filled && filled_later) {
             required.push(Value::String(f.name.clone()));
         }
     }
@@ -72,11 +94,11 @@ fn geo_point_schema() -> Value {
     })
 }
 
-fn field_schema(f: &PlanField) -> Value {
+fn field_schema(f: &PlanField, which: Required) -> Value {
     let mut value = if f.is_geo_point() {
         geo_point_schema()
     } else if f.bson_type == "object" && !f.recursive {
-        object_schema(&f.children)
+        object_schema(&f.children, which)
     } else if f.bson_type == "object" {
         json!({ "bsonType": "object" })
     } else if !f.enum_values.is_empty() {

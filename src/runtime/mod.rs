@@ -18,6 +18,7 @@ pub mod kept;
 pub mod links;
 pub mod maps;
 pub mod online;
+pub mod online_reads;
 pub mod outlier;
 pub mod paging;
 pub mod query;

@@ -37,11 +37,28 @@ const KINDS: [(&str, &str, &str); 3] = [
     ),
 ];
 
+/// The declared queries read online: a stored field renamed (`pages` as `page_count`) and a plain
+/// reference wrapped into an extended one with a copy, in one change; queries filter and sort on
+/// both, one projects.
+const QUERIES: (&str, &str, &str) = (
+    "queries",
+    "entity Author { name: string }\nentity Book @schema_version(1) { title: string  pages: int32 }\n\
+     relation Author.books: many(100000) <-> Book.author: one {\n  standalone Book\n}\n",
+    "entity Author { name: string }\n\
+     entity Book @schema_version(2) { title: string  pages: int32 @stored(\"page_count\") }\n\
+     relation Author.books: many(100000) <-> Book.author: one {\n  standalone Book\n  \
+     show Author.name on Book ratio 1000:1\n}\n\
+     query long_books on Book {\n  where pages >= ?\n  sort pages desc, title\n}\n\
+     query books_of_author on Book {\n  where author == ?\n  sort title\n}\n\
+     query longest_of_author on Book {\n  where author == ? and pages >= ?\n  sort pages desc\n  limit 5\n}\n\
+     query page_counts on Book {\n  where pages between ?\n  sort title\n  returns title, pages\n}\n",
+);
+
 /// The three modules of every kind (old code, new code reading the old version, migration),
 /// written by the CLI into the throwaway crate's `src`.
 async fn generate_modules(src: &Path, dir: &Path) {
     std::fs::create_dir_all(src).unwrap();
-    for (kind, old, new) in KINDS {
+    for (kind, old, new) in KINDS.into_iter().chain([QUERIES]) {
         let old = write(dir, &format!("{kind}_old.sqn"), old);
         let new = write(dir, &format!("{kind}_new.sqn"), new);
         let out = dir.join(kind);
@@ -81,11 +98,51 @@ async fn generate_modules(src: &Path, dir: &Path) {
     }
 }
 
+/// The writers' program, built once for the tests of this file (they run side by side).
+async fn program() -> PathBuf {
+    static BUILT: tokio::sync::Mutex<Option<PathBuf>> = tokio::sync::Mutex::const_new(None);
+    let mut built = BUILT.lock().await;
+    if let Some(bin) = built.as_ref() {
+        return bin.clone();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The target directory the tests were built in: the program's dependencies are there.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let bin = writers_program(&target, dir.path()).await;
+    *built = Some(bin.clone());
+    bin
+}
+
+/// Runs the program on `kind` against a fresh database: its stdout, after asserting it succeeded.
+async fn run_program(kind: &'static str) -> (TestDb, String) {
+    let bin = program().await;
+    let t = TestDb::new(&format!("online_{kind}")).await;
+    let (uri, db) = (uri(), t.db.name().to_owned());
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(bin).args([kind, &uri, &db]).output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{kind}: the program failed:\n{stderr}\n{stdout}"
+    );
+    eprintln!("{kind} ({:?}):\n{stdout}", started.elapsed());
+    (t, stdout)
+}
+
 /// The throwaway crate `migrate-online` in `target`: the writers' program and the modules.
 async fn writers_program(target: &Path, dir: &Path) -> PathBuf {
     let crate_dir = target.join("migrate-online");
     generate_modules(&crate_dir.join("src"), dir).await;
-    let main = std::fs::read_to_string(root().join("cli/tests/database/online/main.rs")).unwrap();
+    let read = |name: &str| {
+        std::fs::read_to_string(root().join("cli/tests/database/online").join(name)).unwrap()
+    };
     let manifest = format!(
         "[package]\nname = \"migrate-online\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\nsquillion = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"full\"] }}\n\n\
@@ -94,7 +151,11 @@ async fn writers_program(target: &Path, dir: &Path) -> PathBuf {
         root().canonicalize().unwrap()
     );
     for (path, text) in [
-        (crate_dir.join("src/main.rs"), main),
+        (crate_dir.join("src/main.rs"), read("main.rs")),
+        (
+            crate_dir.join("src/query_checks.rs"),
+            read("query_checks.rs"),
+        ),
         (crate_dir.join("Cargo.toml"), manifest),
     ] {
         if std::fs::read_to_string(&path).ok() != Some(text.clone()) {
@@ -119,28 +180,8 @@ fn reported(stdout: &str, name: &str) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn writers_through_the_new_code_lose_nothing_while_the_migration_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    // The target directory the tests were built in: the program's dependencies are there.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"));
-    let bin = writers_program(&target, dir.path()).await;
     for (kind, _, _) in KINDS {
-        let t = TestDb::new(&format!("online_{kind}")).await;
-        let (bin, uri, db) = (bin.clone(), uri(), t.db.name().to_owned());
-        let started = Instant::now();
-        let out = tokio::task::spawn_blocking(move || {
-            Command::new(bin).args([kind, &uri, &db]).output().unwrap()
-        })
-        .await
-        .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(
-            out.status.success(),
-            "{kind}: the writers or the check failed:\n{stderr}\n{stdout}"
-        );
-        eprintln!("{kind} ({:?}):\n{stdout}", started.elapsed());
+        let (t, stdout) = run_program(kind).await;
         let writes = reported(&stdout, "writes before/during/after");
         assert!(
             writes.len() == 3 && writes.iter().all(|&n| n > 0),
@@ -184,6 +225,21 @@ async fn writers_through_the_new_code_lose_nothing_while_the_migration_runs() {
             }
         }
     }
+}
+
+/// The declared queries of the new code (`find_<query>`, `_page`, `_stream`, `count_`) on a
+/// collection holding documents of both versions, some of the old ones given the new shape by a
+/// write through the new code but not yet their copies: every query, with random arguments,
+/// returns what a reference model of the logical data returns, in the same order, before the
+/// migration runs and after it (the program checks and says how many reads it compared).
+#[tokio::test(flavor = "multi_thread")]
+async fn declared_queries_read_documents_of_both_versions() {
+    let (_t, stdout) = run_program(QUERIES.0).await;
+    let checked = reported(&stdout, "queries checked before/after");
+    assert!(
+        checked.len() == 2 && checked.iter().all(|&n| n >= 100),
+        "queries checked: {checked:?}\n{stdout}"
+    );
 }
 
 /// A layout move, a summary computed from children and a renamed subdocument cannot be read

@@ -209,11 +209,14 @@ pub fn plan(old: &Plan, new: &Plan, diff: &PlanDiff) -> Result<Migration, Vec<Un
             crate::validator::validator(o),
             crate::validator::validator(n),
         );
+        // The new branch accepts a document in the new shape whose copies and computed values
+        // are not filled yet: what the online mode's writes leave before the backfill.
+        let filling = crate::validator::filling_validator(n);
         steps.push(Step {
             phase: Phase::Expand,
             action: Action::RelaxValidator {
                 collection: v.new_collection.clone(),
-                validator: json!({ "$or": [before, after.clone()] }),
+                validator: json!({ "$or": [before, filling] }),
             },
         });
         steps.push(Step {

@@ -569,7 +569,7 @@ pub(super) fn why(a: &Action) -> &'static str {
         Action::Check { .. } => "Reads only: the stored data must fit the new layout before anything is written, so a migration the data does not fit stops here with nothing changed.",
         Action::CreateCollection { .. } => "The new layout stores documents here; created before any data moves, while the old code still runs (nothing if it exists).",
         Action::CreateIndex { .. } => "The new code's queries need it; created before the switch so that they never scan (the server does nothing if it exists).",
-        Action::RelaxValidator { .. } => "Documents of both versions are stored while the data moves: the validator accepts either, and does not check old documents on update.",
+        Action::RelaxValidator { .. } => "Documents of both versions are stored while the data moves: the validator accepts either (the new shape also before its copies and computed values are filled), and does not check old documents on update.",
         Action::Rename { .. } => "The new schema stores the field under another name; only documents still holding the old name are updated, and a value already under the new name (written by the new code) is kept.",
         Action::WrapReference { .. } => "A copy was added beside the reference, which becomes an object holding the id; only references still plain are wrapped.",
         Action::Backfill { .. } => "The new layout keeps a copy of the source's value; each source is read in `_id` order and its value set where it is copied (only where the copy is still absent: a copy the new code wrote is newer, and a replay changes nothing); then each source is read again, and copies still holding a value that changed during the walk get the current one.",

@@ -385,6 +385,9 @@ impl<'a> Generator<'a> {
                     elements: &elements,
                     projections: &names,
                     enums: &enums,
+                    online: self
+                        .online
+                        .is_some_and(|o| o.collections.contains_key(&c.name)),
                 },
             ));
             out

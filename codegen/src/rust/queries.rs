@@ -32,6 +32,9 @@ pub(super) struct Types<'a> {
     /// The generated enum of each compared enumeration field (`one_of`), by stored path: its
     /// parameters take the enum, not a string.
     pub(super) enums: &'a BTreeMap<String, Ident>,
+    /// Whether the collection's documents may be stored at an older version the repository
+    /// upgrades (the online mode): its queries then read through `__private::online_reads`.
+    pub(super) online: bool,
 }
 
 /// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
@@ -49,6 +52,7 @@ pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident, types: &Types<'
                 returned,
                 projected.map(|(_, p)| p),
                 types.enums,
+                types.online,
             ))
         })
         .collect();
@@ -91,6 +95,7 @@ fn method(
     doc_ty: &Ident,
     projected: Option<&Ident>,
     enums: &BTreeMap<String, Ident>,
+    online: bool,
 ) -> TokenStream {
     let name = field_ident(&q.name);
     let ty = projected.unwrap_or(doc_ty);
@@ -305,12 +310,29 @@ fn method(
     for (path, matched) in &attributes {
         lines.push(attribute_words(path, matched.len()));
     }
+    let online = online && q.children.as_ref().and_then(|c| c.array.as_ref()).is_none();
     if projected.is_some() {
         let fields: Vec<String> = q.returns.iter().map(|f| format!("`{f}`")).collect();
-        lines.push(format!(
-            "Reads only {} and `_id` (a projection: the rest of each document stays on the server).",
-            fields.join(", ")
-        ));
+        lines.push(if online {
+            format!(
+                "Returns only {} and `_id` (while documents of the old version may be stored, \
+                 whole documents are read, upgraded, then projected).",
+                fields.join(", ")
+            )
+        } else {
+            format!(
+                "Reads only {} and `_id` (a projection: the rest of each document stays on the server).",
+                fields.join(", ")
+            )
+        });
+    }
+    if online {
+        lines.push(
+            "Online mode: documents stored at the old version are found by their old field names \
+             and plain references too, and are returned upgraded, their copies taken from their \
+             sources (`squillion::__private::online_reads`)."
+                .to_owned(),
+        );
     }
     if ignore_case {
         lines.push(
@@ -350,7 +372,11 @@ fn method(
             let parent = parent.iter();
             (
                 quote!(::squillion::bson::doc! { #(#parent,)* #(#clauses),* }),
-                quote!(::squillion::__private::query::run(#borrowed, filter, #sort, #limit, #collation, #projection).await),
+                if online {
+                    quote!(::squillion::__private::online_reads::run(self.core(), filter, #sort, #limit, #collation).await)
+                } else {
+                    quote!(::squillion::__private::query::run(#borrowed, filter, #sort, #limit, #collation, #projection).await)
+                },
             )
         }
     };
@@ -361,9 +387,14 @@ fn method(
         },
         (parent, _) => {
             let parent = parent.iter();
+            let count = if online {
+                quote!(::squillion::__private::online_reads::count(self.core(), filter, #collation).await)
+            } else {
+                quote!(::squillion::__private::query::count(self.collection(), filter, #collation).await)
+            };
             quote! {
                 let filter = ::squillion::bson::doc! { #(#parent,)* #(#count_clauses),* };
-                ::squillion::__private::query::count(self.collection(), filter, #collation).await
+                #count
             }
         }
     };
@@ -415,6 +446,11 @@ fn method(
                 ],
             );
             let (after, per_page) = (field_ident(&after), field_ident(&per_page));
+            let read = if online {
+                quote!(::squillion::__private::online_reads::page(self.core(), filter, #sort, #collation, #after, #per_page).await)
+            } else {
+                quote!(::squillion::__private::paging::page(#borrowed, filter, #sort, #collation, #after, #per_page, #projection).await)
+            };
             out.push(quote! {
                 #doc
                 pub async fn #method(
@@ -424,7 +460,7 @@ fn method(
                     #per_page: u32,
                 ) -> ::squillion::Result<::squillion::CursorPage<#ty>> {
                     let filter = #filter;
-                    ::squillion::__private::paging::page(#borrowed, filter, #sort, #collation, #after, #per_page, #projection).await
+                    #read
                 }
             });
         } else {
@@ -436,6 +472,11 @@ fn method(
                     q.name
                 )],
             );
+            let read = if online {
+                quote!(::squillion::__private::online_reads::stream(self.core().clone(), filter, #sort, #limit, #collation))
+            } else {
+                quote!(::squillion::__private::paging::stream(#collection, filter, #sort, #limit, #collation, #projection))
+            };
             out.push(quote! {
                 #doc
                 pub fn #method(
@@ -443,7 +484,7 @@ fn method(
                     #(#args),*
                 ) -> impl ::squillion::__private::futures::Stream<Item = ::squillion::Result<#ty>> + ::std::marker::Send + 'static {
                     let filter = #filter;
-                    ::squillion::__private::paging::stream(#collection, filter, #sort, #limit, #collation, #projection)
+                    #read
                 }
             });
         }

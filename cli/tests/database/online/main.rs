@@ -5,6 +5,7 @@
 //! once they have written, lets them write through it and after it, runs the migration again,
 //! and checks every document read through the new code against the writers' models. It prints
 //! `writes before/during/after: B D A` and `documents: N`, or the first difference and exits 1.
+//! `migrate-online queries URI DB` checks the declared queries instead ([`query_checks`]).
 
 #![deny(warnings)]
 
@@ -26,6 +27,13 @@ mod rename_migrate;
 mod rename_new;
 #[allow(dead_code)]
 mod rename_old;
+#[allow(dead_code)]
+mod queries_migrate;
+#[allow(dead_code)]
+mod queries_new;
+#[allow(dead_code)]
+mod queries_old;
+mod query_checks;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -586,6 +594,7 @@ async fn main() {
         "rename" => rename(&db).await,
         "copy" => copy(&db).await,
         "fields" => fields(&db).await,
+        "queries" => query_checks::queries(&db).await,
         other => Err(format!("no kind {other}")),
     };
     match outcome {
