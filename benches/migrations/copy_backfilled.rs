@@ -362,3 +362,23 @@ pub async fn migrate(
     step_06_set_the_new_validator_of_books_strict(&mut run).await?;
     Ok(run.finish())
 }
+
+/// Runs only the expand phase of [`migrate`] (2 of its 6 steps): the checks, the
+/// collections and indexes the new code needs, and the validators relaxed to accept both versions;
+/// no document is changed. Deploy the new code after it (generated with `--from`, it reads both
+/// versions: the online mode), then call [`migrate`], which skips the steps recorded here. An
+/// application that migrates in one go never calls it, hence `allow(dead_code)`.
+#[allow(dead_code)]
+pub async fn expand(
+    db: &::squillion::mongodb::Database,
+    progress: &mut dyn FnMut(&::squillion::migrate::Progress<'_>),
+) -> ::core::result::Result<
+    ::squillion::migrate::Summary,
+    ::squillion::migrate::MigrationError,
+> {
+    let mut run = ::squillion::migrate::Run::open(db, &MIGRATION, false, progress)
+        .await?;
+    step_01_create_index_books_author_id_1_id_1(&mut run).await?;
+    step_02_relax_the_validator_of_books_to_old_or_new(&mut run).await?;
+    Ok(run.finish())
+}

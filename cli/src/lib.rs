@@ -11,7 +11,7 @@
 //! - `squillion generate FILE -o DIR [--scripts]`: Rust code (and mongosh scripts).
 //! - `squillion indexes FILE --uri URI [--apply] [--prune]`: index and validator drift.
 //! - `squillion audit FILE --uri URI [--sample N]`: where the data contradicts the design.
-//! - `squillion migrate OLD NEW --uri URI [--dry-run] [--print mongosh]`: apply the supported
+//! - `squillion migrate OLD NEW --uri URI [--until PHASE] [--dry-run] [--print mongosh]`: apply the supported
 //!   steps from one version of a schema to the next (expand, move, contract); `-o DIR` writes
 //!   them as a Rust module (running them through `squillion::migrate`) and a mongosh script.
 //! - `squillion lsp`: the language server, for editors.

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use mongodb::Database;
 use squillion::migrate::{MigrationError, Progress, Run, CHECKPOINTS};
-use squillion_codegen::migration::{self, Migration};
+use squillion_codegen::migration::{self, Migration, Phase};
 
 use crate::database::{describe, with_database, Connection};
 use crate::diff::{plan_at, plan_of_file};
@@ -27,6 +27,28 @@ use crate::Exit;
 pub enum PrintFormat {
     /// The steps as a mongosh script (`mongosh URI script.js`).
     Mongosh,
+}
+
+/// The last phase `--until` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Until {
+    /// The checks, the new collections and indexes, the validators relaxed to accept both
+    /// versions: what the new code needs before it is deployed. No document is changed.
+    Expand,
+    /// Expand, then the data moves; the old indexes and the relaxed validators stay.
+    Move,
+    /// Every step (the default).
+    Contract,
+}
+
+impl Until {
+    fn phase(self) -> Phase {
+        match self {
+            Until::Expand => Phase::Expand,
+            Until::Move => Phase::Move,
+            Until::Contract => Phase::Contract,
+        }
+    }
 }
 
 /// Arguments of `squillion migrate`.
@@ -53,6 +75,12 @@ pub struct MigrateArgs {
     /// List the steps (and which are already done) without writing anything.
     #[arg(long, conflicts_with = "out")]
     pub dry_run: bool,
+    /// Run the steps up to the end of this phase only; a later run without it goes on from there
+    /// (the checkpoint records each step done). `--until expand` prepares the database for the
+    /// new code (indexes, relaxed validators) without changing a document: deploy the new code
+    /// (`generate --from OLD`), then migrate the data.
+    #[arg(long, value_enum, value_name = "PHASE", conflicts_with_all = ["print", "out"])]
+    pub until: Option<Until>,
     /// Write the steps to stdout in this form instead of applying them.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "out")]
     pub print: Option<PrintFormat>,
@@ -124,7 +152,8 @@ pub fn run(args: &MigrateArgs) -> Exit {
         uri,
         db: args.db.clone(),
     };
-    with_database(&connection, |db| apply(db, m, args.dry_run))
+    let until = args.until.unwrap_or(Until::Contract);
+    with_database(&connection, |db| apply(db, m, args.dry_run, until))
 }
 
 /// Every step of `m` as the runtime runs it: its name and its `squillion::migrate::Op` (what
@@ -136,7 +165,7 @@ pub fn operations(m: &Migration) -> Result<Vec<(String, squillion::migrate::Op)>
 
 /// Runs every step not yet recorded in the checkpoint, recording each one when it is done:
 /// the runtime's executor (`squillion::migrate`), the one the generated module calls.
-async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
+async fn apply(db: Database, m: Migration, dry_run: bool, until: Until) -> Exit {
     let steps = match ops::steps(&m) {
         Ok(s) => s,
         Err(why) => {
@@ -178,7 +207,13 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
             m.id
         ));
     }
-    for (name, op) in steps {
+    let last = until.phase();
+    let mut left = 0;
+    for ((name, op), step) in steps.into_iter().zip(&m.steps) {
+        if step.phase > last {
+            left += 1;
+            continue;
+        }
         if let Err(e) = run.step(&name, op).await {
             return failed(&e);
         }
@@ -186,6 +221,22 @@ async fn apply(db: Database, m: Migration, dry_run: bool) -> Exit {
     drop(run);
     if let Some(exit) = closed {
         return exit;
+    }
+    if left > 0 {
+        let exit = say(&format!(
+            "{} after the {} phase: {left} step{} left ({}); run `migrate` again without --until to go on",
+            if dry_run { "would stop" } else { "stopped" },
+            last.as_str(),
+            if left == 1 { "" } else { "s" },
+            if last == Phase::Expand {
+                "the data moves and the contract"
+            } else {
+                "the contract"
+            }
+        ));
+        if exit != Exit::Ok {
+            return exit;
+        }
     }
     if dry_run {
         return say("dry run: nothing was written");

@@ -58,6 +58,7 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
     let count = names.len();
     let mut items = Vec::new();
     let mut calls = Vec::new();
+    let mut expand_calls = Vec::new();
     let mut listed = Vec::new();
     for (i, step) in m.steps.iter().enumerate() {
         let name = &names[i];
@@ -95,6 +96,9 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
             }
         });
         calls.push(quote!(#f(&mut run).await?;));
+        if step.phase == super::Phase::Expand {
+            expand_calls.push(quote!(#f(&mut run).await?;));
+        }
         listed.push(format!(
             " {}. [`{f}`] ({}): {}.",
             i + 1,
@@ -120,6 +124,13 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
     .into_iter()
     .chain(listed)
     .collect();
+    let expand_doc = [
+        format!(" Runs only the expand phase of [`migrate`] ({} of its {count} steps): the checks, the", expand_calls.len()),
+        " collections and indexes the new code needs, and the validators relaxed to accept both versions;".to_owned(),
+        " no document is changed. Deploy the new code after it (generated with `--from`, it reads both".to_owned(),
+        " versions: the online mode), then call [`migrate`], which skips the steps recorded here. An".to_owned(),
+        " application that migrates in one go never calls it, hence `allow(dead_code)`.".to_owned(),
+    ];
     let migration_doc =
         format!(" The migration from `{from}` to `{to}`: its checkpoint id and its steps' names.");
     let mut file: Vec<TokenStream> = vec![
@@ -146,6 +157,23 @@ pub fn module(m: &Migration) -> Result<String, RustError> {
         ) -> ::core::result::Result<::squillion::migrate::Summary, ::squillion::migrate::MigrationError> {
             let mut run = ::squillion::migrate::Run::open(db, &MIGRATION, false, progress).await?;
             #(#calls)*
+            Ok(run.finish())
+        }
+    });
+    let open_expand = if expand_calls.is_empty() {
+        quote!(let run = ::squillion::migrate::Run::open(db, &MIGRATION, false, progress).await?;)
+    } else {
+        quote!(let mut run = ::squillion::migrate::Run::open(db, &MIGRATION, false, progress).await?;)
+    };
+    file.push(quote! {
+        #(#[doc = #expand_doc])*
+        #[allow(dead_code)]
+        pub async fn expand(
+            db: &::squillion::mongodb::Database,
+            progress: &mut dyn FnMut(&::squillion::migrate::Progress<'_>),
+        ) -> ::core::result::Result<::squillion::migrate::Summary, ::squillion::migrate::MigrationError> {
+            #open_expand
+            #(#expand_calls)*
             Ok(run.finish())
         }
     });
