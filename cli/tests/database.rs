@@ -352,6 +352,9 @@ mod audit_findings;
 #[path = "database/audit_drift.rs"]
 mod audit_drift;
 
+#[path = "database/mongosh.rs"]
+mod mongosh;
+
 #[path = "database/migrate.rs"]
 mod migrate;
 

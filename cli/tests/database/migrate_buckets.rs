@@ -615,7 +615,12 @@ pub(super) async fn bucket_move(
                 .unwrap_or(0);
     }
     let started = Instant::now();
-    let run = migrate(&old, &new, &t, &[]).await;
+    // Seed 3: the mongosh script, run by mongosh (the checks are the same).
+    let run = if kill.is_none() && seed == 3 {
+        super::mongosh::mongosh(&script.stdout, t.db.name()).await
+    } else {
+        migrate(&old, &new, &t, &[]).await
+    };
     run.expect(0, &what);
     let took = started.elapsed();
     if seed == 0 && kill.is_none() {

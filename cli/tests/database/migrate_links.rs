@@ -316,7 +316,14 @@ async fn one(from: Layout, to: Layout, seed: u64, kill: Option<(usize, u64)>) {
         killed_migration(&old, &new, &t, k % steps.len(), ms).await;
     }
     let started = Instant::now();
-    migrate(&old, &new, &t, &[]).await.expect(0, &what);
+    // Seed 2: the mongosh script, run by mongosh (the checks are the same).
+    if kill.is_none() && seed == 2 {
+        super::mongosh::mongosh(&script.stdout, t.db.name())
+            .await
+            .expect(0, &what);
+    } else {
+        migrate(&old, &new, &t, &[]).await.expect(0, &what);
+    }
     if seed == 0 && kill.is_none() {
         eprintln!(
             "{from:?} -> {to:?}: {} pairs ({} students, {} courses) in {:?}",
