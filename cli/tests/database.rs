@@ -355,6 +355,9 @@ mod audit_drift;
 #[path = "database/mongosh.rs"]
 mod mongosh;
 
+#[path = "database/migrate_until.rs"]
+mod migrate_until;
+
 #[path = "database/migrate.rs"]
 mod migrate;
 

@@ -457,7 +457,7 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     // Every other seed, the expand phase alone first (`--until expand`).
     let expanded = kill.is_none() && seed % 2 == 1;
     if expanded {
-        expand_only(&old, &new, &t, &dry.stdout, &new_plan, &what).await;
+        super::migrate_until::expand_only(&old, &new, &t, &dry.stdout, &new_plan, &what).await;
     }
     // Every third seed, the migration is the mongosh script, run by mongosh; the checks below,
     // and the second run through the CLI (which finds every step recorded), are the same.
@@ -548,70 +548,6 @@ async fn supported(change: Change, seed: u64, kill: Option<(usize, u64)>) -> (us
     a_second_run_changes_nothing(&old, &new, &t, &what).await;
     t.cleanup().await;
     (recorded, steps)
-}
-
-/// `migrate --until expand`: exactly the dry run's `expand:` steps are done, in order, and the
-/// run says what is left; no document of any collection changes; every index of the new Plan
-/// exists, so the new code's queries are served before the data moves.
-async fn expand_only(old: &Path, new: &Path, t: &TestDb, dry: &str, plan: &Plan, what: &str) {
-    let mut stored = BTreeMap::new();
-    for name in collection_names(&t.db).await {
-        stored.insert(name.clone(), docs_by_id(&t.db, &name).await);
-    }
-    let run = migrate(old, new, t, &["--until", "expand"]).await;
-    run.expect(0, what);
-    let planned: Vec<&str> = dry
-        .lines()
-        .filter_map(|l| l.strip_prefix("would "))
-        .collect();
-    let expand: Vec<&str> = planned
-        .iter()
-        .copied()
-        .filter(|l| l.starts_with("expand: "))
-        .collect();
-    let done: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("done: "))
-        .collect();
-    assert_eq!(done.len(), expand.len(), "{what}\n{}", run.stdout);
-    for (d, e) in done.iter().zip(&expand) {
-        assert!(
-            d.starts_with(e),
-            "{what}: `{d}` is not `{e}`\n{}",
-            run.stdout
-        );
-    }
-    let left = planned.len() - expand.len();
-    assert_eq!(
-        run.stdout.contains(&format!(
-            "stopped after the expand phase: {left} step{} left",
-            if left == 1 { "" } else { "s" }
-        )),
-        left > 0,
-        "{what}\n{}",
-        run.stdout
-    );
-    for (name, docs) in &stored {
-        if name != "squillion_migrations" {
-            assert_eq!(
-                &docs_by_id(&t.db, name).await,
-                docs,
-                "{what}: the expand phase changed documents of {name}"
-            );
-        }
-    }
-    for c in &plan.collections {
-        let found = index_models(&t.db, &c.name).await;
-        for i in &c.indexes {
-            assert!(
-                found.contains_key(&i.name),
-                "{what}: index {}.{} missing after expand",
-                c.name,
-                i.name
-            );
-        }
-    }
 }
 
 #[tokio::test]
