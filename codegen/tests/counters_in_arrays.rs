@@ -1,9 +1,12 @@
 //! A `@counter` promises `inc_<f>` and a guarded `dec_<f>` (racing decrements never go below the
-//! floor). The derive writes them for a field of a document and of a one-to-one subdocument,
-//! never for one element of an array, so wherever the layout keeps the counter's values in array
-//! elements (embedded children, outliers, bucketed children, a relationship's own fields beside
-//! references) the Plan says so with W126 at the field, and nowhere else. A hotel's nights with
-//! `rooms_left @counter`, bucketed by `time_range`, had no way to take a room, and said nothing.
+//! floor). The derive writes them for a field of a document and of a one-to-one subdocument, and
+//! (issue 13) for a number of one element of an embedded array whose elements have an identity:
+//! `inc_<array>_<f>` and the guarded `dec_<array>_<f>` for a relationship's own fields beside
+//! references (order lines, found by the referenced `id`) and for embedded children with a
+//! required `@unique` field (found by it). Wherever the layout keeps a counter's values in array
+//! elements and the repository has no such method (embedded children with nothing identifying
+//! them, outliers, buckets), the Plan says so with W126 at the field, and nowhere else: the
+//! methods exist exactly where W126 does not fire.
 
 use proptest::prelude::*;
 use squillion_codegen::pipeline::{compile, GenerateSettings};
@@ -12,10 +15,14 @@ use squillion_grammar::SourceFile;
 /// How the relation places the child holding the counter.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Placed {
-    /// `few(n)`, nothing read alone: an embedded array.
+    /// `few(n)`, nothing read alone: an embedded array, elements with no identity.
     Embedded,
+    /// `few(n)`, the child with a required `@unique` field: an embedded array keyed by it.
+    EmbeddedKeyed,
     /// `many(20000, typical 50)`: embedded, overflowing into extra documents.
     Outlier,
+    /// An outlier whose child has a required `@unique` field.
+    OutlierKeyed,
     /// `squillions` with `time_range`: buckets.
     TimeBuckets,
     /// `squillions` with `page`: buckets.
@@ -24,25 +31,44 @@ enum Placed {
     Standalone,
     /// `one`: a one-to-one subdocument.
     OneToOne,
-    /// A many-to-many whose own `fields` hold the counter, beside references in an array.
+    /// A `few(n) <-> squillions` relationship whose own `fields` hold the counter, beside
+    /// references in an array (one_way, order lines).
     RelationFields,
+    /// A `few(n) <-> many` relationship with fields: a link collection, each link a document.
+    RelationLink,
 }
 
 impl Placed {
-    fn in_array(self) -> bool {
-        !matches!(self, Placed::Standalone | Placed::OneToOne)
+    /// The per-element methods exist.
+    fn per_element(self) -> bool {
+        matches!(self, Placed::EmbeddedKeyed | Placed::RelationFields)
+    }
+
+    /// The counter's values are in array elements without per-element methods: W126.
+    fn warned(self) -> bool {
+        matches!(
+            self,
+            Placed::Embedded
+                | Placed::Outlier
+                | Placed::OutlierKeyed
+                | Placed::TimeBuckets
+                | Placed::PageBuckets
+        )
     }
 }
 
 fn placed() -> impl Strategy<Value = Placed> {
     prop::sample::select(vec![
         Placed::Embedded,
+        Placed::EmbeddedKeyed,
         Placed::Outlier,
+        Placed::OutlierKeyed,
         Placed::TimeBuckets,
         Placed::PageBuckets,
         Placed::Standalone,
         Placed::OneToOne,
         Placed::RelationFields,
+        Placed::RelationLink,
     ])
 }
 
@@ -54,67 +80,122 @@ const PAIRS: &[(&str, &str)] = &[
     ("Player", "Stack"),
 ];
 
+const NUMBERS: &[&str] = &["int32", "int64", "double"];
+
+/// The schema of one case, and the line of the counter.
+fn schema(
+    (parent, child): (&str, &str),
+    counter: &str,
+    ty: &str,
+    other_ty: &str,
+    n: u64,
+    placed: Placed,
+) -> String {
+    let end = child.to_lowercase() + "s";
+    let back = parent.to_lowercase();
+    let (child_fields, rel) = match placed {
+        Placed::RelationFields | Placed::RelationLink => {
+            let other_end = if placed == Placed::RelationLink {
+                "many"
+            } else {
+                "squillions"
+            };
+            (
+                "label: string".to_owned(),
+                format!(
+                    "relation {parent}.{end}: few({n}) <-> {child}.{back}s: {other_end} {{\n  fields {{\n    {counter}: {ty} @counter\n    amount: {other_ty}\n    note: string\n  }}\n}}\n"
+                ),
+            )
+        }
+        _ => {
+            let (card, body) = match placed {
+                Placed::Embedded | Placed::EmbeddedKeyed => (format!("few({n})"), String::new()),
+                Placed::Outlier | Placed::OutlierKeyed => {
+                    ("many(20000, typical 50)".to_owned(), String::new())
+                }
+                Placed::TimeBuckets => ("squillions".to_owned(), "time_range by at".to_owned()),
+                Placed::PageBuckets => ("squillions".to_owned(), "page 20 by at".to_owned()),
+                Placed::Standalone => (format!("few({n})"), format!("standalone {child}")),
+                _ => ("one".to_owned(), String::new()),
+            };
+            let key = if matches!(placed, Placed::EmbeddedKeyed | Placed::OutlierKeyed) {
+                "\n  code: string @unique"
+            } else {
+                ""
+            };
+            (
+                format!("at: date{key}\n  {counter}: {ty} @counter\n  amount: {other_ty}"),
+                format!(
+                    "relation {parent}.{end}: {card} <-> {child}.{back}: one {{\n  {body}\n}}\n"
+                ),
+            )
+        }
+    };
+    format!("entity {parent} {{\n  name: string\n}}\n\nentity {child} {{\n  {child_fields}\n}}\n\n{rel}")
+}
+
+/// The methods the derive writes on the repositories of `rust`, as listed in their docs.
+fn listed(rust: &str, method: &str) -> bool {
+    let quoted = format!("`{method}`");
+    rust.lines()
+        .any(|l| l.contains("Repository:") && l.contains(&quoted))
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
-    fn a_counter_kept_in_array_elements_is_said_and_elsewhere_has_its_methods(
-        (parent, child) in prop::sample::select(PAIRS.to_vec()),
+    fn the_per_element_methods_exist_exactly_where_w126_does_not_fire(
+        pair in prop::sample::select(PAIRS.to_vec()),
         counter in prop::sample::select(vec!["stock", "rooms_left", "seats", "quota"]),
-        ty in prop::sample::select(vec!["int32", "int64"]),
+        ty in prop::sample::select(NUMBERS.to_vec()),
+        other_ty in prop::sample::select(NUMBERS.to_vec()),
         n in 2u64..150,
         placed in placed(),
     ) {
-        let end = child.to_lowercase() + "s";
-        let back = parent.to_lowercase();
-        let (child_fields, rel) = match placed {
-            Placed::RelationFields => (
-                "label: string".to_owned(),
-                format!(
-                    "relation {parent}.{end}: few({n}) <-> {child}.{back}s: squillions {{\n  fields {{\n    {counter}: {ty} @counter\n  }}\n}}\n"
-                ),
-            ),
-            _ => {
-                let (card, body) = match placed {
-                    Placed::Embedded => (format!("few({n})"), String::new()),
-                    Placed::Outlier => ("many(20000, typical 50)".to_owned(), String::new()),
-                    Placed::TimeBuckets => ("squillions".to_owned(), "time_range by at".to_owned()),
-                    Placed::PageBuckets => ("squillions".to_owned(), "page 20 by at".to_owned()),
-                    Placed::Standalone => (format!("few({n})"), format!("standalone {child}")),
-                    _ => ("one".to_owned(), String::new()),
-                };
-                (
-                    format!("at: date\n  {counter}: {ty} @counter"),
-                    format!("relation {parent}.{end}: {card} <-> {child}.{back}: one {{\n  {body}\n}}\n"),
-                )
-            }
-        };
-        let src = format!(
-            "entity {parent} {{\n  name: string\n}}\n\nentity {child} {{\n  {child_fields}\n}}\n\n{rel}"
-        );
+        let src = schema(pair, counter, ty, other_ty, n, placed);
+        let end = pair.1.to_lowercase() + "s";
         let source = SourceFile::new("gen.sqn", src.clone());
         let generated = match compile(&source, &GenerateSettings::default()) {
             Ok(g) => g,
             Err(d) => panic!("{}\n{src}", source.render(&d, false)),
         };
+        let rust = &generated.rust;
         let w126: Vec<_> = generated.plan.warnings.iter().filter(|w| w.code == "W126").collect();
         let line = src.lines().position(|l| l.trim_start().starts_with(&format!("{counter}:"))).unwrap() + 1;
-        if placed.in_array() {
+        let (inc, dec) = (format!("inc_{end}_{counter}"), format!("dec_{end}_{counter}"));
+        // The invariant, whatever the case: W126 at the counter exactly when no method counts
+        // one of its elements down.
+        prop_assert_eq!(w126.is_empty(), !placed.warned(), "{:?}: {:?}\n{}", placed, w126, src);
+        // (A one-to-one subdocument's own methods have these names: not an element's.)
+        if placed != Placed::OneToOne {
+            prop_assert_eq!(listed(rust, &dec), placed.per_element(), "{:?} {}\n{}\n{}", placed, dec, src, rust);
+            prop_assert_eq!(listed(rust, &inc), placed.per_element(), "{:?} {}\n{}", placed, inc, src);
+        }
+        if placed.warned() {
             prop_assert_eq!(w126.len(), 1, "{:?}\n{}", placed, src);
             let w = w126[0];
             prop_assert_eq!(w.position.line, line);
             prop_assert!(w.message.contains(&format!("`{counter}`")) && w.message.contains("@counter"), "{}", w.message);
+            prop_assert!(w.message.contains(&format!("`{dec}`")), "{}", w.message);
             prop_assert!(w.help.as_deref().is_some_and(|h| !h.is_empty()));
-            // What the warning says is true: no method counts one element down.
-            let dec = format!("dec_{counter}`");
-            prop_assert!(!generated.rust.lines().any(|l| l.contains("Repository:") && l.contains(&dec)), "{}", generated.rust);
-        } else {
-            prop_assert!(w126.is_empty(), "{:?}: {:?}\n{}", placed, w126, src);
+        }
+        if placed.per_element() {
+            // A number that is not a counter is added to, never guarded-decremented; the key
+            // and text fields get nothing.
+            prop_assert!(listed(rust, &format!("inc_{end}_amount")), "{}", rust);
+            prop_assert!(!listed(rust, &format!("dec_{end}_amount")), "{}", rust);
+            for text in ["note", "code", "id", "label"] {
+                let m = format!("inc_{end}_{text}");
+                prop_assert!(!listed(rust, &m), "{}", m);
+            }
+        } else if !placed.warned() {
+            // Documents of their own, a one-to-one subdocument, a link: the document's methods.
             let dec = match placed {
-                Placed::OneToOne => format!("`dec_{end}_{counter}`"),
-                _ => format!("`dec_{counter}`"),
+                Placed::OneToOne => format!("dec_{end}_{counter}"),
+                _ => format!("dec_{counter}"),
             };
-            prop_assert!(generated.rust.contains(&dec), "no {} in\n{}", dec, generated.rust);
+            prop_assert!(listed(rust, &dec), "no {} in\n{}", dec, rust);
         }
     }
 }
@@ -145,4 +226,41 @@ fn following_the_help_gives_the_counter_its_methods() {
     .unwrap();
     assert!(after.plan.warnings.iter().all(|w| w.code != "W126"));
     assert!(after.rust.contains("`dec_rooms_left`"));
+}
+
+/// Embedded children with nothing identifying them: the help asks for a required `@unique`
+/// field, and with one the parent's repository counts one child down by it.
+#[test]
+fn a_unique_field_gives_embedded_children_their_per_element_methods() {
+    let src = "entity Shelf { name: string }\n\
+               entity Bin { label: string  stock: int32 @counter }\n\
+               relation Shelf.bins: few(20) <-> Bin.shelf: one\n";
+    let before = compile(
+        &SourceFile::new("shelf.sqn", src),
+        &GenerateSettings::default(),
+    )
+    .unwrap();
+    let w = before
+        .plan
+        .warnings
+        .iter()
+        .find(|w| w.code == "W126")
+        .expect("W126");
+    assert!(
+        w.message.contains("nothing identifies one Bin"),
+        "{}",
+        w.message
+    );
+    assert!(w.help.as_deref().unwrap().contains("@unique"));
+    assert!(!listed(&before.rust, "dec_bins_stock"));
+    let fixed = src.replace("label: string", "code: string @unique");
+    let after = compile(
+        &SourceFile::new("shelf.sqn", fixed),
+        &GenerateSettings::default(),
+    )
+    .unwrap();
+    assert!(after.plan.warnings.iter().all(|w| w.code != "W126"));
+    assert!(listed(&after.rust, "inc_bins_stock"));
+    assert!(listed(&after.rust, "dec_bins_stock"));
+    assert!(after.rust.contains("key = \"code\""));
 }
