@@ -10,6 +10,7 @@
 
 use proptest::prelude::*;
 use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_codegen::plan::FieldKind;
 use squillion_grammar::SourceFile;
 
 /// How the relation places the child holding the counter.
@@ -263,4 +264,158 @@ fn a_unique_field_gives_embedded_children_their_per_element_methods() {
     assert!(listed(&after.rust, "inc_bins_stock"));
     assert!(listed(&after.rust, "dec_bins_stock"));
     assert!(after.rust.contains("key = \"code\""));
+}
+
+/// Every example of W126 in docs/diagnostics.md (one per case it documents, not only the first)
+/// reports the message and the position its output shows, and the help.
+#[test]
+fn every_documented_example_of_w126_reports_what_it_shows() {
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/diagnostics.md"
+    ))
+    .expect("docs/diagnostics.md");
+    let section = docs
+        .split("\n### W126\n")
+        .nth(1)
+        .and_then(|s| s.split("\n### ").next())
+        .expect("a W126 section");
+    let mut seen = 0;
+    for (i, block) in section.split("```sqn\n").skip(1).enumerate() {
+        let (example, rest) = block.split_once("\n```").expect("a closed sqn block");
+        let text = rest
+            .split("```text\n")
+            .nth(1)
+            .and_then(|t| t.split("\n```").next())
+            .expect("the example's output");
+        let source = SourceFile::new("example.sqn", example);
+        let generated = compile(&source, &GenerateSettings::default()).unwrap();
+        let w = generated
+            .plan
+            .warnings
+            .iter()
+            .find(|w| w.code == "W126")
+            .unwrap_or_else(|| panic!("example {i} reports no W126"));
+        let at = format!("example.sqn:{}:{}", w.position.line, w.position.column);
+        assert!(
+            text.contains(&format!("warning[W126]: {}", w.message)),
+            "example {i}: {}",
+            w.message
+        );
+        assert!(text.contains(&at), "example {i}: {at}");
+        assert!(
+            text.contains(&format!("help: {}", w.help.as_deref().unwrap_or_default())),
+            "example {i}"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 2, "{seen} examples");
+}
+
+/// Over the example schemas and a batch of squillion-schemagen's: in every collection struct, a
+/// counter in the elements of an array has the guarded `dec_<array>_<f>` exactly when no W126
+/// names it, and a method written for it is never contradicted by a W126 on the same field.
+#[test]
+fn over_generated_schemas_a_counter_in_elements_has_its_method_or_w126() {
+    let mut schemas: Vec<(String, String)> = Vec::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for dir in ["examples", "examples/generated/schemas"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sqn"))
+            .collect();
+        files.sort();
+        for p in files {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            schemas.push((name, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    // Every layout keeping counters in elements, with a method or without.
+    schemas.push((
+        "layouts".to_owned(),
+        "entity Hotel { name: string }\n\
+         entity Night { day: date  rooms_left: int32 @counter }\n\
+         relation Hotel.nights: many(800) <-> Night.hotel: one {\n  time_range by day\n}\n\
+         entity Shelf { name: string }\n\
+         entity Bin { label: string  stock: int32 @counter }\n\
+         relation Shelf.bins: few(20) <-> Bin.shelf: one\n\
+         entity Rack { name: string }\n\
+         entity Slot { code: string @unique  stock: int64 @counter }\n\
+         relation Rack.slots: few(20) <-> Slot.rack: one\n\
+         entity Post { title: string }\n\
+         entity Reply { at: date  votes: int32 @counter }\n\
+         relation Post.replies: many(5000, typical 3, embed 4) <-> Reply.post: one\n\
+         entity Agent { name: string }\n\
+         entity Ticket { title: string }\n\
+         relation Agent.following: few(20) <-> Ticket.followers: squillions {\n  fields { weight: int32 @counter }\n}\n"
+            .to_owned(),
+    ));
+    let batch = squillion_schemagen::batch(13, 40, squillion_schemagen::Config::default());
+    for (k, (_, schema)) in batch.into_iter().enumerate() {
+        schemas.push((format!("gen_{k}"), squillion_schemagen::render(&schema)));
+    }
+    let (mut with_method, mut warned) = (0, 0);
+    for (name, sqn) in schemas {
+        let source = SourceFile::new(format!("{name}.sqn"), sqn);
+        let Ok(generated) = compile(&source, &GenerateSettings::default()) else {
+            assert!(name.starts_with("gen_"), "{name} does not compile");
+            continue;
+        };
+        let w126: Vec<_> = generated
+            .plan
+            .warnings
+            .iter()
+            .filter(|w| w.code == "W126")
+            .collect();
+        for c in &generated.plan.collections {
+            let ty = squillion_codegen::rust::collection_type_name(c);
+            for f in c.fields.iter().filter(|f| {
+                f.array_depth == 1
+                    && f.bson_type == "object"
+                    && matches!(f.kind, FieldKind::Embedded | FieldKind::RefArray)
+            }) {
+                for e in f
+                    .children
+                    .iter()
+                    .filter(|e| e.flags.counter && e.array_depth == 0)
+                {
+                    let dec = format!("`dec_{}_{}`", f.code_name, e.code_name);
+                    let has = generated.rust.lines().any(|l| {
+                        l.contains(&format!("Repository: `{ty}Repo::new")) && l.contains(&dec)
+                    });
+                    let named = w126
+                        .iter()
+                        .any(|w| w.message.starts_with(&format!("`{}` of ", e.name)));
+                    let at = w126.iter().any(|w| {
+                        w.message.starts_with(&format!("`{}` of ", e.name))
+                            && w.message.contains(&format!("`{}.{}`", c.name, f.name))
+                    });
+                    assert!(
+                        has != at || (!has && named),
+                        "{name}: {}.{}.{}: method {has}, W126 {at}",
+                        c.name,
+                        f.name,
+                        e.name
+                    );
+                    assert!(
+                        has || named,
+                        "{name}: {}.{}.{}: neither a method nor W126",
+                        c.name,
+                        f.name,
+                        e.name
+                    );
+                    if has {
+                        with_method += 1;
+                    } else {
+                        warned += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        with_method >= 2 && warned >= 2,
+        "{with_method} with a method, {warned} warned"
+    );
 }

@@ -13,7 +13,8 @@ pub(crate) enum Unkept {
     Buckets,
     /// The counter is optional: `$inc` cannot add to null.
     Optional,
-    /// A relationship's own fields kept on both sides (`two_way`), or beside embedded children.
+    /// A relationship's own fields anywhere but one array of references held by one side: on
+    /// both sides (`two_way`), or beside embedded children.
     BothSides,
 }
 
