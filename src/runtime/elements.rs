@@ -169,6 +169,24 @@ pub async fn dec_guarded(
     }
 }
 
+/// The summaries and lists the document keeps of `array`, set to those of the array after an
+/// element's change ([`super::summaries::resync_kept`]). When other writers kept changing the
+/// array meanwhile ([`Error::Contended`]), the change made is still reported: every repository
+/// write of the array resyncs after itself, so the last of those writers leaves the summaries
+/// right, and retrying an increment would count it twice.
+pub async fn resync(
+    coll: &Collection<BsonDocument>,
+    id: Bson,
+    array: &str,
+    computed: &[super::arrays::ComputedField],
+    lists: &[super::subsets::List],
+) -> Result<()> {
+    match super::summaries::resync_kept(coll, id, array, computed, lists).await {
+        Err(Error::Contended { .. }) => Ok(()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

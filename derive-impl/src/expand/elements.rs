@@ -59,7 +59,8 @@ fn element(item: &Item<'_>, f: &Field<'_>, d: &ElementDecl) -> TokenStream {
         format!(
             " Then sets the summaries and lists {} to those of the array as it now is (read, then \
              written with the array as read in the filter, so a concurrent change is never \
-             summarised wrongly).",
+             summarised wrongly; when other writers keep changing the array, the last of them \
+             sets them, and the change made here is still returned: do not retry it).",
             kept.join(", ")
         )
     };
@@ -83,7 +84,7 @@ fn element(item: &Item<'_>, f: &Field<'_>, d: &ElementDecl) -> TokenStream {
                     pub async fn #name(&self, id: &#id_ty, key: &#key_ty, by: #ty) -> ::squillion::Result<#ty> {
                         let id = #rt::to_bson(id)?;
                         let value = #rt::elements::inc(self.core.raw(), id.clone(), &#at, #rt::to_bson(key)?, #rt::to_bson(&by)?).await?;
-                        #rt::summaries::resync_kept(self.core.raw(), id, #array, #computed, &[#(#lists),*]).await?;
+                        #rt::elements::resync(self.core.raw(), id, #array, #computed, &[#(#lists),*]).await?;
                         #rt::bson::from_bson(value).map_err(::squillion::Error::from)
                     }
                 }
@@ -111,7 +112,7 @@ fn element(item: &Item<'_>, f: &Field<'_>, d: &ElementDecl) -> TokenStream {
                         let id = #rt::to_bson(id)?;
                         match #rt::elements::dec_guarded(self.core.raw(), id.clone(), &#at, #rt::to_bson(key)?, #rt::to_bson(&by)?, #minimum).await? {
                             ::core::option::Option::Some(value) => {
-                                #rt::summaries::resync_kept(self.core.raw(), id, #array, #computed, &[#(#lists),*]).await?;
+                                #rt::elements::resync(self.core.raw(), id, #array, #computed, &[#(#lists),*]).await?;
                                 #rt::bson::from_bson(value).map(::core::option::Option::Some).map_err(::squillion::Error::from)
                             }
                             ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
