@@ -3,6 +3,7 @@
 //! reasons, rejected alternatives, obligations) from the data the engine records.
 
 pub mod cost;
+pub(crate) mod counters;
 pub(crate) mod decision;
 pub mod diff;
 pub(crate) mod hot;

@@ -447,6 +447,17 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                 cx.error_at(span, "the id never changes, so it cannot be a counter");
             }
         }
+        for e in &f.attrs.elements {
+            let embedded = matches!(
+                f.attrs.layout,
+                None | Some((crate::attr::Layout::Embed { .. }, _))
+            );
+            if array.is_none() || !embedded {
+                cx.error_at(e.span, format!("`element` changes one element of an embedded bounded array, but `{}` is not a BoundedVec with `embed(max = N)`", f.ident));
+            } else if !crate::expand::numeric_type(&e.ty) {
+                cx.error_at(e.span, format!("`element` adds to a number: `{}` of the elements must be an i32, i64 or f64 (not optional: `$inc` cannot add to null)", e.path));
+            }
+        }
         if let Some(span) = f.attrs.counters {
             if types::counter_dims(f.ty).is_none() {
                 cx.error_at(span, format!("`counters` needs preallocated counters: `{}` must be a `BoundedVec` of `i64` (nested for several dimensions, `BoundedVec<BoundedVec<i64, 60>, 24>`) with literal capacities", f.ident));

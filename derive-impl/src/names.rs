@@ -145,6 +145,16 @@ pub fn inner_array_methods(keyed: bool) -> &'static [(&'static str, &'static str
     }
 }
 
+/// The methods of a number in the elements of a bounded array (`element(...)`), as
+/// `(prefix, suffix)` after `<array>_<field>`: `inc_`, and the guarded `dec_` for a counter.
+pub fn element_methods(counter: bool) -> &'static [(&'static str, &'static str)] {
+    if counter {
+        &[("inc", ""), ("dec", "")]
+    } else {
+        &[("inc", "")]
+    }
+}
+
 /// The methods the document pattern `pattern` (the container attribute: `queue`, `tree`,
 /// `versioned`, `link`) adds; a link also adds [`link_methods`].
 pub fn pattern_methods(pattern: &str) -> &'static [&'static str] {
@@ -284,6 +294,13 @@ mod tests {
                 for (p, x) in field_methods(shape) {
                     expected.push(field_method(p, &name, x));
                 }
+                let cx = crate::ctxt::Ctxt::new();
+                for e in crate::attr::field(&cx, f).elements {
+                    for (p, x) in element_methods(e.counter) {
+                        expected.push(field_method(p, &format!("{name}_{}", e.name), x));
+                    }
+                }
+                assert!(cx.check().is_ok());
             }
             let out = crate::derive_document(quote::quote!(#s)).unwrap();
             let expanded: syn::File = syn::parse2(out).unwrap();

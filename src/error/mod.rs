@@ -166,6 +166,19 @@ pub enum Error {
         /// The dimensions.
         dims: String,
     },
+    /// The document exists but its array holds no element with the key given (an `inc_` or
+    /// `dec_` of one element's field): nothing was written.
+    #[error("document {id} of `{field}` holds no element whose `{key}` is {value}; push the element first, or check the key")]
+    NoSuchElement {
+        /// `collection.array` searched.
+        field: String,
+        /// The document's id, as extended JSON.
+        id: String,
+        /// The element field that identifies an element (`id`, a `@unique` field).
+        key: String,
+        /// The key given, as extended JSON.
+        value: String,
+    },
     /// The driver or the server failed. Its `Display` is one line: the operation, the
     /// collection, the server's code and message; [`DriverError::driver`] is the driver's error.
     #[error("{0}")]

@@ -9,6 +9,7 @@ pub mod attributes;
 pub mod bucket;
 pub mod copies;
 pub mod core;
+pub mod elements;
 pub mod fanout;
 pub mod fields;
 pub mod history;

@@ -287,6 +287,9 @@ fn repository_methods(
             for name in super::inner::method_names(f) {
                 add(name, MethodOrigin::Field(f.code_name.clone()), out);
             }
+            for name in super::elements::method_names(f, attrs.keyed.get(&f.name)) {
+                add(name, MethodOrigin::Field(f.code_name.clone()), out);
+            }
         }
         for layout in layouts {
             for (prefix, suffix) in derived::layout_methods(&layout) {

@@ -24,6 +24,9 @@ pub(super) struct CollectionAttrs {
     pub fields: BTreeMap<String, Vec<TokenStream>>,
     /// Top-level fields that overflow by design (outlier): stored as `Vec`, not `BoundedVec`.
     pub unbounded: Vec<String>,
+    /// Top-level arrays whose elements have an identity, with the element field holding it: the
+    /// repository changes their numbers one element at a time ([`super::elements`]).
+    pub keyed: BTreeMap<String, String>,
 }
 
 impl CollectionAttrs {
@@ -194,32 +197,6 @@ pub(super) fn top_level(path: &str) -> bool {
     !path.contains('.')
 }
 
-/// The BSON paths, relative to each element, of the values an array of documents keeps unique
-/// among its elements (`@unique` fields of an embedded entity or value type, not inside a further
-/// array).
-fn unique_in_elements(f: &crate::plan::PlanField) -> Vec<String> {
-    fn walk(fields: &[crate::plan::PlanField], prefix: &str, out: &mut Vec<String>) {
-        for f in fields {
-            let path = if prefix.is_empty() {
-                f.name.clone()
-            } else {
-                format!("{prefix}.{}", f.name)
-            };
-            if f.flags.unique && f.array_depth == 0 {
-                out.push(path.clone());
-            }
-            if f.array_depth == 0 && !f.map {
-                walk(&f.children, &path, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    if f.array_depth == 1 && f.bson_type == "object" {
-        walk(&f.children, "", &mut out);
-    }
-    out
-}
-
 /// `upgrade(from = N, rename(from = "old", to = "new"), wrap(path = "author", id = "id"))`: how
 /// the collection's documents of the old version are read while the migration runs.
 pub(super) fn upgrade_attr(u: &crate::migration::online::CollectionUpgrade) -> TokenStream {
@@ -257,7 +234,7 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
         if f.relation.is_some() || out.fields.contains_key(&f.name) {
             continue;
         }
-        let unique = unique_in_elements(f);
+        let unique = super::elements::unique_in_elements(f);
         if let (false, Some(m)) = (unique.is_empty(), f.max_items) {
             let m = lit(m);
             out.field(&f.name, quote!(embed(max = #m, unique(#(#unique),*))));
@@ -378,7 +355,13 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 }
                 _ => match max {
                     Some(m) => {
-                        let unique = c.field(&p.path).map(unique_in_elements).unwrap_or_default();
+                        let unique = c
+                            .field(&p.path)
+                            .map(super::elements::unique_in_elements)
+                            .unwrap_or_default();
+                        if let Some(k) = c.field(&p.path).and_then(super::elements::key_of_child) {
+                            out.keyed.insert(p.path.clone(), k);
+                        }
                         // The parent's top N of the elements: every write of the array keeps it.
                         let lists = kept_lists(d);
                         if unique.is_empty() {
@@ -408,12 +391,19 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 let Some(m) = max else {
                     continue;
                 };
+                if let Some(k) = c.field(&p.path).and_then(super::elements::key_of_reference) {
+                    out.keyed.insert(p.path.clone(), k);
+                }
                 let mut unique: Vec<String> = c
                     .field(&p.path)
                     .and_then(|f| f.children.iter().find(|x| x.kind == FieldKind::Ref))
                     .map(|id| vec![id.name.clone()])
                     .unwrap_or_default();
-                for u in c.field(&p.path).map(unique_in_elements).unwrap_or_default() {
+                for u in c
+                    .field(&p.path)
+                    .map(super::elements::unique_in_elements)
+                    .unwrap_or_default()
+                {
                     if !unique.contains(&u) {
                         unique.push(u);
                     }
@@ -525,7 +515,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         }
         let unique = c
             .field(&b.items_path)
-            .map(unique_in_elements)
+            .map(super::elements::unique_in_elements)
             .unwrap_or_default();
         if !unique.is_empty() {
             args.push(quote!(unique(#(#unique),*)));

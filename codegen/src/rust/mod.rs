@@ -5,6 +5,7 @@
 
 pub mod clashes;
 mod copies;
+mod elements;
 mod enums;
 mod field_attrs;
 mod field_docs;
@@ -290,6 +291,7 @@ impl<'a> Generator<'a> {
                 let mut layout = attrs.fields.get(&f.name).cloned().unwrap_or_default();
                 if self.settings.derive_document {
                     layout.extend(self.inner_attrs(&f, &owner));
+                    layout.extend(self.element_attrs(&f, &owner, attrs.keyed.get(&f.name)));
                     layout.extend(self.attributes_attr(&f, &owner));
                 }
                 self.field_in(&f, &owner, true, &layout)

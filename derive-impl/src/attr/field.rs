@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, counters, map, attributes, maintained, immutable, inner, inner_array, minimum, maximum, min_length, max_length, pattern, one_of";
+const FIELD_KEYS: &str = "id, embed, parent_refs, child_ref, two_way, subset, top, bucket, outlier, computed, index, unique, fan_out, denormalized, counter, counters, map, attributes, maintained, immutable, inner, inner_array, element, minimum, maximum, min_length, max_length, pattern, one_of";
 
 fn set_layout(slot: &mut Option<(Layout, Span)>, cx: &Ctxt, span: Span, layout: Layout) {
     if let Some((prev, prev_span)) = slot {
@@ -422,6 +422,30 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     match (path, name, ty) {
                         (Some(path), Some(name), Some(ty)) => out.inner.push(InnerDecl { path, name, ty, counter, minimum }),
                         _ => cx.error_at(span, "`inner` needs `path = \"path below the field\"`, `name = method_suffix` and `ty = Type`"),
+                    }
+                }
+                "element" => {
+                    let (mut path, mut name, mut ty, mut counter) = (None, None, None, false);
+                    let (mut key, mut key_ty, mut minimum) = (None, None, None);
+                    meta.parse_nested_meta(|m| {
+                        match key_name(&m).as_str() {
+                            "path" => path = Some(name_value(&m)?),
+                            "name" => name = Some(name_value(&m)?),
+                            "ty" => ty = Some(m.value()?.parse::<syn::Type>()?),
+                            "key" => key = Some(name_value(&m)?),
+                            "key_ty" => key_ty = Some(m.value()?.parse::<syn::Type>()?),
+                            "counter" => counter = true,
+                            "minimum" => minimum = Some(lit_f64(&m)?),
+                            other => {
+                                cx.error_spanned_by(&m.path, format!("unknown element option `{other}`; expected path, name, ty, key, key_ty, counter, minimum"));
+                                skip_value(&m)?;
+                            }
+                        }
+                        Ok(())
+                    })?;
+                    match (path, name, ty, key, key_ty) {
+                        (Some(path), Some(name), Some(ty), Some(key), Some(key_ty)) => out.elements.push(ElementDecl { path, name, ty, key, key_ty, counter, minimum, span }),
+                        _ => cx.error_at(span, "`element` needs `path = \"field of the element\"`, `name = method_suffix`, `ty = Type`, `key = \"field that identifies an element\"` and `key_ty = Type`"),
                     }
                 }
                 "inner_array" => {

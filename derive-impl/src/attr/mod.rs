@@ -316,6 +316,25 @@ pub struct InnerArrayDecl {
     pub key: Option<(String, syn::Type)>,
 }
 
+/// `element(path = "qty", name = qty, ty = i32, key = "id", key_ty = Type, counter, minimum = 0)`:
+/// a number in each element of a bounded array whose elements are identified by `key` (an order
+/// line's `id`, a `@unique` field of an embedded child), added to (and, for a counter, taken
+/// from under a guard) in one element at a time.
+pub struct ElementDecl {
+    /// Its path in the element.
+    pub path: String,
+    /// The method suffix after the array's name (`inc_<array>_<name>`).
+    pub name: String,
+    pub ty: syn::Type,
+    /// The element field that identifies an element, and its type.
+    pub key: String,
+    pub key_ty: syn::Type,
+    pub counter: bool,
+    /// `minimum = n`: a counter's floor (0 when absent), kept by its guarded `dec_`.
+    pub minimum: Option<f64>,
+    pub span: Span,
+}
+
 /// Validation facts of a field.
 #[derive(Default)]
 pub struct Facts {
@@ -356,6 +375,8 @@ pub struct FieldAttrs {
     pub inner: Vec<InnerDecl>,
     /// `inner_array(...)`: bounded arrays inside an embedded subdocument.
     pub inner_arrays: Vec<InnerArrayDecl>,
+    /// `element(...)`: numbers in the elements of a bounded array, changed one element at a time.
+    pub elements: Vec<ElementDecl>,
     pub denormalized_from: Option<String>,
     pub serde_rename: Option<String>,
     pub serde_default: bool,

@@ -4,6 +4,7 @@
 mod attributes;
 mod buckets;
 mod counters;
+mod elements;
 mod fields;
 mod history;
 mod indexes;
@@ -131,6 +132,7 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     } else {
         field_methods.extend(fields::methods(item));
         field_methods.extend(inner::methods(item));
+        field_methods.extend(elements::methods(item));
     }
     let extra_index_calls = layouts::extra_index_calls(item);
     let layout_methods = online::upgrading(item, layout_methods);

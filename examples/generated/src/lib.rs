@@ -18,6 +18,10 @@ pub mod children;
 /// relation per layout (the server test `tests/optional_ends.rs`).
 #[rustfmt::skip]
 pub mod optional_ends;
+/// `examples/generated/schemas/elements.sqn`: numbers in the elements of arrays, changed one
+/// element at a time (the server test `tests/elements.rs`).
+#[rustfmt::skip]
+pub mod elements;
 /// `examples/generated/schemas/helpdesk.sqn`: a helpdesk written from the docs alone (the server
 /// test `tests/helpdesk.rs`).
 #[rustfmt::skip]

@@ -193,51 +193,75 @@ pub(crate) fn unused_values(e: &mut Emit<'_, '_>, unused: &[super::unused::Unuse
     }
 }
 
-/// A `@counter` field whose values the layout keeps in the elements of an array (embedded
-/// children, bucketed children, a relationship's own fields beside references): the derive
-/// writes `inc_<f>` and the guarded `dec_<f>` for a field of a document or of a one-to-one
-/// subdocument, never for one element of an array, so what `@counter` promises is not there.
+/// A `@counter` field whose values the layout keeps in the elements of an array, where the
+/// repository has no `inc_<array>_<f>` or guarded `dec_<array>_<f>` for one element (issue 13):
+/// the derive writes them for a required number of the elements of an embedded bounded array
+/// in the holder's document, identified by the referenced `id` (references with the
+/// relationship's fields) or a required `@unique` field (embedded children); not for children
+/// that overflow (outliers) or sit in buckets, nor for fields kept on both sides (`two_way`).
 pub(crate) fn counters_in_arrays(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    use crate::model::FieldType;
     use crate::plan::Shape;
+    use crate::prose::counters::{help, message, CounterInArray, Unkept};
     let child_fields = e
         .ctx
         .entity(&d.child)
         .map(|c| c.fields.as_slice())
         .unwrap_or_default();
+    // A required, unique scalar of the child: what finds one embedded child in its array.
+    let key = child_fields
+        .iter()
+        .find(|f| f.facts.unique && !f.optional && matches!(f.ty, FieldType::Scalar { .. }));
     for p in &d.placement {
-        let fields: &[crate::model::Field] = match p.shape {
-            Shape::ArrayOfSubdocuments if p.target == d.child => child_fields,
-            Shape::ArrayOfSubdocuments | Shape::ArrayOfExtendedRefs => &rel.fields,
+        let (fields, of_child) = match p.shape {
+            Shape::ArrayOfSubdocuments if p.target == d.child => (child_fields, true),
+            Shape::ArrayOfSubdocuments | Shape::ArrayOfExtendedRefs => {
+                (rel.fields.as_slice(), false)
+            }
             _ => continue,
         };
+        let overflows = d
+            .outlier
+            .as_ref()
+            .is_some_and(|o| o.collection == p.collection && o.path == p.path);
+        let held = p.max_items.is_some() && !p.path.contains('.');
         for f in fields.iter().filter(|f| f.facts.counter) {
-            let owner = if std::ptr::eq(fields, child_fields) {
+            let why = match (of_child, d.strategy) {
+                _ if f.optional => Some(Unkept::Optional),
+                (true, Layout::Bucket) => Some(Unkept::Buckets),
+                (true, _) if overflows => Some(Unkept::Overflow),
+                (true, Layout::Embed) if held && key.is_some_and(|k| !std::ptr::eq(k, f)) => None,
+                (true, _) => Some(Unkept::NoIdentity),
+                (false, Layout::ParentRefs | Layout::OneWay)
+                    if held && p.shape == Shape::ArrayOfExtendedRefs =>
+                {
+                    None
+                }
+                (false, _) => Some(Unkept::BothSides),
+            };
+            let Some(why) = why else {
+                continue;
+            };
+            let owner = if of_child {
                 d.child.clone()
             } else {
                 format!("the relationship {}", d.id)
             };
-            let help = if std::ptr::eq(fields, child_fields) {
-                format!(
-                    "to count up and down one {} at a time, say it is written on its own (`standalone {}`): each is then a document whose repository has `inc_{}` and the guarded `dec_{}`; or drop `@counter` and write the array's elements whole",
-                    d.child, d.child, f.name, f.name
-                )
-            } else {
-                format!(
-                    "drop `@counter` and change the element with `pull_{path}` and `push_{path}`, or make `{}` a field of an entity of its own",
-                    f.name,
-                    path = p.path
-                )
+            let c = CounterInArray {
+                field: &f.name,
+                owner: &owner,
+                child: of_child.then_some(d.child.as_str()),
+                collection: &p.collection,
+                path: &p.path,
+                why,
             };
             e.warn(
                 codes::COUNTER_IN_ARRAY,
                 Severity::Warning,
                 RuleId::Rule2,
                 f.span,
-                format!(
-                    "`{}` of {owner} is a @counter, but the layout keeps its values in the elements of the array `{}.{}`: the repository has no `inc_{}` or guarded `dec_{}` for one element, so racing decrements are not guarded",
-                    f.name, p.collection, p.path, f.name, f.name
-                ),
-                Some(help),
+                message(&c),
+                Some(help(&c)),
                 Some(&p.collection),
                 Some(&d.id),
             );

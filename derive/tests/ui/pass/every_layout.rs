@@ -11,6 +11,13 @@ pub struct Note {
     pub note: String,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Line {
+    pub sku: String,
+    pub qty: i32,
+    pub weight: f64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, squillion::Document)]
 #[serde(rename_all = "camelCase")]
 #[squillion(
@@ -39,6 +46,14 @@ pub struct Book {
     pub status: String,
     #[squillion(embed(max = 200))]
     pub notes: BoundedVec<Note, 200>,
+    /// Lines found by their `sku`: `inc_lines_qty`, the guarded `dec_lines_qty` (floor 1),
+    /// `inc_lines_weight`, each keeping `lines_qty`.
+    #[squillion(embed(max = 20, unique("sku")))]
+    #[squillion(element(path = "qty", name = "qty", ty = i32, key = "sku", key_ty = String, counter, minimum = 1))]
+    #[squillion(element(path = "weight", name = "weight", ty = f64, key = "sku", key_ty = String))]
+    pub lines: BoundedVec<Line, 20>,
+    #[squillion(computed(sum = "qty", of = lines))]
+    pub lines_qty: i64,
     pub tags: BoundedVec<String, 10>,
     #[squillion(computed(count, of = notes))]
     pub note_count: i32,
@@ -225,6 +240,7 @@ fn main() {
     assert_eq!(BookPart::COLLECTION, "book_parts");
     let _ = (BookRepo::new, PartRepo::new, BucketRepo::new, JobRepo::new);
     let _ = (JobRepo::inc_minutes, JobRepo::inc_hours);
+    let _ = (BookRepo::inc_lines_qty, BookRepo::dec_lines_qty, BookRepo::inc_lines_weight);
     let _ = (CategoryRepo::new, PolicyRepo::new, BookPartRepo::new);
     let _ = (JobRepo::set_specs_entry, JobRepo::remove_specs_entry);
     let _ = (JobRepo::set_sizes_entry, JobRepo::remove_sizes_entry);
