@@ -223,6 +223,12 @@ pub(crate) fn fact(f: &Fact) -> String {
             list(sources),
             if sources.len() == 1 { "is" } else { "are" }
         ),
+        Fact::KeyInReference { sources, on } => format!(
+            "{} {} shown with every {on} without a copy: {} the key its reference holds",
+            list(sources),
+            if sources.len() == 1 { "is" } else { "are" },
+            if sources.len() == 1 { "it is" } else { "they are" },
+        ),
         Fact::Shown {
             sources,
             on,
