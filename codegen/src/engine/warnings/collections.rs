@@ -55,7 +55,7 @@ pub(crate) fn collections(
                     severity,
                     RuleId::DocumentSize,
                     entity_span,
-                    format!("a `{}` document can reach {} in the worst case, over MongoDB's {} limit: {why}", c.name, bytes_words(w), bytes_words(s.doc_max_size)),
+                    format!("{} document can reach {} in the worst case, over MongoDB's {} limit: {why}", crate::prose::a(&format!("`{}`", c.name)), bytes_words(w), bytes_words(s.doc_max_size)),
                     Some(help),
                     Some(&c.name),
                     None,
@@ -67,8 +67,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document can reach {} in the worst case (warning from {})",
-                    c.name,
+                    "{} document can reach {} in the worst case (warning from {})",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(w),
                     bytes_words(s.doc_warn_size)
                 ),
@@ -85,8 +85,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document has no worst-case size (about {} on average): {}",
-                    c.name,
+                    "{} document has no worst-case size (about {} on average): {}",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(c.size.average),
                     unbounded_reason(&c.fields).unwrap_or_else(|| "something in it grows without bound".to_owned())
                 ),
@@ -100,8 +100,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document is about {} on average, over the warning size of {}",
-                    c.name,
+                    "{} document is about {} on average, over the warning size of {}",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(c.size.average),
                     bytes_words(s.doc_warn_size)
                 ),
@@ -355,11 +355,11 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                 RuleId::DocumentShape,
                 span,
                 format!(
-                    "`{}.{}` holds up to {} of seldom-read data beside the fields read often: every read of a `{}` document loads it",
+                    "`{}.{}` holds up to {} of seldom-read data beside the fields read often: every read of {} document loads it",
                     c.name,
                     f.path,
                     bytes_words(f.size.worst.unwrap_or(f.size.average)),
-                    c.name
+                    crate::prose::a(&format!("`{}`", c.name))
                 ),
                 Some("move it to a one-to-one entity of its own (the engine keeps large seldom-read sides out of the hot document)".to_owned()),
                 Some(&c.name),
