@@ -285,16 +285,17 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             Some(m) => format!("`{}.{}` is an embedded array that can hold {} elements, more than {} (rule 3)", c.name, f.path, count(m), count(s.embed_array_max)),
                             None => format!("`{}.{}` is an array with no bound: arrays should not grow without bound (rule 3)", c.name, f.path),
                         };
-                        // A subset keeps exactly the N the schema asked for (seed 004 keeps 1,000):
-                        // a note, not a warning.
+                        // A subset or a top-N list keeps exactly the N the schema asked for (seed
+                        // 004 keeps 1,000): a note, not a warning.
                         // So is a bounded array of static children: it never grows.
                         let fixed = f
                             .relation
                             .as_deref()
                             .and_then(|r| e.ctx.relation(r))
                             .is_some_and(|r| e.ctx.is_static(r));
-                        let chosen =
-                            (f.kind == FieldKind::Denormalized || fixed) && f.max_items.is_some();
+                        // A `latest` list is copies, a `top` list computed: both hold exactly N.
+                        let kept = matches!(f.kind, FieldKind::Denormalized | FieldKind::Computed);
+                        let chosen = (kept || fixed) && f.max_items.is_some();
                         e.warn(
                             codes::LARGE_EMBEDDED_ARRAY,
                             if chosen { Severity::Info } else { Severity::Warning },
@@ -303,8 +304,12 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             message,
                             Some(if f.max_items.is_none() {
                                 "declare a bound, e.g. `[string; 20]`".to_owned()
+                            } else if kept {
+                                "the parent keeps exactly the number of copies `latest` or `top` asks for: lower it if fewer are shown".to_owned()
+                            } else if fixed {
+                                "the elements never change once loaded (static), so the array does not grow; every read of the document loads them all: declare them `standalone` if they are read apart".to_owned()
                             } else {
-                                "keep arrays under about 200 elements: bucket or reference the elements".to_owned()
+                                format!("keep arrays under about {} elements: bucket or reference the elements", count(s.embed_array_max))
                             }),
                             Some(&c.name),
                             f.relation.as_deref(),
