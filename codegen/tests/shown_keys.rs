@@ -45,7 +45,17 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
     )
         .prop_map(
-            |(key, key_type, card, many_to_many, with_city, with_opened, ratio, query, standalone)| {
+            |(
+                key,
+                key_type,
+                card,
+                many_to_many,
+                with_city,
+                with_opened,
+                ratio,
+                query,
+                standalone,
+            )| {
                 Case {
                     key,
                     key_type,
@@ -71,11 +81,7 @@ fn schema(c: &Case) -> String {
     }
     // One-to-many: each Trip has one Hub. Many-to-many: each Trip lists up to 12 Hubs.
     let trip_end = if c.many_to_many { "few(12)" } else { "one" };
-    let mut body = format!(
-        "  show {} on Trip ratio {}:1\n",
-        shown.join(", "),
-        c.ratio
-    );
+    let mut body = format!("  show {} on Trip ratio {}:1\n", shown.join(", "), c.ratio);
     if c.standalone {
         body.push_str("  standalone Trip\n");
     }
@@ -130,11 +136,11 @@ fn check(c: &Case, p: &Plan) -> Result<(), String> {
             copy.copy_path
         ));
     }
-    if !d
-        .facts
-        .iter()
-        .any(|f| f.starts_with(&format!("{key_source} is shown with every Trip without a copy")))
-    {
+    if !d.facts.iter().any(|f| {
+        f.starts_with(&format!(
+            "{key_source} is shown with every Trip without a copy"
+        ))
+    }) {
         return Err(format!(
             "the facts do not say why {key_source} is not copied: {:?}",
             d.facts

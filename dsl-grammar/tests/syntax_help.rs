@@ -597,7 +597,10 @@ const OPEN_BODIES: &[(&str, usize)] = &[
 const NEXT_DECLARATIONS: &[(&str, &str)] = &[
     ("entity", "entity Episode { title: string }\n"),
     ("value", "value Tag { label: string }\n"),
-    ("relation", "relation Episode.tags: few <-> Tag.episode: one\n"),
+    (
+        "relation",
+        "relation Episode.tags: few <-> Tag.episode: one\n",
+    ),
     ("query", "query recent on Episode { where title == ? }\n"),
     ("settings", "settings { bucket_size = 5 }\n"),
 ];

@@ -117,10 +117,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         let (keys, rest) = split_keys(ctx, &want);
         if !keys.is_empty() {
             result.facts.push(Fact::KeyInReference {
-                sources: keys
-                    .iter()
-                    .map(|f| format!("{}.{f}", want.from))
-                    .collect(),
+                sources: keys.iter().map(|f| format!("{}.{f}", want.from)).collect(),
                 on: want.on.clone(),
             });
         }
@@ -320,10 +317,9 @@ fn place_copy(
     let (parent, child) = sides(rel, choice);
     let (holder, path, in_array) = match held_reference(rel, choice, lay, want) {
         Some(held) => held,
-        None
-            if strategy == Layout::ParentRefs
-                && child.entity == want.on
-                && parent.entity == want.from =>
+        None if strategy == Layout::ParentRefs
+            && child.entity == want.on
+            && parent.entity == want.from =>
         {
             // A parent_refs child holds no reference to its parent: it gets one, to carry the copies.
             let mut f = super::fields::reference(ctx, "", &child.field, &want.from);
@@ -393,7 +389,9 @@ fn place_copy(
     let mut out = Vec::new();
     for field_name in &want.fields {
         // The key is the reference's own value: never a copy beside it.
-        let Some(field) = from_entity.field(field_name).filter(|_| !from_entity.is_key(field_name))
+        let Some(field) = from_entity
+            .field(field_name)
+            .filter(|_| !from_entity.is_key(field_name))
         else {
             continue;
         };

@@ -457,9 +457,8 @@ fn unclosed_body_help(rest: &str, before: &str, expected: &[String]) -> Option<S
             .sum();
         let (text, last) = head.split_at(head.len() - last_len);
         let named = has("`:`") || has("`=`");
-        if !(DECLARATIONS.contains(&last) && named && starts_line(text))
-            || !declaration_follows(last, rest)
-        {
+        let declaration = DECLARATIONS.contains(&last) && named && starts_line(text);
+        if !(declaration && declaration_follows(last, rest)) {
             return None;
         }
         last
@@ -486,7 +485,10 @@ fn declaration_follows(keyword: &str, after: &str) -> bool {
     let next = after[name.len()..].trim_start();
     match keyword {
         "relation" => next.starts_with('.'),
-        "query" => next.starts_with("on") && !next[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_'),
+        "query" => {
+            next.starts_with("on")
+                && !next[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        }
         _ => next.starts_with(['{', '@']),
     }
 }
