@@ -101,3 +101,57 @@ fn the_costs_mark_the_layout_of_generated_schemas() {
     }
     assert!(planned > 40, "only {planned} planned");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// Where the estimate overrules the rules (children added fast to pages read seldom, or the
+    /// other way round), the reason gives the rules' own case as theirs, quoted, never as what
+    /// the layout does ("so they are grouped in buckets" under `decision: child_ref`).
+    #[test]
+    fn the_rules_case_is_quoted_when_the_costs_overrule_it(
+        page in prop::sample::select(vec![10u64, 25, 50]),
+        added in prop::sample::select(vec!["1/day", "2/s", "30/s", "500/s"]),
+        read in prop::sample::select(vec!["1/min", "2/s", "100/s"]),
+        body_kb in 1u64..8,
+    ) {
+        let src = format!(
+            "entity Account {{ name: string }}\n\
+             entity Activity {{ at: date  subject: string  body: string @size({body_kb}KB) }}\n\
+             relation Account.activities: squillions <-> Activity.account: one {{\n\
+               growth append_heavy rate {added}\n  page {page} by at desc\n}}\n\
+             query by_name on Account {{ where name == ? limit 1 rate {read} }}\n"
+        );
+        let p = plan(&src);
+        let d = p.relationship("Account.activities").expect("decision");
+        prop_assert!(!d.because.contains("own case"), "{}", d.because);
+        if let Some((_, case)) = d.because.split_once("the rules alone would choose ") {
+            let quoted = case.split_once(": ").map(|(_, q)| q).unwrap_or("");
+            prop_assert!(
+                quoted.starts_with('"') && quoted.ends_with('"'),
+                "the rules' case is not quoted: {}", d.because
+            );
+        }
+    }
+}
+
+/// The CRM's timeline: 2 KB activities added 20 a second, read 25 a page: the estimate keeps
+/// each a document of its own, and the reason quotes the rules' case for buckets.
+#[test]
+fn a_timeline_the_costs_keep_in_documents_quotes_the_case_for_buckets() {
+    let p = plan(
+        "entity Account { name: string }\n\
+         entity Activity { at: date  subject: string  body: string @large(2KB) @seldom_read }\n\
+         relation Account.activities: squillions <-> Activity.account: one {\n\
+           growth append_heavy rate 20/s\n  page 25 by at desc\n}\n",
+    );
+    let d = p.relationship("Account.activities").expect("decision");
+    assert_eq!(d.strategy.as_str(), "child_ref", "{}", d.because);
+    assert!(
+        d.because
+            .contains("the rules alone would choose bucket: \"Activities are only read"),
+        "{}",
+        d.because
+    );
+    assert!(d.because.ends_with('"'), "{}", d.because);
+}

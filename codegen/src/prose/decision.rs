@@ -492,7 +492,7 @@ pub(crate) fn reason(r: &Reason) -> String {
             document,
             base,
         } => format!(
-            "{} is chosen: with {}, {} (document size); the rules' own case for {}: {}",
+            "{} is chosen: with {}, {} (document size); the rules alone would choose {}: \"{}\"",
             layout.as_str(),
             engine.as_str(),
             super::rejections::oversized(document),
@@ -525,7 +525,7 @@ pub(crate) fn reason(r: &Reason) -> String {
             percent,
             base,
         } => format!(
-            "the rules accept {} and {}, and under the declared workload {} is estimated at {} {}'s cost (rule 6); the rules' own case for {}: {}",
+            "the rules accept {} and {}, and under the declared workload {} is estimated at {} {}'s cost (rule 6); the rules alone would choose {}: \"{}\"",
             layout.as_str(),
             engine.as_str(),
             layout.as_str(),
