@@ -161,6 +161,11 @@ fn check(text: &str, plan: &Plan, k: &Known, out: &mut Vec<String>) {
                 if k.entities.contains(*noun) && article(noun) != word.to_lowercase() {
                     fail(format!("`{word} {noun}`: wrong article"));
                 }
+                // A collection's name in backticks (`a `shows` document`, `an `episodes` one`).
+                let ticked = text[toks[i].0 + word.len()..].starts_with(" `");
+                if ticked && k.collections.contains(*noun) && article(noun) != word.to_lowercase() {
+                    fail(format!("`{word} `{noun}``: wrong article"));
+                }
             }
         }
     }
@@ -462,11 +467,20 @@ proptest! {
         self_relation in any::<bool>(),
         query in any::<bool>(),
         force in prop::option::of(prop::sample::select(vec!["embed", "parent_refs", "child_ref", "two_way", "one_way", "bucket(20)", "link_collection"])),
+        // A large, seldom-read field (W109) and an unbounded array (W103's sizes), whose
+        // warnings name the parent's collection after an article.
+        seldom in any::<bool>(),
+        unbounded in any::<bool>(),
     ) {
         let p = NAMES[parent];
         let c = if self_relation { p } else { NAMES[(parent + child_offset) % NAMES.len()] };
         let (pf, cf) = ("members", "owner");
-        let mut src = format!("entity {p} {{ name: string  born: date @immutable  at: date  n: int64  t: string }}\n");
+        let extra = format!(
+            "{}{}",
+            if seldom { "  notes: string @large(8KB) @seldom_read" } else { "" },
+            if unbounded { "  tags: [string]" } else { "" },
+        );
+        let mut src = format!("entity {p} {{ name: string  born: date @immutable  at: date  n: int64  t: string{extra} }}\n");
         if c != p {
             src.push_str(&format!("entity {c} {{ at: date  n: int64  t: string }}\n"));
         }

@@ -583,3 +583,65 @@ fn between_with_two_parameters_and_keep_paths_point_to_ours() {
         );
     }
 }
+
+/// The declarations a body may be left open in, each with the line its `{` is on (counted from
+/// its first line) and its text without the closing `}`.
+const OPEN_BODIES: &[(&str, usize)] = &[
+    ("entity Show {\n  title: string\n  // a comment with a { brace\n", 1),
+    ("value Money {\n  amount: decimal128\n  note: string @stored(\"n{\")\n", 1),
+    ("/// Episodes of a show.\nrelation Show.episodes: many <-> Episode.show: one {\n  standalone Episode\n", 2),
+    ("query by_title on Show {\n  where title == ?\n  sort title\n", 1),
+    ("settings {\n  embed_array_max = 50\n", 1),
+];
+
+const NEXT_DECLARATIONS: &[(&str, &str)] = &[
+    ("entity", "entity Episode { title: string }\n"),
+    ("value", "value Tag { label: string }\n"),
+    (
+        "relation",
+        "relation Episode.tags: few <-> Tag.episode: one\n",
+    ),
+    ("query", "query recent on Episode { where title == ? }\n"),
+    ("settings", "settings { bucket_size = 5 }\n"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// A body left without its `}` before the next declaration: the help names the declaration
+    /// that starts, the line of the `{` left open, and the `}` to add, whatever the body (entity,
+    /// value, relation facts, query clauses, settings; braces in comments and strings) and
+    /// whatever comes before and between.
+    #[test]
+    fn a_body_left_open_is_named_with_its_line(
+        open in 0..OPEN_BODIES.len(),
+        next in 0..NEXT_DECLARATIONS.len(),
+        before in 0usize..3,
+        blank in 0usize..3,
+    ) {
+        let (body, brace_line) = OPEN_BODIES[open];
+        let (keyword, decl) = NEXT_DECLARATIONS[next];
+        let prefix = "entity Before { x: int32 }\n\n".repeat(before);
+        let src = format!("{prefix}{body}{}{decl}", "\n".repeat(blank));
+        let help = help_of(&src);
+        let line = before * 2 + brace_line;
+        prop_assert!(
+            help.contains(&format!("the `{{` on line {line} is not closed"))
+                && help.contains(&format!("add `}}` before `{keyword}`")),
+            "{help}\n{src}"
+        );
+        // The fix the help names parses.
+        let fixed = format!("{prefix}{body}}}\n{}{decl}", "\n".repeat(blank));
+        prop_assert!(errors(&fixed).is_empty(), "the fix does not parse:\n{fixed}");
+    }
+}
+
+/// Declaration keywords stay usable as names: a field or setting called `entity` is no open body.
+#[test]
+fn a_field_named_like_a_keyword_is_no_open_body() {
+    let src = "entity A {\n  entity: string\n  query: int32\n}\nentity B { value: string }\n";
+    assert!(errors(src).is_empty(), "{:?}", errors(src));
+    // A mistake after such a field gets the field's help, not the open body's.
+    let help = help_of("entity A {\n  entity string\n}\n");
+    assert!(!help.contains("not closed"), "{help}");
+}

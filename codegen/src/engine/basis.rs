@@ -143,6 +143,8 @@ pub(crate) enum Fact {
     EmbedCycle { names: Vec<String> },
     /// Rule 5: the fields are read with `on` and share its document.
     SharedDocument { sources: Vec<String>, on: String },
+    /// Rule 5: the fields are their entity's natural key, which `on`'s reference holds already.
+    KeyInReference { sources: Vec<String>, on: String },
     /// Rule 5: the fields are shown with `on` (or a query filters on them).
     Shown {
         sources: Vec<String>,

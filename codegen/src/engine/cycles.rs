@@ -284,6 +284,13 @@ fn break_edge(
             child: child.to_owned(),
         };
     }
+    if let Some(cost) = choice.cost.as_mut() {
+        let now = super::cost::Alternative {
+            layout: choice.strategy,
+            bucket_size: None,
+        };
+        super::cost::rechoose(cost, now, &super::cost::workload(ctx, relation));
+    }
     let chosen = Some(choice.strategy);
     choice.rejected.retain(|r| r.strategy != chosen);
     choice.rules = vec![RuleId::Rule4];

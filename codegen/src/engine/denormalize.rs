@@ -100,21 +100,60 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         .into_iter()
         .flat_map(|w| split_immutable(ctx, w))
     {
+        if choice.strategy == Layout::Embed
+            || (choice.strategy == Layout::Bucket && want.on == rel.parent().entity)
+        {
+            result.facts.push(Fact::SharedDocument {
+                sources: want
+                    .fields
+                    .iter()
+                    .map(|f| format!("{}.{f}", want.from))
+                    .collect(),
+                on: want.on.clone(),
+            });
+            continue;
+        }
+        // The source's natural key is the value its reference holds: no copy beside it.
+        let (keys, rest) = split_keys(ctx, &want);
+        if !keys.is_empty() {
+            result.facts.push(Fact::KeyInReference {
+                sources: keys.iter().map(|f| format!("{}.{f}", want.from)).collect(),
+                on: want.on.clone(),
+            });
+        }
+        let want = match (keys.is_empty(), rest.is_empty()) {
+            (true, _) => want,
+            (false, false) => Want {
+                fields: rest,
+                ..want
+            },
+            // Only the key: the reference is all it takes. A parent_refs child holds none, and
+            // gets one (place_copy copies no key into it).
+            (false, true) => {
+                let (parent, child) = sides(rel, choice);
+                let unreferenced = held_reference(rel, choice, lay, &want).is_none()
+                    && choice.strategy == Layout::ParentRefs
+                    && child.entity == want.on
+                    && parent.entity == want.from;
+                if unreferenced {
+                    let first = result.denormalized.len();
+                    if let Err(reason) = place_copy(ctx, rel, lay, &want, choice, first) {
+                        result.declined.push(Declined {
+                            source: keys.join(", "),
+                            reason,
+                            for_query: want.query.clone(),
+                        });
+                    }
+                }
+                continue;
+            }
+        };
         let sources: Vec<String> = want
             .fields
             .iter()
             .map(|f| format!("{}.{f}", want.from))
             .collect();
         let source_words = sources.join(", ");
-        if choice.strategy == Layout::Embed
-            || (choice.strategy == Layout::Bucket && want.on == rel.parent().entity)
-        {
-            result.facts.push(Fact::SharedDocument {
-                sources,
-                on: want.on.clone(),
-            });
-            continue;
-        }
         let immutable = all_immutable(ctx, &want);
         result.facts.push(Fact::Shown {
             sources,
@@ -166,6 +205,14 @@ fn verdict(want: &Want, immutable: bool, threshold: f64) -> Result<(), basis::De
         None if want.query.is_some() => Ok(()),
         None => Err(basis::Declined::NoRatio),
     }
+}
+
+/// The fields `want` asks for that are its source's natural key (`@key`), and the others.
+fn split_keys(ctx: &Ctx<'_>, want: &Want) -> (Vec<String>, Vec<String>) {
+    want.fields
+        .iter()
+        .cloned()
+        .partition(|f| ctx.entity(&want.from).is_some_and(|e| e.is_key(f)))
 }
 
 /// Whether every field `want` asks for is `@immutable`.
@@ -267,46 +314,27 @@ fn place_copy(
         .ok_or_else(|| basis::Declined::Unknown {
             what: want.from.clone(),
         })?;
-    // The parent as the decision sees it: for one_way, the side holding the id array.
-    let parent = rel.end(choice.parent);
-    let child = match choice.parent {
-        crate::model::Side::Left => &rel.right,
-        crate::model::Side::Right => &rel.left,
-    };
-    // The single reference to the parent, held by the child (child_ref, two_way) or by buckets.
-    let single = lay.child_ref.clone().filter(|(h, _)| {
-        want.from == parent.entity
-            && match h {
-                Holder::Entity(e) => *e == want.on,
-                Holder::Collection(_) => child.entity == want.on,
-            }
-    });
-    // The array of references to the children, held by the parent (parent_refs, two_way, one_way).
-    let array = lay
-        .parent_array
-        .clone()
-        .filter(|(h, _)| want.from == child.entity && holder_is(h, &want.on));
-    // The array of references to the parents, held by each child (many-to-many two_way).
-    let array = array.or_else(|| {
-        lay.child_array
-            .clone()
-            .filter(|(h, _)| want.from == parent.entity && holder_is(h, &want.on))
-    });
-    let (holder, path, in_array) = match (single, array) {
-        (Some((h, p)), _) => (h, p, false),
-        (None, Some((h, p))) => (h, p, true),
-        (None, None)
-            if strategy == Layout::ParentRefs
-                && child.entity == want.on
-                && parent.entity == want.from =>
+    let (parent, child) = sides(rel, choice);
+    let (holder, path, in_array) = match held_reference(rel, choice, lay, want) {
+        Some(held) => held,
+        None if strategy == Layout::ParentRefs
+            && child.entity == want.on
+            && parent.entity == want.from =>
         {
             // A parent_refs child holds no reference to its parent: it gets one, to carry the copies.
             let mut f = super::fields::reference(ctx, "", &child.field, &want.from);
             f.relation = Some(rel.id.clone());
-            f.docs = vec![format!(
-                "extended reference ({}): the {}'s id, carried so the copies can be kept in step",
-                rel.id, want.from
-            )];
+            f.docs = vec![if want.fields.iter().all(|f| from_entity.is_key(f)) {
+                format!(
+                    "reference ({}): the {}'s key, shown with this document",
+                    rel.id, want.from
+                )
+            } else {
+                format!(
+                    "extended reference ({}): the {}'s id, carried so the copies can be kept in step",
+                    rel.id, want.from
+                )
+            }];
             let holder = Holder::Entity(want.on.clone());
             lay.placed.push(super::placement::Placed {
                 holder: holder.clone(),
@@ -314,6 +342,10 @@ fn place_copy(
                 embed_entity: None,
             });
             lay.child_ref = Some((holder.clone(), child.field.clone()));
+            if want.fields.iter().all(|f| from_entity.is_key(f)) {
+                // Only the key is shown: the plain reference holds it.
+                return Ok(Vec::new());
+            }
             (holder, child.field.clone(), false)
         }
         _ => {
@@ -356,7 +388,11 @@ fn place_copy(
     super::fields::extend_reference(reference, &want.from);
     let mut out = Vec::new();
     for field_name in &want.fields {
-        let Some(field) = from_entity.field(field_name) else {
+        // The key is the reference's own value: never a copy beside it.
+        let Some(field) = from_entity
+            .field(field_name)
+            .filter(|_| !from_entity.is_key(field_name))
+        else {
             continue;
         };
         let mut copy = declared(ctx.model, field, &path, 0);
@@ -416,6 +452,54 @@ fn place_copy(
         }
     }
     Ok(out)
+}
+
+/// The parent as the decision sees it (for one_way, the side holding the id array), and the child.
+fn sides<'r>(
+    rel: &'r Relation,
+    choice: &Choice,
+) -> (&'r crate::model::RelationEnd, &'r crate::model::RelationEnd) {
+    let parent = rel.end(choice.parent);
+    let child = match choice.parent {
+        crate::model::Side::Left => &rel.right,
+        crate::model::Side::Right => &rel.left,
+    };
+    (parent, child)
+}
+
+/// The reference to `want.from` the layout already gives `want.on`: its holder, its path, and
+/// whether it is an array of references.
+fn held_reference(
+    rel: &Relation,
+    choice: &Choice,
+    lay: &Layouted,
+    want: &Want,
+) -> Option<(Holder, String, bool)> {
+    let (parent, child) = sides(rel, choice);
+    // The single reference to the parent, held by the child (child_ref, two_way) or by buckets.
+    let single = lay.child_ref.clone().filter(|(h, _)| {
+        want.from == parent.entity
+            && match h {
+                Holder::Entity(e) => *e == want.on,
+                Holder::Collection(_) => child.entity == want.on,
+            }
+    });
+    // The array of references to the children, held by the parent (parent_refs, two_way, one_way).
+    let array = lay
+        .parent_array
+        .clone()
+        .filter(|(h, _)| want.from == child.entity && holder_is(h, &want.on));
+    // The array of references to the parents, held by each child (many-to-many two_way).
+    let array = array.or_else(|| {
+        lay.child_array
+            .clone()
+            .filter(|(h, _)| want.from == parent.entity && holder_is(h, &want.on))
+    });
+    match (single, array) {
+        (Some((h, p)), _) => Some((h, p, false)),
+        (None, Some((h, p))) => Some((h, p, true)),
+        (None, None) => None,
+    }
 }
 
 fn holder_is(holder: &Holder, entity: &str) -> bool {

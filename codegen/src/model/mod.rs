@@ -190,6 +190,12 @@ impl Entity {
             .iter()
             .chain(self.variants.iter().flat_map(|v| v.fields.iter()))
     }
+
+    /// Whether `field` is the natural key (`@key`): the value stored as `_id`, which every
+    /// reference to the entity holds.
+    pub fn is_key(&self, field: &str) -> bool {
+        matches!(&self.identity, Identity::Natural { field: key, .. } if key == field)
+    }
 }
 
 /// One variant of a polymorphic entity.

@@ -223,6 +223,12 @@ pub(crate) fn fact(f: &Fact) -> String {
             list(sources),
             if sources.len() == 1 { "is" } else { "are" }
         ),
+        Fact::KeyInReference { sources, on } => format!(
+            "{} {} shown with every {on} without a copy: {} the key its reference holds",
+            list(sources),
+            if sources.len() == 1 { "is" } else { "are" },
+            if sources.len() == 1 { "it is" } else { "they are" },
+        ),
         Fact::Shown {
             sources,
             on,
@@ -486,7 +492,7 @@ pub(crate) fn reason(r: &Reason) -> String {
             document,
             base,
         } => format!(
-            "{} is chosen: with {}, {} (document size); the rules' own case for {}: {}",
+            "{} is chosen: with {}, {} (document size); the rules alone would choose {}: \"{}\"",
             layout.as_str(),
             engine.as_str(),
             super::rejections::oversized(document),
@@ -519,7 +525,7 @@ pub(crate) fn reason(r: &Reason) -> String {
             percent,
             base,
         } => format!(
-            "the rules accept {} and {}, and under the declared workload {} is estimated at {} {}'s cost (rule 6); the rules' own case for {}: {}",
+            "the rules accept {} and {}, and under the declared workload {} is estimated at {} {}'s cost (rule 6); the rules alone would choose {}: \"{}\"",
             layout.as_str(),
             engine.as_str(),
             layout.as_str(),

@@ -289,6 +289,19 @@ impl<'m> Paths<'m> {
             };
             let end = self.walk(r, next, field, &rest[1..])?;
             let bson_type = bson_of(&end);
+            // The other entity's natural key (`origin.code`, `code` its `@key`) is the value the
+            // reference holds: the path is the reference itself (`origin == ?`), which needs no
+            // copy of the key beside it.
+            if rest.len() == 1 && other.is_key(&next.name) {
+                return Some((
+                    FieldPath {
+                        segments: vec![first.name.clone()],
+                        through: None,
+                        bson_type,
+                    },
+                    end,
+                ));
+            }
             let field: Vec<&str> = rest.iter().map(|s| s.name.as_str()).collect();
             return Some((
                 FieldPath {

@@ -371,6 +371,9 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if rest.starts_with('\'') {
         return "strings are written in double quotes: `\"open\"`".into();
     }
+    if let Some(help) = unclosed_body_help(rest, before, expected) {
+        return help;
+    }
     // A keyword expected here, misspelt (`standalon`, `wher`): the help says it, as the fix
     // writes it.
     if !declaration_expected(before, expected) {
@@ -425,6 +428,108 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         };
     }
     construct_help(expected).into()
+}
+
+/// A declaration keyword that starts a line inside a body whose `{` is still open: the body
+/// before it lacks its `}` (`entity Show { title: string` then `entity Episode { ... }`). The
+/// parser stops at the keyword (where a fact, a clause or `}` was expected), or just after it,
+/// having read the keyword as a field's or a setting's name (`entity: ...`, `entity = ...`).
+fn unclosed_body_help(rest: &str, before: &str, expected: &[String]) -> Option<String> {
+    const DECLARATIONS: [&str; 5] = ["settings", "value", "entity", "relation", "query"];
+    let has = |s: &str| expected.iter().any(|e| e == s);
+    let starts_line = |text: &str| {
+        let head = text.trim_end_matches([' ', '\t']);
+        head.is_empty() || head.ends_with('\n')
+    };
+    let word = &rest[..found_len(rest)];
+    let keyword = if DECLARATIONS.contains(&word) && has("`}`") && starts_line(before) {
+        if !declaration_follows(word, &rest[word.len()..]) {
+            return None;
+        }
+        word
+    } else {
+        let head = before.trim_end_matches([' ', '\t']);
+        let last_len: usize = head
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .map(char::len_utf8)
+            .sum();
+        let (text, last) = head.split_at(head.len() - last_len);
+        let named = has("`:`") || has("`=`");
+        let declaration = DECLARATIONS.contains(&last) && named && starts_line(text);
+        if !(declaration && declaration_follows(last, rest)) {
+            return None;
+        }
+        last
+    };
+    let line = open_brace_line(before)?;
+    Some(format!(
+        "`{keyword}` starts a new declaration, but the `{{` on line {line} is not closed: add `}}` \
+         before `{keyword}`"
+    ))
+}
+
+/// Whether `after` (the text after `keyword`) goes on as that declaration does: a name and `{`
+/// or an attribute (`entity`, `value`), an end `Name.` (`relation`), a name and `on` (`query`),
+/// `{` (`settings`). A field named like the keyword (`entity string`, its `:` forgotten) does not.
+fn declaration_follows(keyword: &str, after: &str) -> bool {
+    let after = after.trim_start();
+    if keyword == "settings" {
+        return after.starts_with('{');
+    }
+    let name = &after[..found_len(after)];
+    if name.is_empty() || !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return false;
+    }
+    let next = after[name.len()..].trim_start();
+    match keyword {
+        "relation" => next.starts_with('.'),
+        "query" => {
+            next.starts_with("on")
+                && !next[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        }
+        _ => next.starts_with(['{', '@']),
+    }
+}
+
+/// The line of the last `{` of `text` that no `}` closes, outside comments and strings.
+fn open_brace_line(text: &str) -> Option<usize> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut line = 1;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '/' if chars.peek() == Some(&'/') => {
+                while chars.peek().is_some_and(|c| *c != '\n') {
+                    chars.next();
+                }
+            }
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' | '\n' => {
+                            if c == '\n' {
+                                line += 1;
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            '{' => open.push(line),
+            '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.last().copied()
 }
 
 /// The word typed where a syntax error is, and how many bytes of it come before the error: pest

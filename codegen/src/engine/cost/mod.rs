@@ -411,28 +411,75 @@ pub(crate) fn record(
         },
         alternatives: costed
             .iter()
-            .map(|(a, acceptable, e)| AlternativeCost {
-                layout: a.layout,
-                bucket_size: a.bucket_size,
-                chosen: *a == chosen,
-                nothing_copied: false,
-                acceptable: *acceptable,
-                round_trips: round(e.round_trips),
-                documents_read: round(e.documents_read),
-                bytes_read: round(e.bytes_read),
-                index_entries_written: round(e.index_entries_written),
-                documents_written: round(e.documents_inserted + e.documents_rewritten),
-                documents_rewritten: round(e.documents_rewritten),
-                bytes_rewritten: round(e.bytes_rewritten),
-                transactions: round(e.transactions),
-                micros: round(e.micros()),
-                relative: if chosen_us > 0.0 {
-                    round(e.micros() / chosen_us)
-                } else {
-                    1.0
-                },
-            })
+            .map(|(a, acceptable, e)| alternative_cost(*a, *acceptable, *a == chosen, e, chosen_us))
             .collect(),
+    }
+}
+
+/// One alternative's line of the cost table, `relative` to the chosen one's `chosen_us`.
+fn alternative_cost(
+    a: Alternative,
+    acceptable: bool,
+    chosen: bool,
+    e: &Estimate,
+    chosen_us: f64,
+) -> AlternativeCost {
+    AlternativeCost {
+        layout: a.layout,
+        bucket_size: a.bucket_size,
+        chosen,
+        nothing_copied: false,
+        acceptable,
+        round_trips: round(e.round_trips),
+        documents_read: round(e.documents_read),
+        bytes_read: round(e.bytes_read),
+        index_entries_written: round(e.index_entries_written),
+        documents_written: round(e.documents_inserted + e.documents_rewritten),
+        documents_rewritten: round(e.documents_rewritten),
+        bytes_rewritten: round(e.bytes_rewritten),
+        transactions: round(e.transactions),
+        micros: round(e.micros()),
+        relative: if chosen_us > 0.0 {
+            round(e.micros() / chosen_us)
+        } else {
+            1.0
+        },
+    }
+}
+
+/// The layout changed after it was costed (an embedding cycle broken with a reference): the
+/// alternative now chosen is marked and listed first (estimated under `w` if it was not), every
+/// cost is relative to it, and the one it replaced is ruled out.
+pub(crate) fn rechoose(plan: &mut CostPlan, chosen: Alternative, w: &Workload) {
+    for a in &mut plan.alternatives {
+        if a.chosen {
+            a.acceptable = false;
+        }
+        a.chosen = false;
+    }
+    let now = match plan
+        .alternatives
+        .iter()
+        .position(|a| a.layout == chosen.layout && a.bucket_size == chosen.bucket_size)
+    {
+        Some(i) => plan.alternatives.remove(i),
+        None => alternative_cost(chosen, true, true, &estimate(w, chosen), 0.0),
+    };
+    let base = now.micros;
+    plan.alternatives.insert(
+        0,
+        AlternativeCost {
+            chosen: true,
+            acceptable: true,
+            ..now
+        },
+    );
+    for a in &mut plan.alternatives {
+        a.relative = if base > 0.0 {
+            round(a.micros / base)
+        } else {
+            1.0
+        };
     }
 }
 

@@ -332,7 +332,10 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             why,
         });
     }
-    if let Some(bytes) = large_seldom_read_bytes(ctx, other) {
+    // An entity related one-to-one to its own kind is no lighter on either side: the cycle
+    // rule keeps each in its own document (`SelfOneToOne`), whatever its size.
+    let large = large_seldom_read_bytes(ctx, other).filter(|_| owner != other);
+    if let Some(bytes) = large {
         facts.push(Fact::LargeSeldom {
             entity: other.clone(),
             bytes,

@@ -55,7 +55,7 @@ pub(crate) fn collections(
                     severity,
                     RuleId::DocumentSize,
                     entity_span,
-                    format!("a `{}` document can reach {} in the worst case, over MongoDB's {} limit: {why}", c.name, bytes_words(w), bytes_words(s.doc_max_size)),
+                    format!("{} document can reach {} in the worst case, over MongoDB's {} limit: {why}", crate::prose::a(&format!("`{}`", c.name)), bytes_words(w), bytes_words(s.doc_max_size)),
                     Some(help),
                     Some(&c.name),
                     None,
@@ -67,8 +67,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document can reach {} in the worst case (warning from {})",
-                    c.name,
+                    "{} document can reach {} in the worst case (warning from {})",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(w),
                     bytes_words(s.doc_warn_size)
                 ),
@@ -85,8 +85,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document has no worst-case size (about {} on average): {}",
-                    c.name,
+                    "{} document has no worst-case size (about {} on average): {}",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(c.size.average),
                     unbounded_reason(&c.fields).unwrap_or_else(|| "something in it grows without bound".to_owned())
                 ),
@@ -100,8 +100,8 @@ pub(crate) fn collections(
                 RuleId::DocumentSize,
                 entity_span,
                 format!(
-                    "a `{}` document is about {} on average, over the warning size of {}",
-                    c.name,
+                    "{} document is about {} on average, over the warning size of {}",
+                    crate::prose::a(&format!("`{}`", c.name)),
                     bytes_words(c.size.average),
                     bytes_words(s.doc_warn_size)
                 ),
@@ -285,16 +285,17 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             Some(m) => format!("`{}.{}` is an embedded array that can hold {} elements, more than {} (rule 3)", c.name, f.path, count(m), count(s.embed_array_max)),
                             None => format!("`{}.{}` is an array with no bound: arrays should not grow without bound (rule 3)", c.name, f.path),
                         };
-                        // A subset keeps exactly the N the schema asked for (seed 004 keeps 1,000):
-                        // a note, not a warning.
+                        // A subset or a top-N list keeps exactly the N the schema asked for (seed
+                        // 004 keeps 1,000): a note, not a warning.
                         // So is a bounded array of static children: it never grows.
                         let fixed = f
                             .relation
                             .as_deref()
                             .and_then(|r| e.ctx.relation(r))
                             .is_some_and(|r| e.ctx.is_static(r));
-                        let chosen =
-                            (f.kind == FieldKind::Denormalized || fixed) && f.max_items.is_some();
+                        // A `latest` list is copies, a `top` list computed: both hold exactly N.
+                        let kept = matches!(f.kind, FieldKind::Denormalized | FieldKind::Computed);
+                        let chosen = (kept || fixed) && f.max_items.is_some();
                         e.warn(
                             codes::LARGE_EMBEDDED_ARRAY,
                             if chosen { Severity::Info } else { Severity::Warning },
@@ -303,8 +304,12 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             message,
                             Some(if f.max_items.is_none() {
                                 "declare a bound, e.g. `[string; 20]`".to_owned()
+                            } else if kept {
+                                "the parent keeps exactly the number of copies `latest` or `top` asks for: lower it if fewer are shown".to_owned()
+                            } else if fixed {
+                                "the elements never change once loaded (static), so the array does not grow; every read of the document loads them all: declare them `standalone` if they are read apart".to_owned()
                             } else {
-                                "keep arrays under about 200 elements: bucket or reference the elements".to_owned()
+                                format!("keep arrays under about {} elements: bucket or reference the elements", count(s.embed_array_max))
                             }),
                             Some(&c.name),
                             f.relation.as_deref(),
@@ -355,11 +360,11 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                 RuleId::DocumentShape,
                 span,
                 format!(
-                    "`{}.{}` holds up to {} of seldom-read data beside the fields read often: every read of a `{}` document loads it",
+                    "`{}.{}` holds up to {} of seldom-read data beside the fields read often: every read of {} document loads it",
                     c.name,
                     f.path,
                     bytes_words(f.size.worst.unwrap_or(f.size.average)),
-                    c.name
+                    crate::prose::a(&format!("`{}`", c.name))
                 ),
                 Some("move it to a one-to-one entity of its own (the engine keeps large seldom-read sides out of the hot document)".to_owned()),
                 Some(&c.name),
