@@ -25,7 +25,7 @@ use mongodb::options::Collation;
 use serde::de::DeserializeOwned;
 
 use super::core::RepoCore;
-use super::paging::{after, cursor_of, keyset_sort};
+use super::paging::{cursor_of, keyset};
 use crate::error::Context;
 use crate::{CursorPage, Document, PageCursor, Result};
 
@@ -83,11 +83,7 @@ where
     D: Document,
     T: DeserializeOwned,
 {
-    let sort = keyset_sort(sort);
-    let filter = match cursor {
-        Some(c) => doc! { "$and": [filter, after(&sort, c)?] },
-        None => filter,
-    };
+    let (filter, sort) = keyset(filter, sort, cursor)?;
     let per_page = i64::from(per_page.max(1));
     let mut docs = read(core, filter, Some(&sort), Some(per_page + 1), collation).await?;
     let more = docs.len() as i64 > per_page;
@@ -167,12 +163,23 @@ async fn open<D: Document>(
             .await
             .during("find", core.name());
     }
-    let pipeline = pipeline::<D>(filter, sort.cloned(), limit);
-    let mut aggregate = core.raw().aggregate(pipeline).allow_disk_use(true);
-    if let Some(c) = collation {
-        aggregate = aggregate.collation(c);
+    aggregation(core, pipeline::<D>(filter, sort.cloned(), limit), collation)
+        .await
+        .during("aggregate", core.name())
+}
+
+/// `aggregate(pipeline)` on the raw collection, with `allowDiskUse` (a `$sort` after the shaping
+/// stages runs in memory) and the query's collation.
+fn aggregation<D: Document>(
+    core: &RepoCore<D>,
+    pipeline: Vec<BsonDocument>,
+    collation: Option<Collation>,
+) -> mongodb::action::Aggregate<'_> {
+    let aggregate = core.raw().aggregate(pipeline).allow_disk_use(true);
+    match collation {
+        Some(c) => aggregate.collation(c),
+        None => aggregate,
     }
-    aggregate.await.during("aggregate", core.name())
 }
 
 async fn aggregate<D: Document>(
@@ -180,11 +187,7 @@ async fn aggregate<D: Document>(
     pipeline: Vec<BsonDocument>,
     collation: Option<Collation>,
 ) -> Result<Vec<BsonDocument>> {
-    let mut aggregate = core.raw().aggregate(pipeline).allow_disk_use(true);
-    if let Some(c) = collation {
-        aggregate = aggregate.collation(c);
-    }
-    aggregate
+    aggregation(core, pipeline, collation)
         .await
         .during("aggregate", core.name())?
         .try_collect()

@@ -103,6 +103,21 @@ pub fn after(sort: &Document, cursor: &PageCursor) -> Result<Document> {
     })
 }
 
+/// A page's filter and sort: the declared sort with `_id` last ([`keyset_sort`]), and `filter`
+/// narrowed to the documents after `cursor` when given ([`after`]).
+pub fn keyset(
+    filter: Document,
+    sort: Option<Document>,
+    cursor: Option<&PageCursor>,
+) -> Result<(Document, Document)> {
+    let sort = keyset_sort(sort);
+    let filter = match cursor {
+        Some(c) => doc! { "$and": [filter, after(&sort, c)?] },
+        None => filter,
+    };
+    Ok((filter, sort))
+}
+
 /// One page of at most `per_page` documents (at least 1) of `filter` in `sort` order, after
 /// `cursor` when given. With a `projection` (a query's `returns`), only those fields are read,
 /// with the sort keys the next cursor needs ([`with_sort_keys`]).
@@ -118,11 +133,7 @@ pub async fn page<T>(
 where
     T: DeserializeOwned + Send + Sync,
 {
-    let sort = keyset_sort(sort);
-    let filter = match cursor {
-        Some(c) => doc! { "$and": [filter, after(&sort, c)?] },
-        None => filter,
-    };
+    let (filter, sort) = keyset(filter, sort, cursor)?;
     let per_page = i64::from(per_page.max(1));
     let raw = collection.clone_with_type::<Document>();
     let mut find = raw.find(filter).sort(sort.clone()).limit(per_page + 1);

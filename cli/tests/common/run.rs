@@ -13,6 +13,17 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// A finished process's exit code and output, as text.
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Self {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
 impl Run {
     /// Asserts the exit code and that nothing panicked.
     pub fn expect(&self, code: i32, what: &str) -> &Self {
@@ -52,11 +63,7 @@ where
             .timeout(Duration::from_secs(300))
             .output()
             .unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     })
     .await
     .unwrap()

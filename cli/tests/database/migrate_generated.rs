@@ -280,12 +280,7 @@ async fn generated(bin: &Path, kind: &str, t: &TestDb) -> Run {
         t.db.name().to_owned(),
     );
     tokio::task::spawn_blocking(move || {
-        let out = Command::new(bin).args([&kind, &uri, &db]).output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(Command::new(bin).args([&kind, &uri, &db]).output().unwrap())
     })
     .await
     .unwrap()

@@ -31,11 +31,7 @@ pub(super) async fn mongosh(script: &str, db: &str) -> Run {
             .output()
             .unwrap();
         drop(dir);
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     })
     .await
     .unwrap()
