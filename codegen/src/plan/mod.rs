@@ -220,7 +220,7 @@ pub struct Placement {
 pub struct CostPlan {
     /// The workload, from the declared rates and facts (defaults where none are declared).
     pub workload: WorkloadPlan,
-    /// Every alternative costed, the engine's choice first.
+    /// Every alternative costed; the engine's choice is the one marked `chosen`.
     pub alternatives: Vec<AlternativeCost>,
 }
 
