@@ -19,7 +19,7 @@ pub fn explain(plan: &Plan) -> String {
     );
     for d in &plan.relationships {
         out.push('\n');
-        decision(&mut out, d);
+        decision(&mut out, d, &plan.collections);
     }
     for c in &plan.collections {
         out.push('\n');
@@ -47,7 +47,7 @@ pub fn explain(plan: &Plan) -> String {
     out
 }
 
-fn decision(out: &mut String, d: &Decision) {
+fn decision(out: &mut String, d: &Decision, collections: &[Collection]) {
     let _ = writeln!(
         out,
         "{}  {} {} <-> {} {}  ({})",
@@ -93,7 +93,7 @@ fn decision(out: &mut String, d: &Decision) {
             "  stored:   {}.{} holds {}{max}",
             p.collection,
             p.path,
-            p.shape.describe(&p.target)
+            crate::prose::holds(collections, p)
         );
     }
     if !d.facts.is_empty() {

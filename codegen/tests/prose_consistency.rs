@@ -322,6 +322,15 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
                     out.push(format!("{}: `{f}`", d.id));
                 }
             }
+            // "listing an Employee's Employees" names neither end: the children are the
+            // parent's end (`reports`).
+            let own = format!("{}'s {}", d.from, plural(&d.from));
+            let rejected = d.rejected.iter().map(|r| &r.why);
+            for o in d.obligations.iter().chain([&d.because]).chain(rejected) {
+                if o.contains(&own) {
+                    out.push(format!("{}: `{o}`", d.id));
+                }
+            }
         }
         for r in &d.rules {
             check(r.source, plan, &k, &mut out);

@@ -133,11 +133,31 @@ pub fn shape_pipeline<T: Document>() -> Vec<BsonDocument> {
 
 /// The filter of documents stored below `T`'s current version (or without a version).
 pub fn below_current<T: Document>(id: Bson) -> Option<BsonDocument> {
+    let mut filter = doc! { "_id": id };
+    filter.extend(stored_below_current::<T>()?);
+    Some(filter)
+}
+
+/// `{$or: [{schema_version: {$lt: current}}, {schema_version: {$exists: false}}]}`: the
+/// documents stored below `T`'s current version (or without a version), whose copies the
+/// migration has not backfilled yet.
+pub fn stored_below_current<T: Document>() -> Option<BsonDocument> {
     let v = T::SCHEMA_VERSION?;
-    Some(doc! { "_id": id, "$or": [
+    Some(doc! { "$or": [
         { SchemaVersion::FIELD: { "$lt": SchemaVersion::stored(v.current) } },
         { SchemaVersion::FIELD: { "$exists": false } },
     ] })
+}
+
+/// The aggregation expression true of a document stored below `T`'s current version (or without
+/// a version): [`stored_below_current`] as `$expr`.
+pub fn is_below_current<T: Document>() -> Option<Bson> {
+    let v = T::SCHEMA_VERSION?;
+    let version = format!("${}", SchemaVersion::FIELD);
+    Some(Bson::Document(doc! { "$lt": [
+        { "$ifNull": [version, -1] },
+        SchemaVersion::stored(v.current),
+    ] }))
 }
 
 /// The value at a dotted path (through subdocuments only).

@@ -13,17 +13,24 @@
 //!   own shaping stages ([`super::online::shape_pipeline`]: renames and wraps), then the query's
 //!   own `$match`, `$sort` and `$limit` on the documents in the new shape.
 //!
+//! - a query whose conditions or sort name a copy beside a reference at the top level of the
+//!   document (`author.name`) runs as that aggregation too, whose stages then take the copy of
+//!   every document stored below the current version from its source (`$lookup` on the
+//!   reference, [`fill_stages`]): such a document may not hold the copy yet, the migration's
+//!   backfill gives it, so the first `$match` lets every old document through on that condition.
+//!
 //! A query's `returns` is applied in memory, after the copies are filled: the server's projection
 //! would name fields an old document does not have yet. What a query cannot find before the
-//! migration's backfill: an old document by a copy that is not filled yet (a condition or sort on
-//! a copied field of a reference being wrapped), and a `near` condition on a renamed field
-//! (`$near` runs only in `find`).
+//! migration's backfill: an old document by a copy inside an array of extended references
+//! (`lines[].product.name`), and a `near` condition on a renamed field (`$near` runs only in
+//! `find`).
 
 use bson::{doc, Bson, Document as BsonDocument};
 use futures::{Stream, StreamExt, TryStreamExt};
 use mongodb::options::Collation;
 use serde::de::DeserializeOwned;
 
+use super::copies::CopyOf;
 use super::core::RepoCore;
 use super::paging::{cursor_of, keyset};
 use crate::error::Context;
@@ -213,14 +220,17 @@ fn as_type<D: Document, T: DeserializeOwned>(doc: BsonDocument) -> Result<T> {
     Ok(bson::from_document(doc)?)
 }
 
-/// `[{$match: widened}, shaping stages..., {$match: filter}, {$sort}, {$limit}]`.
+/// `[{$match: widened}, shaping stages..., copies of old documents from their sources...,
+/// {$match: filter}, {$sort}, {$limit}]`.
 fn pipeline<D: Document>(
     filter: BsonDocument,
     sort: Option<BsonDocument>,
     limit: Option<i64>,
 ) -> Vec<BsonDocument> {
+    let unfilled = unfilled::<D>(&filter, sort.as_ref());
     let mut stages = vec![doc! { "$match": widen::<D>(&filter) }];
     stages.extend(super::online::shape_pipeline::<D>());
+    stages.extend(fill_stages::<D>(&unfilled));
     if !filter.is_empty() {
         stages.push(doc! { "$match": filter });
     }
@@ -270,13 +280,98 @@ fn moved(path: &str, to: &str, from: &str) -> Option<String> {
         .map(|rest| format!("{from}.{rest}"))
 }
 
-/// Whether a read of `filter` in `sort` order names a path an old document holds elsewhere.
+/// Whether a read of `filter` in `sort` order names a path an old document holds elsewhere, or a
+/// copy it may not hold yet.
 fn reshapes<D: Document>(filter: &BsonDocument, sort: Option<&BsonDocument>) -> bool {
     if !super::online::upgrades::<D>() || names(filter, "$near") {
         return false;
     }
     let moved = |path: &str| old_paths::<D>(path).len() > 1;
-    paths(filter).iter().any(|p| moved(p)) || sort.is_some_and(|s| s.keys().any(|k| moved(k)))
+    paths(filter).iter().any(|p| moved(p))
+        || sort.is_some_and(|s| s.keys().any(|k| moved(k)))
+        || !unfilled::<D>(filter, sort).is_empty()
+}
+
+/// The copy at `path` (or holding it) that an old document may not hold yet: a copy beside a
+/// reference outside any array (`author.name`), which the migration's backfill fills.
+fn unfilled_copy<D: Document>(path: &str) -> Option<&'static CopyOf> {
+    if !super::online::upgrades::<D>() {
+        return None;
+    }
+    D::COPIES.iter().find(|c| {
+        !c.copy.contains("[]")
+            && (path == c.copy
+                || path
+                    .strip_prefix(c.copy)
+                    .is_some_and(|rest| rest.starts_with('.')))
+    })
+}
+
+/// The copies a read of `filter` in `sort` order names that an old document may not hold yet
+/// ([`unfilled_copy`]), each once.
+fn unfilled<D: Document>(
+    filter: &BsonDocument,
+    sort: Option<&BsonDocument>,
+) -> Vec<&'static CopyOf> {
+    let mut named = paths(filter);
+    named.extend(sort.into_iter().flat_map(|s| s.keys().cloned()));
+    let mut out: Vec<&'static CopyOf> = Vec::new();
+    for c in named.iter().filter_map(|p| unfilled_copy::<D>(p)) {
+        if !out.iter().any(|o| std::ptr::eq(*o, c)) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The stages that give each document stored below the current version the `copies` its
+/// sources hold now, as the backfill will: one `$lookup` per reference (on the source's `_id`),
+/// then each copy `$set` from the source found (documents at the current version keep theirs),
+/// then the looked-up sources removed.
+fn fill_stages<D: Document>(copies: &[&CopyOf]) -> Vec<BsonDocument> {
+    let Some(old) = super::online::is_below_current::<D>() else {
+        return Vec::new();
+    };
+    let mut stages = Vec::new();
+    let mut looked: Vec<(&str, &str, String)> = Vec::new();
+    for c in copies {
+        let at = match looked
+            .iter()
+            .find(|(from, by, _)| *from == c.from && *by == c.by)
+        {
+            Some((_, _, at)) => at.clone(),
+            None => {
+                let at = format!("__squillion_source_{}", looked.len());
+                stages.push(doc! { "$lookup": {
+                    "from": c.from,
+                    "localField": c.by,
+                    "foreignField": "_id",
+                    "as": at.clone(),
+                } });
+                looked.push((c.from, c.by, at.clone()));
+                at
+            }
+        };
+        // The first source found, then its field (`$$s.name`): a path through the array of
+        // sources (`$at.name`) is an array of values in MongoDB, which not every server gives.
+        let source = doc! { "$let": {
+            "vars": { "s": { "$arrayElemAt": [format!("${at}"), 0] } },
+            "in": format!("$$s.{}", c.source),
+        } };
+        stages.push(doc! { "$set": { c.copy: { "$cond": [
+            old.clone(),
+            source,
+            format!("${}", c.copy),
+        ] } } });
+    }
+    if !looked.is_empty() {
+        let temporary: Vec<Bson> = looked
+            .into_iter()
+            .map(|(_, _, at)| Bson::String(at))
+            .collect();
+        stages.push(doc! { "$unset": temporary });
+    }
+    stages
 }
 
 /// The field paths a filter's conditions name, through `$and`, `$or` and `$nor`.
@@ -313,7 +408,8 @@ fn names(doc: &BsonDocument, operator: &str) -> bool {
 /// A filter every document matching `filter` matches, whatever version it is stored at: each
 /// condition on a path an old document holds elsewhere ([`old_paths`]) becomes an `$or` of the
 /// same condition on each of those paths; `$and` and `$or` are widened branch by branch; a `$nor`
-/// is dropped (widening under a negation would narrow). The exact filter runs after the shaping.
+/// is dropped (widening under a negation would narrow); a condition on a copy an old document may
+/// not hold yet also lets every old document through. The exact filter runs after the shaping.
 pub fn widen<D: Document>(filter: &BsonDocument) -> BsonDocument {
     let mut all: Vec<Bson> = Vec::new();
     for (k, v) in filter {
@@ -331,10 +427,17 @@ pub fn widen<D: Document>(filter: &BsonDocument) -> BsonDocument {
             ("$nor", _) => {}
             _ if k.starts_with('$') => all.push(Bson::Document(doc! { k.clone(): v.clone() })),
             _ => {
-                let alternatives: Vec<Bson> = old_paths::<D>(k)
+                let mut alternatives: Vec<Bson> = old_paths::<D>(k)
                     .into_iter()
                     .map(|p| Bson::Document(doc! { p: v.clone() }))
                     .collect();
+                // An old document may not hold the copy yet: it is read, and its copy taken
+                // from the source, before the exact condition runs.
+                if unfilled_copy::<D>(k).is_some() {
+                    if let Some(old) = super::online::stored_below_current::<D>() {
+                        alternatives.push(Bson::Document(old));
+                    }
+                }
                 all.push(match <[Bson; 1]>::try_from(alternatives) {
                     Ok([one]) => one,
                     Err(many) => Bson::Document(doc! { "$or": many }),

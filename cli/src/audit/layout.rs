@@ -86,7 +86,7 @@ fn kept(f: &PlanField) -> Stored {
     }
 }
 
-fn planned(d: &Decision, here: Option<&PlanField>) -> String {
+fn planned(plan: &Plan, d: &Decision, here: Option<&PlanField>) -> String {
     let places: Vec<String> = d
         .placement
         .iter()
@@ -95,7 +95,7 @@ fn planned(d: &Decision, here: Option<&PlanField>) -> String {
                 "{}.{} holds {}",
                 p.collection,
                 p.path,
-                p.shape.describe(&p.target)
+                squillion_codegen::prose::holds(&plan.collections, p)
             )
         })
         .collect();
@@ -222,7 +222,7 @@ fn ends_at(
                 "`{path}` holds {} in {} sampled {holders}; {}",
                 found(field.unwrap_or(&FieldShape::default()), found_shape),
                 words::n(field.map_or(0, |f| f.present)),
-                planned(d, here)
+                planned(plan, d, here)
             ),
             (None, Some(p)) if p.optional => continue,
             // Present but never holding anything (empty arrays): any planned shape fits.
@@ -234,7 +234,7 @@ fn ends_at(
                 } else {
                     format!("`{at}` value")
                 },
-                planned(d, here)
+                planned(plan, d, here)
             ),
         };
         out.push(Finding {

@@ -39,7 +39,7 @@ const KINDS: [(&str, &str, &str); 3] = [
 
 /// The declared queries read online: a stored field renamed (`pages` as `page_count`) and a plain
 /// reference wrapped into an extended one with a copy, in one change; queries filter and sort on
-/// both, one projects.
+/// both and on the copy, one projects.
 const QUERIES: (&str, &str, &str) = (
     "queries",
     "entity Author { name: string }\nentity Book @schema_version(1) { title: string  pages: int32 }\n\
@@ -51,7 +51,9 @@ const QUERIES: (&str, &str, &str) = (
      query long_books on Book {\n  where pages >= ?\n  sort pages desc, title\n}\n\
      query books_of_author on Book {\n  where author == ?\n  sort title\n}\n\
      query longest_of_author on Book {\n  where author == ? and pages >= ?\n  sort pages desc\n  limit 5\n}\n\
-     query page_counts on Book {\n  where pages between ?\n  sort title\n  returns title, pages\n}\n",
+     query page_counts on Book {\n  where pages between ?\n  sort title\n  returns title, pages\n}\n\
+     query books_by_author_name on Book {\n  where author.name == ?\n  sort title\n}\n\
+     query books_by_author_names on Book {\n  where pages >= ?\n  sort author.name, title\n}\n",
 );
 
 /// The three modules of every kind (old code, new code reading the old version, migration),

@@ -586,8 +586,14 @@ pub(crate) enum Broken {
 /// A write (or read) the layout obliges the application to, rendered with the final placement.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Obligation {
-    /// Listing a parent's children queries the children's reference, wherever it is stored.
-    ListByIndex { parent: String, child: String },
+    /// Listing a parent's children queries the children's reference, wherever it is stored
+    /// (`field`: the parent's end, which names the children of a relation of an entity with
+    /// itself).
+    ListByIndex {
+        parent: String,
+        child: String,
+        field: String,
+    },
     /// Adding a child to the parent's id array.
     AddToArray {
         parent: String,

@@ -163,9 +163,10 @@ pub enum Shape {
     Id,
     /// An array of ids.
     ArrayOfIds,
-    /// An array of extended references (id plus copied fields).
+    /// An array of extended references: the id beside copied fields, the relationship's own
+    /// fields (an order line's quantity), or both.
     ArrayOfExtendedRefs,
-    /// One extended reference (id plus copied fields).
+    /// One extended reference: the id beside copied fields.
     ExtendedRef,
 }
 

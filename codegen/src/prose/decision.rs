@@ -359,11 +359,9 @@ pub(crate) fn reason(r: &Reason) -> String {
         Reason::Growing { parent, child, growth: g } => {
             let role = role(parent, child);
             format!(
-                "{} {}, so no array in the {parent} holds them: each {child} stores its {role}'s id, indexed, and {}'s {} are one indexed query (rule 3; seed 000: continually growing documents)",
+                "{} {}, so no array in the {parent} holds them: each {child} stores its {role}'s id, indexed, and listing them is one indexed query (rule 3; seed 000: continually growing documents)",
                 plural(child),
                 growth(*g),
-                a(parent),
-                plural(child)
             )
         }
         Reason::Expiring { parent, child, field } => {
@@ -620,7 +618,7 @@ pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
 /// How a child names its parent in "each {child} stores its {role}'s id": the parent's entity,
 /// or "parent X" when both are X (a comment's replies: "each Comment stores its parent
 /// Comment's id", not "its Comment's").
-fn role(parent: &str, child: &str) -> String {
+pub(super) fn role(parent: &str, child: &str) -> String {
     role_as(parent, child, "parent")
 }
 

@@ -25,18 +25,25 @@ fn stored(d: &Decision, shapes: &[Shape]) -> Option<String> {
 /// An obligation, with the names of the final placement.
 pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
     match o {
-        Obligation::ListByIndex { parent, child } => match stored(d, &[Shape::Id, Shape::ExtendedRef]) {
-            Some(at) => format!(
-                "listing {}'s {} is one query on the index of {at}",
-                a(parent),
+        Obligation::ListByIndex { parent, child, field } => {
+            // A relation of an entity with itself names the children by the parent's end:
+            // "an Employee's `reports`", not "an Employee's Employees".
+            let children = if parent == child {
+                format!("`{field}`")
+            } else {
                 plural(child)
-            ),
-            None => format!(
-                "listing {}'s {} is one query on the index of their reference",
-                a(parent),
-                plural(child)
-            ),
-        },
+            };
+            match stored(d, &[Shape::Id, Shape::ExtendedRef]) {
+                Some(at) => format!(
+                    "listing {}'s {children} is one query on the index of {at}",
+                    a(parent)
+                ),
+                None => format!(
+                    "listing {}'s {children} is one query on the index of their reference",
+                    a(parent)
+                ),
+            }
+        }
         Obligation::AddToArray { parent, child, cap } => {
             let placed = d
                 .placement

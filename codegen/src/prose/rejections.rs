@@ -153,17 +153,18 @@ pub(crate) fn against(x: &Against) -> String {
             plural(child)
         ),
         Against::ListNeedsIndex { parent, child } => format!(
-            "listing {}'s {} would need a query on an index instead of reading its array",
-            a(parent),
-            plural(child)
+            "listing the {} of {} would need a query on an index instead of reading its array",
+            plural(child),
+            a(&super::decision::role(parent, child))
         ),
         Against::ArrayServesParent { parent, child, max } => format!(
             "with {} per {parent}, an id array in the {parent} serves its reads without an index on {child}",
             up_to(*max, child)
         ),
         Against::LinkForBoundedList { holder, other } => format!(
-            "a document per pair costs a second collection and a join for every read of {}'s {}, which one bounded array serves",
+            "a document per pair costs a second collection and a join for every read of {}'s {}{}, which one bounded array serves",
             a(holder),
+            if holder == other { "linked " } else { "" },
             plural(other)
         ),
         Against::FieldsTwice { fields } => format!(

@@ -150,6 +150,7 @@ pub(crate) fn place(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice) -> Layouted 
                 out.obligations.push(Obligation::ListByIndex {
                     parent: parent.entity.clone(),
                     child: child.entity.clone(),
+                    field: parent.field.clone(),
                 });
             }
         }

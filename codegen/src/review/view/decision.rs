@@ -126,7 +126,11 @@ fn rule_name(id: RuleId) -> String {
     }
 }
 
-pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
+pub(super) fn decision(
+    d: &Decision,
+    collections: &[crate::plan::Collection],
+    warnings: &[WarningView],
+) -> DecisionView {
     let mut modifiers = Vec::new();
     if !d.denormalized.is_empty() {
         modifiers.push("denormalized");
@@ -166,7 +170,11 @@ pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
         forced: d.forced,
         because: d.because.clone(),
         facts: d.facts.clone(),
-        placement: d.placement.iter().map(placement).collect(),
+        placement: d
+            .placement
+            .iter()
+            .map(|p| placement(collections, p))
+            .collect(),
         rules: d.rules.iter().map(rule).collect(),
         rejected: d
             .rejected
@@ -224,8 +232,8 @@ pub(super) fn decision(d: &Decision, warnings: &[WarningView]) -> DecisionView {
     }
 }
 
-fn placement(p: &crate::plan::Placement) -> String {
-    let what = p.shape.describe(&p.target);
+fn placement(collections: &[crate::plan::Collection], p: &crate::plan::Placement) -> String {
+    let what = crate::prose::holds(collections, p);
     let max = p
         .max_items
         .map(|m| format!(", at most {}", thousands(m)))

@@ -157,7 +157,7 @@ impl Review {
             relationships: plan
                 .relationships
                 .iter()
-                .map(|d| decision::decision(d, &warnings))
+                .map(|d| decision::decision(d, &plan.collections, &warnings))
                 .collect(),
             collections: plan
                 .collections
