@@ -10,7 +10,7 @@
 /// Layout of `Student.courses`: one_way (forced). forced to one_way by the schema (the engine would choose two_way)
 /// Rules: one-way embedding.
 ///
-/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_courses`, `remove_courses`, `load_courses`, `load_courses_projected`, `set_name`, `set_email`.
+/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_courses`, `count_by_courses`, `add_courses`, `remove_courses`, `load_courses`, `load_courses_projected`, `set_name`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -23,7 +23,7 @@
     collection = "students",
     validator = Student::validator_document,
     implied_indexes = false,
-    index(keys("courses" = 1), name = "courses_1")
+    index(keys("courses" = 1, "_id" = 1), name = "courses_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Student {
@@ -35,7 +35,7 @@ pub struct Student {
     /// `email` (BSON `string`).
     pub email: ::std::string::String,
     /// one_way (Student.courses): forced to one_way by the schema (the engine would choose two_way)
-    #[squillion(parent_refs(to = Course, max = 12))]
+    #[squillion(parent_refs(to = Course, max = 12, find_by))]
     pub courses: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 12>,
 }
 impl Student {
@@ -43,10 +43,10 @@ impl Student {
     pub const COLLECTION: &'static str = "students";
     /// The indexes of `students` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `courses_1`: one_way (Student.courses): the other direction, through the multikey index on `courses`
+    /// - `courses_1__id_1`: one_way (Student.courses): the other direction, through the multikey index on `courses`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"courses":1},"name":"courses_1"}]"#,
+            r#"[{"key":{"courses":1,"_id":1},"name":"courses_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `students`.

@@ -36,7 +36,8 @@ pub fn layout_methods(layout: &str) -> &'static [(&'static str, &'static str)] {
             ("load", ""),
             ("load", "projected"),
         ],
-        "child_ref" => &[("find_by", ""), ("count_by", "")],
+        // `parent_refs(.., find_by)` adds these to an array of ids (the holders of an id).
+        "child_ref" | "find_by" => &[("find_by", ""), ("count_by", "")],
         "two_way" => &[
             ("link", ""),
             ("unlink", ""),

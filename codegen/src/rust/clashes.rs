@@ -240,6 +240,13 @@ fn repository_methods(
             .filter_map(attr_name)
             .filter(|l| !derived::layout_methods(l).is_empty())
             .collect();
+        // `parent_refs(.., find_by)` lists the holders of an id too.
+        let lists_holders = attrs.fields.get(&f.name).into_iter().flatten().any(|a| {
+            attr_name(a).as_deref() == Some("parent_refs") && a.to_string().contains("find_by")
+        });
+        if lists_holders {
+            layouts.push("find_by".to_owned());
+        }
         // A field copied to several places has one `fan_out` attribute per copy, one `set_`.
         layouts.sort();
         layouts.dedup();

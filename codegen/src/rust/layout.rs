@@ -418,7 +418,18 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 let (Some(to), Some(m)) = (lookup.document_type(&p.target), max) else {
                     continue;
                 };
-                quote!(parent_refs(to = #to, max = #m))
+                // Where the Plan indexes the array for the other direction (one_way, or
+                // parent_refs read from the child), the repository lists the holders of an id.
+                let marker = format!("{} ({})", d.strategy.as_str(), d.id);
+                let listed = c.indexes.iter().any(|i| {
+                    i.keys.first().is_some_and(|k| k.path == p.path)
+                        && i.reasons.iter().any(|r| r.starts_with(&marker))
+                });
+                if listed {
+                    quote!(parent_refs(to = #to, max = #m, find_by))
+                } else {
+                    quote!(parent_refs(to = #to, max = #m))
+                }
             }
             (Layout::ChildRef, Shape::Id | Shape::ExtendedRef) => {
                 let Some(to) = lookup.document_type(&p.target) else {

@@ -131,8 +131,9 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut order = Vec::new();
                     let mut id = None;
                     let mut key_path = None;
+                    let mut find_by = false;
                     let allowed: &[&str] = match key.as_str() {
-                        "parent_refs" => &["to", "max", "fields"],
+                        "parent_refs" => &["to", "max", "fields", "find_by"],
                         "child_ref" => &["to", "order", "id"],
                         "two_way" => &["to", "max", "inverse", "inverse_max", "inverse_required", "id", "inverse_id"],
                         _ => &["to", "n", "sort", "desc", "asc", "keep", "key"],
@@ -150,6 +151,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                             "inverse" => inverse = Some(name_value(&m)?),
                             "inverse_max" => inverse_max = Some(relation_max(&m, cx)?.0),
                             "inverse_required" => inverse_required = true,
+                            "find_by" => find_by = true,
                             "inverse_id" => inverse_id = Some(name_value(&m)?),
                             "n" => n = Some(relation_max(&m, cx)?.0),
                             "sort" => sort = Some(name_value(&m)?),
@@ -166,7 +168,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                         return Ok(());
                     };
                     match key.as_str() {
-                        "parent_refs" => set_layout(&mut out.layout, cx, span, Layout::ParentRefs { to, max, fields }),
+                        "parent_refs" => set_layout(&mut out.layout, cx, span, Layout::ParentRefs { to, max, fields, find_by }),
                         "child_ref" => {
                             if order.iter().any(|(_, k)| !matches!(k, KeyKind::Asc | KeyKind::Desc)) {
                                 cx.error_at(span, "`child_ref(order(...))` sorts children: each key is 1 or -1");

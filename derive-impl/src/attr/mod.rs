@@ -153,6 +153,9 @@ pub enum Layout {
         to: syn::Path,
         max: Option<(u64, Span)>,
         fields: Vec<String>,
+        /// `find_by`: the documents whose array holds an id are listed by the array's index
+        /// (`find_by_<f>`, `count_by_<f>`): the other direction of a one-way many-to-many.
+        find_by: bool,
     },
     ChildRef {
         to: syn::Path,

@@ -66,6 +66,13 @@ pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
                 }
                 implied.push(plain(&k, false));
             }
+            // `find_by_<f>` of an array of ids pages the documents holding an id in `_id` order.
+            Some(Layout::ParentRefs { find_by: true, .. }) => {
+                implied.push(plain(
+                    &[(&f.bson, KeyKind::Asc), ("_id", KeyKind::Asc)],
+                    false,
+                ));
+            }
             Some(Layout::Bucket {
                 keys: bucket_keys,
                 count,

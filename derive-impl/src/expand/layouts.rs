@@ -54,7 +54,12 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
                     embed_one(item, f)
                 }
             }
-            Layout::ParentRefs { to, fields, .. } => parent_refs(item, f, to, fields),
+            Layout::ParentRefs {
+                to,
+                fields,
+                find_by,
+                ..
+            } => parent_refs(item, f, to, fields, *find_by),
             Layout::ChildRef { to, order, id } => child_ref(item, f, to, order, id.as_deref()),
             Layout::TwoWay {
                 to,
@@ -277,7 +282,13 @@ fn embed_one(item: &Item<'_>, f: &Field<'_>) -> TokenStream {
     }
 }
 
-fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]) -> TokenStream {
+fn parent_refs(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    to: &syn::Path,
+    fields: &[String],
+    find_by: bool,
+) -> TokenStream {
     let rt = rt();
     let id_ty = item.id_field().ty;
     let Some(elem) = f.elem() else {
@@ -296,7 +307,26 @@ fn parent_refs(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, fields: &[String]
          is checked by the update. True if the array changed."
     );
     let loads = loads(item, f, to, fields, None);
+    // The other direction of a one-way many-to-many: the documents whose array holds an id,
+    // through the array's multikey index, as a child's reference lists its siblings.
+    let listing = if find_by {
+        let to_name = quote!(#to).to_string().replace(' ', "");
+        let find_doc = format!(
+            "One page of the documents whose `{path}` holds this {to_name}'s id, in `_id` order: at \
+             most `per_page`, starting after `after` (`None`: the first page). Keyset paging (each \
+             page starts after the last document of the one before, never skipping), served by the \
+             multikey index on `{path}`; the page's `next` is the cursor of the page after it."
+        );
+        let count_doc = format!(
+            "How many documents hold this {to_name}'s id in `{path}` (`countDocuments({{{path}: id}})`)."
+        );
+        listing(item, f, path, (quote!(#elem), find_doc, count_doc), &[])
+    } else {
+        TokenStream::new()
+    };
     quote! {
+        #listing
+
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
             #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await
@@ -379,8 +409,6 @@ fn child_ref(
     order: &[(String, KeyKind)],
     id: Option<&str>,
 ) -> TokenStream {
-    let rt = rt();
-    let ident = item.ident;
     let path = match id {
         Some(id) => format!("{}.{id}", f.bson),
         None => f.bson.clone(),
@@ -392,20 +420,7 @@ fn child_ref(
             quote!(#ty)
         }
     };
-    let find = method("find_by", f, "");
-    let count = method("count_by", f, "");
     let to_name = quote!(#to).to_string().replace(' ', "");
-    let keys: Vec<TokenStream> = order
-        .iter()
-        .map(|(k, kind)| {
-            let dir = if matches!(kind, KeyKind::Desc) {
-                -1i32
-            } else {
-                1
-            };
-            quote!(#k: #dir)
-        })
-        .collect();
     let words: Vec<String> = order
         .iter()
         .map(|(k, kind)| {
@@ -417,11 +432,6 @@ fn child_ref(
             format!("`{k}` {dir}, then ")
         })
         .collect();
-    let sort = if keys.is_empty() {
-        quote!(::core::option::Option::None)
-    } else {
-        quote!(::core::option::Option::Some(#rt::bson::doc! { #(#keys),* }))
-    };
     let find_doc = format!(
         "One page of the documents whose `{path}` references this {to_name}, in order ({}`_id`): \
          at most `per_page`, starting after `after` (`None`: the first page). Keyset paging (each \
@@ -432,6 +442,38 @@ fn child_ref(
     let count_doc = format!(
         "How many documents reference this {to_name} (`countDocuments({{{path}: parent}})`)."
     );
+    listing(item, f, &path, (parent_ty, find_doc, count_doc), order)
+}
+
+/// `find_by_<f>` (keyset pages of the documents whose `path` holds a value, in `order` then
+/// `_id`) and `count_by_<f>`, taking the value as `parent_ty`, with their docs.
+fn listing(
+    item: &Item<'_>,
+    f: &Field<'_>,
+    path: &str,
+    (parent_ty, find_doc, count_doc): (TokenStream, String, String),
+    order: &[(String, KeyKind)],
+) -> TokenStream {
+    let rt = rt();
+    let ident = item.ident;
+    let find = method("find_by", f, "");
+    let count = method("count_by", f, "");
+    let keys: Vec<TokenStream> = order
+        .iter()
+        .map(|(k, kind)| {
+            let dir = if matches!(kind, KeyKind::Desc) {
+                -1i32
+            } else {
+                1
+            };
+            quote!(#k: #dir)
+        })
+        .collect();
+    let sort = if keys.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#rt::bson::doc! { #(#keys),* }))
+    };
     quote! {
         #[doc = #find_doc]
         pub async fn #find(

@@ -123,7 +123,7 @@ impl BlogPost {
 /// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
-/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_authors`, `load_authors_projected`, `link_authors`, `unlink_authors`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
+/// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_authors`, `load_authors_projected`, `link_authors`, `unlink_authors`, `find_by_categories`, `count_by_categories`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
 /// Its declared queries (below): `book_by_title`, `book_by_title_page`, `book_by_title_stream`, `count_book_by_title`.
 #[derive(
     Debug,
@@ -137,7 +137,7 @@ impl BlogPost {
     collection = "books",
     validator = Book::validator_document,
     implied_indexes = false,
-    index(keys("categories" = 1), name = "categories_1"),
+    index(keys("categories" = 1, "_id" = 1), name = "categories_1__id_1"),
     index(keys("title" = 1, "_id" = 1), name = "title_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
@@ -151,7 +151,7 @@ pub struct Book {
     #[squillion(two_way(to = Author, max = 3, inverse = "books", inverse_max = 5))]
     pub authors: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
     /// one_way (Book.categories): Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
-    #[squillion(parent_refs(to = Category, max = 3))]
+    #[squillion(parent_refs(to = Category, max = 3, find_by))]
     pub categories: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 3>,
 }
 impl Book {
@@ -159,12 +159,12 @@ impl Book {
     pub const COLLECTION: &'static str = "books";
     /// The indexes of `books` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `categories_1`: one_way (Book.categories): the other direction, through the multikey index on `categories`
+    /// - `categories_1__id_1`: one_way (Book.categories): the other direction, through the multikey index on `categories`
     ///
     /// - `title_1__id_1`: query `book_by_title`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"categories":1},"name":"categories_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"}]"#,
+            r#"[{"key":{"categories":1,"_id":1},"name":"categories_1__id_1"},{"key":{"title":1,"_id":1},"name":"title_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `books`.

@@ -718,7 +718,7 @@ impl ShapeRepo {
 /// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
-/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_category_ids`, `remove_category_ids`, `load_category_ids`, `load_category_ids_projected`, `set_name`, `set_stock`, `inc_stock`, `dec_stock`, `set_rating`.
+/// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_category_ids`, `count_by_category_ids`, `add_category_ids`, `remove_category_ids`, `load_category_ids`, `load_category_ids_projected`, `set_name`, `set_stock`, `inc_stock`, `dec_stock`, `set_rating`.
 /// Its declared queries (below): `products_in_category`, `products_in_category_page`, `products_in_category_stream`, `count_products_in_category`.
 #[derive(
     Debug,
@@ -751,7 +751,7 @@ pub struct Product {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub rating: ::std::option::Option<f64>,
     /// one_way (Product.category_ids): Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
-    #[squillion(parent_refs(to = Category, max = 10))]
+    #[squillion(parent_refs(to = Category, max = 10, find_by))]
     pub category_ids: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 10>,
 }
 impl Product {
@@ -759,7 +759,7 @@ impl Product {
     pub const COLLECTION: &'static str = "products";
     /// The indexes of `products` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `category_ids_1__id_1`: query `products_in_category`, 100/s (equality, then sort and `_id` for keyset pages, then range); one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`
+    /// - `category_ids_1__id_1`: one_way (Product.category_ids): the other direction, through the multikey index on `category_ids`; query `products_in_category`, 100/s (equality, then sort and `_id` for keyset pages, then range)
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
             r#"[{"key":{"category_ids":1,"_id":1},"name":"category_ids_1__id_1"}]"#,

@@ -23,7 +23,7 @@
     collection = "orders",
     validator = Order::validator_document,
     implied_indexes = false,
-    index(keys("products.id" = 1), name = "products.id_1")
+    index(keys("products.id" = 1, "_id" = 1), name = "products.id_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Order {
@@ -60,10 +60,10 @@ impl Order {
     pub const COLLECTION: &'static str = "orders";
     /// The indexes of `orders` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `products.id_1`: one_way (Order.products): the other direction, through the multikey index on `products.id`
+    /// - `products.id_1__id_1`: one_way (Order.products): the other direction, through the multikey index on `products.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"products.id":1},"name":"products.id_1"}]"#,
+            r#"[{"key":{"products.id":1,"_id":1},"name":"products.id_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `orders`.

@@ -95,7 +95,7 @@ impl Organization {
         unique,
         collation(locale = "en", strength = 2)
     ),
-    index(keys("following.id" = 1), name = "following.id_1")
+    index(keys("following.id" = 1, "_id" = 1), name = "following.id_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Agent {
@@ -122,10 +122,10 @@ impl Agent {
     ///
     /// - `email_1`: field `email` is declared @unique; `email` is looked up case-insensitively: collation strength 2
     ///
-    /// - `following.id_1`: one_way (Agent.following): the other direction, through the multikey index on `following.id`
+    /// - `following.id_1__id_1`: one_way (Agent.following): the other direction, through the multikey index on `following.id`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"email":1},"name":"email_1","unique":true,"collation":{"locale":"en","strength":2}},{"key":{"following.id":1},"name":"following.id_1"}]"#,
+            r#"[{"key":{"email":1},"name":"email_1","unique":true,"collation":{"locale":"en","strength":2}},{"key":{"following.id":1,"_id":1},"name":"following.id_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `agents`.

@@ -827,7 +827,7 @@ impl BusinessObjectRepo {
 ///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
 ///
-/// Repository: `UserRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_follows`, `remove_follows`, `load_follows`, `load_follows_projected`, `set_date_created`.
+/// Repository: `UserRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_follows`, `count_by_follows`, `add_follows`, `remove_follows`, `load_follows`, `load_follows_projected`, `set_date_created`.
 #[derive(
     Debug,
     Clone,
@@ -841,7 +841,7 @@ impl BusinessObjectRepo {
     validator = User::validator_document,
     implied_indexes = false,
     schema_version = 1,
-    index(keys("follows" = 1), name = "follows_1")
+    index(keys("follows" = 1, "_id" = 1), name = "follows_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct User {
@@ -855,7 +855,7 @@ pub struct User {
     #[serde(rename = "dateCreated")]
     pub date_created: ::squillion::bson::DateTime,
     /// one_way (User.follows): User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
-    #[squillion(parent_refs(to = User, max = 2000))]
+    #[squillion(parent_refs(to = User, max = 2000, find_by))]
     pub follows: ::squillion::BoundedVec<::std::string::String, 2000>,
 }
 impl User {
@@ -863,10 +863,10 @@ impl User {
     pub const COLLECTION: &'static str = "users";
     /// The indexes of `users` the Plan declares, each with the query or rule it serves.
     ///
-    /// - `follows_1`: one_way (User.follows): the other direction, through the multikey index on `follows`
+    /// - `follows_1__id_1`: one_way (User.follows): the other direction, through the multikey index on `follows`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
         ::squillion::__private::json::index_models(
-            r#"[{"key":{"follows":1},"name":"follows_1"}]"#,
+            r#"[{"key":{"follows":1,"_id":1},"name":"follows_1__id_1"}]"#,
         )
     }
     /// The `$jsonSchema` validator of `users`.

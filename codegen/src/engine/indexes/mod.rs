@@ -306,9 +306,10 @@ fn relationship(
         match d.strategy {
             Layout::OneWay if !is_child_id => {
                 let path = id_path(&p.collection, &p.path);
+                // `_id` after the ids: `find_by_<f>` pages the holders in `_id` order.
                 add(
                     &p.collection,
-                    vec![(path.clone(), 1)],
+                    vec![(path.clone(), 1), ("_id".to_owned(), 1)],
                     format!(
                         "one_way ({}): the other direction, through the multikey index on `{path}`",
                         d.id
@@ -324,7 +325,7 @@ fn relationship(
                 let path = id_path(&p.collection, &p.path);
                 add(
                     &p.collection,
-                    vec![(path.clone(), 1)],
+                    vec![(path.clone(), 1), ("_id".to_owned(), 1)],
                     format!(
                         "parent_refs ({}): {}'s {} through the multikey index on `{path}`",
                         d.id,
