@@ -40,6 +40,9 @@ pub(crate) enum Through {
     Node { end: String },
     /// Many-to-many: through the documents that list it.
     Partners,
+    /// Many-to-many that `navigate` also reads from this side (`navigate both`, or `navigate`
+    /// naming it): not read on its own, but not only through the documents that list it either.
+    PartnersNavigated,
     /// It belongs to other parents too: it is not read on its own, but not only through this one.
     NotAlone,
 }

@@ -127,6 +127,12 @@ pub(crate) fn fact(f: &Fact) -> String {
                 plural(child),
                 plural(parent)
             ),
+            Through::PartnersNavigated => format!(
+                "{} are not read on their own (no `standalone`, query or pattern says so), but the application goes from {} to its {} too (`navigate`)",
+                plural(child),
+                a(child),
+                plural(parent)
+            ),
         },
         Fact::ReadTogether { owner, other } => {
             format!("{other} is read together with its {owner}")

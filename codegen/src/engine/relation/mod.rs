@@ -208,7 +208,16 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
             child: c.clone(),
             parent: p.clone(),
             through: if many_to_many {
-                Through::Partners
+                let from_child = match &v.rel.facts.navigate {
+                    Navigate::Both => true,
+                    Navigate::Entity(e) => e == c,
+                    Navigate::Parent => false,
+                };
+                if from_child {
+                    Through::PartnersNavigated
+                } else {
+                    Through::Partners
+                }
             } else if ctx.relations_of(c) > 1 {
                 // Reached through another relationship too.
                 Through::NotAlone
