@@ -354,8 +354,25 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
         }
         check(w.rule.source, plan, &k, &mut out);
     }
-    for line in squillion_codegen::explain::explain(plan).lines() {
+    let explained = squillion_codegen::explain::explain(plan);
+    for line in explained.lines() {
         check(line, plan, &k, &mut out);
+    }
+    // A collection that is not one entity's own (a link collection's pairs, buckets, overflow,
+    // history) is headed by what it holds, never by one entity as if it held its documents.
+    for c in &plan.collections {
+        let heading = if matches!(c.role, squillion_codegen::plan::CollectionRole::Entity) {
+            format!("collection {} ({};", c.name, c.entity)
+        } else {
+            format!(
+                "collection {} ({};",
+                c.name,
+                squillion_codegen::prose::collection_role(c)
+            )
+        };
+        if !explained.contains(&heading) {
+            out.push(format!("plan --explain lacks the heading `{heading}`"));
+        }
     }
     if out.is_empty() {
         let review = squillion_codegen::review::render(

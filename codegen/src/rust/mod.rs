@@ -244,7 +244,7 @@ impl<'a> Generator<'a> {
                 "Layout of `{}`: {}{forced}. {}",
                 d.id,
                 d.strategy.as_str(),
-                d.because
+                crate::prose::sentence(&d.because)
             ));
             let rules: Vec<String> = d
                 .rules
