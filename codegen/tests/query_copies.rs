@@ -79,6 +79,11 @@ fn a_query_copy_says_what_the_query_does_and_why_it_was_copied() {
                 Some(f) if f.contains(&format!("on Ticket {verb} Customer.name")) => {}
                 other => failures.push(format!("{query} / {show}: fact {other:?}, want `{verb}`")),
             }
+            // The rules cited hold the rules the reason names.
+            let cites = |n: u8| d.rules.iter().any(|r| r.number == Some(n));
+            if d.because.contains("rules 5 and 6") && !(cites(5) && cites(6)) {
+                failures.push(format!("{query} / {show}: rules 5 and 6 not both cited"));
+            }
             for s in *says {
                 if !d.because.contains(s) {
                     failures.push(format!(

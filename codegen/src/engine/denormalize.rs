@@ -192,6 +192,11 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
                     result.rules.push(RuleId::Rule5);
                     result.rules.push(RuleId::ExtendedReference);
                 }
+                // Copied for a query, no ratio saying so: rule 6 (model for the reads).
+                let for_query = want.ratio.is_none() && !immutable && want.query.is_some();
+                if for_query && !result.rules.contains(&RuleId::Rule6) {
+                    result.rules.push(RuleId::Rule6);
+                }
             }
             Err(reason) => result.declined.push(Declined {
                 source: source_words,
