@@ -390,6 +390,7 @@ impl<'a> Generator<'a> {
                     online: self
                         .online
                         .is_some_and(|o| o.collections.contains_key(&c.name)),
+                    versioned: c.schema_version.is_some(),
                 },
             ));
             out

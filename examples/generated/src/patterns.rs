@@ -962,6 +962,7 @@ impl PostRepo {
     /// first. The page size and the rate are guesses.
     ///
     /// Query `timeline` on `posts`, served by the index `postedBy_1_date_-1__id_1`.
+    /// Each document's `schema_version` is checked as `get` checks it: one this code does not read is `Error::SchemaVersion`.
     /// Returns the first 50 matches in the query's order (`date` descending, then `_id` ascending).
     pub async fn timeline(
         &self,
@@ -970,7 +971,10 @@ impl PostRepo {
         let filter = ::squillion::bson::doc! {
             "postedBy" : { "$in" : posted_by_in.to_vec() }
         };
-        ::squillion::__private::query::run(
+        ::squillion::__private::checked_reads::run::<
+            Post,
+            _,
+        >(
                 self.collection(),
                 filter,
                 ::std::option::Option::Some(
@@ -994,7 +998,10 @@ impl PostRepo {
         let filter = ::squillion::bson::doc! {
             "postedBy" : { "$in" : posted_by_in.to_vec() }
         };
-        ::squillion::__private::paging::stream(
+        ::squillion::__private::checked_reads::stream::<
+            Post,
+            _,
+        >(
             self.collection().clone(),
             filter,
             ::std::option::Option::Some(
