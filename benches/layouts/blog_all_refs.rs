@@ -56,7 +56,7 @@ impl BlogPost {
 /// Collection `comments`. One document per Comment.
 /// Estimated size: about 142 bytes on average, 2142 bytes at worst.
 ///
-/// Layout of `BlogPost.comments`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
+/// Layout of `BlogPost.comments`: child_ref (forced). Forced to child_ref by the schema (the engine would choose bucket).
 /// Rules: rule 4.
 ///
 /// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_blog_entry_id`, `count_by_blog_entry_id`, `set_name`, `set_created_on`, `set_comment`, `set_blog_entry_id`.

@@ -58,7 +58,7 @@ impl BlogPost {
 /// Collection `blog_post_comments`. Buckets of Comment (BlogPost.comments).
 /// Estimated size: about 2615 bytes on average, 105165 bytes at worst.
 ///
-/// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
+/// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes).
 /// Rules: bucket pattern, rule 3, rule 6.
 ///
 /// Repository: `BlogPostCommentsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_comments`, `comments_bucket`, `comments_buckets`, `set_blog_entry_id`.

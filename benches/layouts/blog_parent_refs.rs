@@ -7,7 +7,7 @@
 /// Collection `blog_posts`. One document per BlogPost.
 /// Estimated size: about 292 bytes on average, unbounded at worst.
 ///
-/// Layout of `BlogPost.comments`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose bucket)
+/// Layout of `BlogPost.comments`: parent_refs (forced). Forced to parent_refs by the schema (the engine would choose bucket).
 /// Rules: rule 4.
 ///
 /// Repository: `BlogPostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_url`, `set_text`, `set_comments`.

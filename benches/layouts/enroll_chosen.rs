@@ -7,7 +7,7 @@
 /// Collection `students`. One document per Student.
 /// Estimated size: about 197 bytes on average, 2289 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+/// Layout of `Student.courses`: two_way. Both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
 /// Rules: two-way referencing, rule 4.
 ///
 /// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_courses`, `load_courses_projected`, `link_courses`, `unlink_courses`, `set_name`, `set_email`.
@@ -62,7 +62,7 @@ impl Student {
 /// Collection `courses`. One document per Course.
 /// Estimated size: about 17216 bytes on average, 37816 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+/// Layout of `Student.courses`: two_way. Both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
 /// Rules: two-way referencing, rule 4.
 ///
 /// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_students`, `load_students_projected`, `link_students`, `unlink_students`, `set_title`, `set_code`, `set_description`.

@@ -7,7 +7,7 @@
 /// Collection `students`. One document per Student.
 /// Estimated size: about 197 bytes on average, 2289 bytes at worst.
 ///
-/// Layout of `Student.courses`: one_way (forced). forced to one_way by the schema (the engine would choose two_way)
+/// Layout of `Student.courses`: one_way (forced). Forced to one_way by the schema (the engine would choose two_way).
 /// Rules: one-way embedding.
 ///
 /// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_courses`, `count_by_courses`, `add_courses`, `remove_courses`, `load_courses`, `load_courses_projected`, `set_name`, `set_email`.

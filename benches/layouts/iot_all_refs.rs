@@ -50,7 +50,7 @@ impl Sensor {
 /// Collection `readings`. One document per Reading.
 /// Estimated size: about 57 bytes on average, 57 bytes at worst.
 ///
-/// Layout of `Sensor.readings`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket)
+/// Layout of `Sensor.readings`: child_ref (forced). Forced to child_ref by the schema (the engine would choose bucket).
 /// Rules: rule 4.
 ///
 /// Repository: `ReadingRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_sensor`, `count_by_sensor`, `set_time`, `set_value`, `inc_value`, `set_sensor`, `inc_sensor`.

@@ -52,7 +52,7 @@ impl Sensor {
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 906 bytes on average, 1706 bytes at worst.
 ///
-/// Layout of `Sensor.readings`: bucket (forced). Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+/// Layout of `Sensor.readings`: bucket (forced). Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 ///
 /// Repository: `SensorReadingsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_readings`, `readings_bucket`, `readings_buckets`, `readings_between`, `set_sensor`, `inc_sensor`.

@@ -60,7 +60,7 @@ impl Sensor {
 /// Collection `readings`. One document per Reading.
 /// Estimated size: about 57 bytes on average, 57 bytes at worst.
 ///
-/// Layout of `Sensor.readings`: child_ref (forced). forced to child_ref by the schema (the engine would choose bucket). The Sensor also keeps summaries of all its Readings: count, total(value), max(value) (computed pattern)
+/// Layout of `Sensor.readings`: child_ref (forced). Forced to child_ref by the schema (the engine would choose bucket). The Sensor also keeps summaries of all its Readings: count, total(value), max(value) (computed pattern).
 /// Rules: rule 4, computed pattern.
 ///
 /// Repository: `ReadingRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_sensor`, `count_by_sensor`, `set_time`, `set_value`, `inc_value`, `set_sensor`, `inc_sensor`.

@@ -7,7 +7,7 @@
 /// Collection `sensors`. One document per Sensor.
 /// Estimated size: about 401 bytes on average, unbounded at worst.
 ///
-/// Layout of `Sensor.readings`: embed (forced). forced to embed by the schema (the engine would choose bucket). The Sensor also keeps summaries of all its Readings: count, total(value), max(value) (computed pattern)
+/// Layout of `Sensor.readings`: embed (forced). Forced to embed by the schema (the engine would choose bucket). The Sensor also keeps summaries of all its Readings: count, total(value), max(value) (computed pattern).
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `SensorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_readings`.

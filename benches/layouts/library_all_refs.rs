@@ -7,7 +7,7 @@
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1248 bytes on average, 8320 bytes at worst.
 ///
-/// Layout of `Author.books`: child_ref (forced). the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author)
+/// Layout of `Author.books`: child_ref (forced). The application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author).
 /// Rules: rule 6, rule 4.
 ///
 /// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_author`, `count_by_author`, `set_title`, `set_isbn`, `set_slug`, `set_available`, `set_pages`, `inc_pages`, `set_summary`, `set_language`, `set_author`.

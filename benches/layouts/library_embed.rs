@@ -142,7 +142,7 @@ impl BookRepo {
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 182405 bytes on average, 2488405 bytes at worst.
 ///
-/// Layout of `Author.books`: embed (forced). forced to embed by the schema (the engine would choose child_ref)
+/// Layout of `Author.books`: embed (forced). Forced to embed by the schema (the engine would choose child_ref).
 /// Rules: rule 1.
 ///
 /// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_books`, `remove_books`, `pull_books`, `set_books`, `set_first_name`, `set_last_name`.

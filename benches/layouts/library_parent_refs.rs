@@ -325,7 +325,7 @@ impl BookRepo {
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 2555 bytes on average, 7105 bytes at worst.
 ///
-/// Layout of `Author.books`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Author.books`: parent_refs (forced). Forced to parent_refs by the schema (the engine would choose child_ref). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 4, rule 5, extended reference.
 ///
 /// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_books`, `remove_books`, `load_books`, `load_books_projected`, `set_first_name`, `set_last_name`.

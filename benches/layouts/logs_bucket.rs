@@ -56,7 +56,7 @@ impl Host {
 /// Collection `host_logs`. Buckets of LogEntry (Host.logs).
 /// Estimated size: about 4327 bytes on average, 73602 bytes at worst.
 ///
-/// Layout of `Host.logs`: bucket (forced). forced to bucket by the schema (the engine would choose child_ref)
+/// Layout of `Host.logs`: bucket (forced). Forced to bucket by the schema (the engine would choose child_ref).
 /// Rules: bucket pattern.
 ///
 /// Repository: `HostLogsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_logs`, `logs_bucket`, `logs_buckets`, `set_host`.

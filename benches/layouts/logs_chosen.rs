@@ -54,7 +54,7 @@ impl Host {
 /// Collection `log_entries`. One document per LogEntry.
 /// Estimated size: about 202 bytes on average, 1502 bytes at worst.
 ///
-/// Layout of `Host.logs`: child_ref. a Host has an unbounded number of LogEntries, too many even for an array of ids (rule 3), so each LogEntry stores its Host's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Host.logs`: child_ref. A Host has an unbounded number of LogEntries, too many even for an array of ids (rule 3), so each LogEntry stores its Host's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Repository: `LogEntryRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_host`, `count_by_host`, `set_at`, `set_level`, `set_message`, `set_host`.

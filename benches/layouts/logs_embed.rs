@@ -7,7 +7,7 @@
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 1805 bytes on average, unbounded at worst.
 ///
-/// Layout of `Host.logs`: embed (forced). forced to embed by the schema (the engine would choose child_ref)
+/// Layout of `Host.logs`: embed (forced). Forced to embed by the schema (the engine would choose child_ref).
 /// Rules: rule 1.
 ///
 /// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ipaddr`, `set_logs`.

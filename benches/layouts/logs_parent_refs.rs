@@ -7,7 +7,7 @@
 /// Collection `hosts`. One document per Host.
 /// Estimated size: about 255 bytes on average, unbounded at worst.
 ///
-/// Layout of `Host.logs`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref)
+/// Layout of `Host.logs`: parent_refs (forced). Forced to parent_refs by the schema (the engine would choose child_ref).
 /// Rules: rule 4.
 ///
 /// Repository: `HostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ipaddr`, `set_logs`.

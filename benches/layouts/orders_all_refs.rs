@@ -56,7 +56,7 @@ impl Customer {
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 527 bytes on average, 2727 bytes at worst.
 ///
-/// Layout of `Customer.orders`: child_ref (forced). the application finds Orders by their Customer (query `orders_of_customer`), so each Order stores its Customer's id, indexed: one query answers it (rule 6; seed 000 books by author)
+/// Layout of `Customer.orders`: child_ref (forced). The application finds Orders by their Customer (query `orders_of_customer`), so each Order stores its Customer's id, indexed: one query answers it (rule 6; seed 000 books by author).
 /// Rules: rule 6, rule 4.
 ///
 /// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_customer`, `count_by_customer`, `set_number`, `set_placed_on`, `set_total`, `inc_total`, `set_lines`, `set_customer`.

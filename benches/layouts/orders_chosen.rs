@@ -58,7 +58,7 @@ impl Customer {
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 705 bytes on average, 4265 bytes at worst.
 ///
-/// Layout of `Customer.orders`: child_ref. the application finds Orders by their Customer (query `orders_of_customer`), so each Order stores its Customer's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Customer.orders`: child_ref. The application finds Orders by their Customer (query `orders_of_customer`), so each Order stores its Customer's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 ///
 /// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_customer`, `count_by_customer`, `set_number`, `set_placed_on`, `set_total`, `inc_total`, `set_lines`, `set_customer`.

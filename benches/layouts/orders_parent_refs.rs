@@ -7,7 +7,7 @@
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 8630 bytes on average, 19490 bytes at worst.
 ///
-/// Layout of `Customer.orders`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose child_ref). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Customer.orders`: parent_refs (forced). Forced to parent_refs by the schema (the engine would choose child_ref). Copies of Customer.address, Customer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 4, rule 5, extended reference.
 ///
 /// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_orders`, `remove_orders`, `load_orders`, `load_orders_projected`, `set_name`, `set_address`, `set_email`.

@@ -61,7 +61,7 @@ impl Product {
 /// Collection `variants`. One document per Variant.
 /// Estimated size: about 140 bytes on average, 2140 bytes at worst.
 ///
-/// Layout of `Product.variants`: child_ref (forced). forced to child_ref by the schema (the engine would choose embed)
+/// Layout of `Product.variants`: child_ref (forced). Forced to child_ref by the schema (the engine would choose embed).
 /// Rules: rule 4.
 ///
 /// Repository: `VariantRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_product`, `count_by_product`, `set_color`, `set_size`, `set_price`, `inc_price`, `set_stock`, `inc_stock`, `set_product`.

@@ -7,7 +7,7 @@
 /// Collection `products`. One document per Product.
 /// Estimated size: about 1474 bytes on average, 45434 bytes at worst.
 ///
-/// Layout of `Product.variants`: embed. up to 20 Variants per Product, only read through their Product, so they are embedded as an array: one read returns the Product with its Variants (rule 1; seed 004 one-to-few)
+/// Layout of `Product.variants`: embed. Up to 20 Variants per Product, only read through their Product, so they are embedded as an array: one read returns the Product with its Variants (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
 /// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_variants`, `remove_variants`, `pull_variants`, `set_variants`, `set_sku`, `set_name`, `set_description`.

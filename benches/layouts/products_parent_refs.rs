@@ -7,7 +7,7 @@
 /// Collection `products`. One document per Product.
 /// Estimated size: about 574 bytes on average, 3634 bytes at worst.
 ///
-/// Layout of `Product.variants`: parent_refs (forced). forced to parent_refs by the schema (the engine would choose embed)
+/// Layout of `Product.variants`: parent_refs (forced). Forced to parent_refs by the schema (the engine would choose embed).
 /// Rules: rule 4.
 ///
 /// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_variants`, `remove_variants`, `load_variants`, `load_variants_projected`, `set_sku`, `set_name`, `set_description`.

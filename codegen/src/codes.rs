@@ -185,6 +185,9 @@ pub const REDUNDANT_ATTRIBUTE: &str = "W0302";
 pub const SORT_BY_ENUMERATION: &str = "W0501";
 /// `many(N)` with a bound small enough to be `few`.
 pub const MANY_WITH_SMALL_BOUND: &str = "W0401";
+/// A one-to-many relation whose ends' names say the opposite of their cardinalities
+/// (`Ticket.comments: one <-> Comment.ticket: squillions`).
+pub const SWAPPED_CARDINALITIES: &str = "W0402";
 
 /// Every semantic code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -329,6 +332,10 @@ pub const ALL: &[(&str, &str)] = &[
     (DUPLICATE_ATTRIBUTE, "attribute written twice"),
     (REDUNDANT_ATTRIBUTE, "attribute already implied"),
     (MANY_WITH_SMALL_BOUND, "`many` with a bound of `few`"),
+    (
+        SWAPPED_CARDINALITIES,
+        "the ends' cardinalities look swapped",
+    ),
     (SORT_BY_ENUMERATION, "sorted by an enumeration's text"),
 ];
 

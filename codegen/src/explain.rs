@@ -145,10 +145,16 @@ fn collection(out: &mut String, c: &Collection) {
         .worst
         .map(|w| format!("{w} B"))
         .unwrap_or_else(|| "unbounded".to_owned());
+    // An entity's own collection is named by the entity; a link collection, buckets, overflow
+    // or history say what they hold (a link collection's `entity` is only one of its two sides).
+    let holds = match c.role {
+        crate::plan::CollectionRole::Entity => c.entity.clone(),
+        _ => crate::prose::collection_role(c),
+    };
     let _ = writeln!(
         out,
-        "collection {} ({}; ~{} B average, {} worst)",
-        c.name, c.entity, c.size.average, worst
+        "collection {} ({holds}; ~{} B average, {} worst)",
+        c.name, c.size.average, worst
     );
     for f in &c.fields {
         field(out, f, 1);

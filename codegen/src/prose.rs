@@ -10,6 +10,39 @@ pub(crate) mod hot;
 mod obligations;
 pub(crate) mod rejections;
 
+/// A clause as a sentence of its own: its first letter upper-case and a full stop at its end
+/// ("up to 5 Menus per Restaurant ... (rule 1)" becomes "Up to 5 Menus per Restaurant ...
+/// (rule 1)."). A clause that starts with code (a backtick) or a digit keeps it as written.
+pub fn sentence(clause: &str) -> String {
+    let clause = clause.trim();
+    let mut chars = clause.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+/// What a collection holds, for its heading in the review and in `plan --explain`: "documents
+/// of Agent", "one document per pair of Agent.teams", "buckets of Comment (Post.comments)".
+pub fn collection_role(c: &crate::plan::Collection) -> String {
+    use crate::plan::CollectionRole;
+    match &c.role {
+        CollectionRole::Entity => format!("documents of {}", c.entity),
+        CollectionRole::Bucket { relation } => {
+            format!("buckets of {} ({relation})", c.entity)
+        }
+        CollectionRole::Link { relation } => format!("one document per pair of {relation}"),
+        CollectionRole::Overflow { relation } => {
+            format!("overflow documents of {relation}")
+        }
+        CollectionRole::History => format!("past versions of {}", c.entity),
+    }
+}
+
 /// `a` or `an` before a word as written (`an Address`, `a string`, `an int32`).
 pub fn article(word: &str) -> &'static str {
     match word.trim_start_matches('`').chars().next() {

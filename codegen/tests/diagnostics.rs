@@ -679,6 +679,12 @@ fn cases() -> Vec<Case> {
             "`many(5)` is a small bound",
         ),
         case(
+            "W0402",
+            "entity Ticket { s: string }\nentity Comment { b: string }\nrelation Ticket.comments: one <-> Comment.ticket: squillions",
+            (3, 27),
+            "`Ticket.comments: one` says each Ticket has one Comment, and `Comment.ticket: squillions` that each Comment has `squillions` Tickets: the cardinalities look swapped",
+        ),
+        case(
             "W0501",
             "entity T { p: one_of(\"low\", \"high\") }\nquery q on T { sort p desc }",
             (2, 21),

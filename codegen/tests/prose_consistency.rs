@@ -310,6 +310,26 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
                 }
             }
         }
+        // A many-to-many relationship the application also reads from the listed side
+        // (`navigate both`, or `navigate` naming that side) never says that side is "only read
+        // through" the documents that list it: the next fact says both directions are read.
+        if d.kind == squillion_codegen::model::RelationKind::ManyToMany {
+            let navigate = model
+                .relations
+                .iter()
+                .find(|r| r.id == d.id)
+                .map(|r| &r.facts.navigate);
+            let from_listed = match navigate {
+                Some(squillion_codegen::model::Navigate::Both) => true,
+                Some(squillion_codegen::model::Navigate::Entity(e)) => *e == d.child,
+                _ => false,
+            };
+            if from_listed {
+                for f in d.facts.iter().filter(|f| f.contains("only read through")) {
+                    out.push(format!("{} (navigated from {}): `{f}`", d.id, d.child));
+                }
+            }
+        }
         // Self-relations never say an entity is read through itself as if it were another.
         if d.from == d.to {
             let rejected = d.rejected.iter().map(|r| &r.why);
@@ -343,8 +363,25 @@ fn check_plan(plan: &Plan, model: &Model, src: &str) -> Vec<String> {
         }
         check(w.rule.source, plan, &k, &mut out);
     }
-    for line in squillion_codegen::explain::explain(plan).lines() {
+    let explained = squillion_codegen::explain::explain(plan);
+    for line in explained.lines() {
         check(line, plan, &k, &mut out);
+    }
+    // A collection that is not one entity's own (a link collection's pairs, buckets, overflow,
+    // history) is headed by what it holds, never by one entity as if it held its documents.
+    for c in &plan.collections {
+        let heading = if matches!(c.role, squillion_codegen::plan::CollectionRole::Entity) {
+            format!("collection {} ({};", c.name, c.entity)
+        } else {
+            format!(
+                "collection {} ({};",
+                c.name,
+                squillion_codegen::prose::collection_role(c)
+            )
+        };
+        if !explained.contains(&heading) {
+            out.push(format!("plan --explain lacks the heading `{heading}`"));
+        }
     }
     if out.is_empty() {
         let review = squillion_codegen::review::render(

@@ -76,6 +76,26 @@ fn check(name: &str, text: &str) -> usize {
     for item in &file.items {
         let syn::Item::Struct(s) = item else { continue };
         let docs = doc_lines(&s.attrs);
+        // "Layout of `Menu.items`: embed. Up to 80 MenuItems per Menu, ... (rule 1)." reads as
+        // sentences: the reason after the layout starts one (never "embed. up to 80") and ends
+        // with a full stop.
+        for layout in docs
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with("Layout of `"))
+        {
+            let reason = layout
+                .split_once("`: ")
+                .and_then(|(_, rest)| rest.split_once(". "))
+                .map(|(_, reason)| reason)
+                .unwrap_or_else(|| panic!("{name}: {}: `{layout}`", s.ident));
+            let first = reason.chars().next().unwrap_or(' ');
+            assert!(
+                !first.is_lowercase() && reason.ends_with('.'),
+                "{name}: {}: the layout's reason is not a sentence: `{layout}`",
+                s.ident
+            );
+        }
         let Some(repository) = line(&docs, "Repository: `") else {
             continue;
         };

@@ -37,7 +37,7 @@
 /// Collection `notes`. One document per Note.
 /// Estimated size: about 472 bytes on average, 1872 bytes at worst.
 ///
-/// Layout of `Note.logs`: parent_refs. Logs are read on their own and a Note has up to 50 Logs: the Note holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+/// Layout of `Note.logs`: parent_refs. Logs are read on their own and a Note has up to 50 Logs: the Note holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many).
 /// Rules: rule 2, rule 4.
 ///
 /// Repository: `NoteRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_logs`, `remove_logs`, `load_logs`, `load_logs_projected`, `set_body`, `set_when`.

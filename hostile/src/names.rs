@@ -1803,7 +1803,7 @@ impl BookRef {
 /// Collection `chapters`. One document per Chapter.
 /// Estimated size: about 123 bytes on average, 2123 bytes at worst.
 ///
-/// Layout of `Book.chapters`: child_ref. the application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Book.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Book.chapters`: child_ref. The application finds Chapters by their Book (query `chapters_by_book`), so each Chapter stores its Book's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Book.title travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ChapterRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_book`, `count_by_book`, `set_heading`, `set_book`.

@@ -293,7 +293,7 @@ pub enum ShapeVariant {
 /// Collection `comment\u{2066}s`. One document per Comment.
 /// Estimated size: about 141 bytes on average, 2141 bytes at worst.
 ///
-/// Layout of `Article.comments`: child_ref. each Comment shows Article.title, kept in step by updates that find the copies through the Comment's reference to its Article, indexed; that index also lists an Article's Comments, so no id array in the Article repeats it (rules 4 and 5; seed 004 denormalizing from one to many). Copies of Article.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Article.comments`: child_ref. Each Comment shows Article.title, kept in step by updates that find the copies through the Comment's reference to its Article, indexed; that index also lists an Article's Comments, so no id array in the Article repeats it (rules 4 and 5; seed 004 denormalizing from one to many). Copies of Article.title travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 5, rule 4, extended reference.
 ///
 /// Repository: `CommentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_article`, `count_by_article`, `set_text`, `set_article`.

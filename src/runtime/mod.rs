@@ -7,6 +7,7 @@
 pub mod arrays;
 pub mod attributes;
 pub mod bucket;
+pub mod checked_reads;
 pub mod copies;
 pub mod core;
 pub mod elements;

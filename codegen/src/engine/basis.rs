@@ -40,6 +40,9 @@ pub(crate) enum Through {
     Node { end: String },
     /// Many-to-many: through the documents that list it.
     Partners,
+    /// Many-to-many that `navigate` also reads from this side (`navigate both`, or `navigate`
+    /// naming it): not read on its own, but not only through the documents that list it either.
+    PartnersNavigated,
     /// It belongs to other parents too: it is not read on its own, but not only through this one.
     NotAlone,
 }
@@ -145,13 +148,22 @@ pub(crate) enum Fact {
     SharedDocument { sources: Vec<String>, on: String },
     /// Rule 5: the fields are their entity's natural key, which `on`'s reference holds already.
     KeyInReference { sources: Vec<String>, on: String },
-    /// Rule 5: the fields are shown with `on` (or a query filters on them).
+    /// Rule 5: the fields are shown with `on` (or a query filters or sorts on them).
     Shown {
         sources: Vec<String>,
         on: String,
         ratio: Ratio,
-        query: Option<String>,
+        query: Option<QueryUse>,
     },
+}
+
+/// A query that reads a field through a relationship, and how: in its conditions, its sort
+/// or both (what makes the engine copy the field, rules 5 and 6).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct QueryUse {
+    pub name: String,
+    pub filters: bool,
+    pub sorts: bool,
 }
 
 /// How children arrive (`growth`).

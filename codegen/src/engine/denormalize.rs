@@ -34,7 +34,7 @@ struct Want {
     fields: Vec<String>,
     on: String,
     ratio: Option<f64>,
-    query: Option<String>,
+    query: Option<basis::QueryUse>,
 }
 
 fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
@@ -55,9 +55,9 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
         let paths = q
             .conditions
             .iter()
-            .map(|c| &c.path)
-            .chain(q.sort.iter().map(|s| &s.path));
-        for path in paths {
+            .map(|c| (&c.path, false))
+            .chain(q.sort.iter().map(|s| (&s.path, true)));
+        for (path, sorts) in paths {
             let Some(through) = &path.through else {
                 continue;
             };
@@ -72,7 +72,15 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
                     .iter_mut()
                     .find(|w| w.on == q.entity && w.fields.contains(&through.field))
                 {
-                    w.query.get_or_insert_with(|| q.name.clone());
+                    let used = w.query.get_or_insert_with(|| basis::QueryUse {
+                        name: q.name.clone(),
+                        filters: false,
+                        sorts: false,
+                    });
+                    if used.name == q.name {
+                        used.filters |= !sorts;
+                        used.sorts |= sorts;
+                    }
                 }
                 continue;
             }
@@ -81,7 +89,11 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
                 fields: vec![through.field.clone()],
                 on: q.entity.clone(),
                 ratio: None,
-                query: Some(q.name.clone()),
+                query: Some(basis::QueryUse {
+                    name: q.name.clone(),
+                    filters: !sorts,
+                    sorts,
+                }),
             });
         }
     }
@@ -141,7 +153,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
                         result.declined.push(Declined {
                             source: keys.join(", "),
                             reason,
-                            for_query: want.query.clone(),
+                            for_query: want.query.as_ref().map(|u| u.name.clone()),
                         });
                     }
                 }
@@ -169,7 +181,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
             result.declined.push(Declined {
                 source: source_words,
                 reason,
-                for_query: want.query.clone(),
+                for_query: want.query.as_ref().map(|u| u.name.clone()),
             });
             continue;
         }
@@ -180,11 +192,16 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
                     result.rules.push(RuleId::Rule5);
                     result.rules.push(RuleId::ExtendedReference);
                 }
+                // Copied for a query, no ratio saying so: rule 6 (model for the reads).
+                let for_query = want.ratio.is_none() && !immutable && want.query.is_some();
+                if for_query && !result.rules.contains(&RuleId::Rule6) {
+                    result.rules.push(RuleId::Rule6);
+                }
             }
             Err(reason) => result.declined.push(Declined {
                 source: source_words,
                 reason,
-                for_query: want.query.clone(),
+                for_query: want.query.as_ref().map(|u| u.name.clone()),
             }),
         }
     }

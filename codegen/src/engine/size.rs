@@ -209,19 +209,92 @@ fn keys_cost(n: u64) -> u64 {
 /// Average BSON size of one document of `entity` on its own (its declared fields, no relations),
 /// with the same defaults as the collections' estimate; the cost model's document sizes.
 pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64 {
-    use crate::model::{BsonType, Field, FieldType, Model};
-    /// A document's fields, with its framing.
-    fn fields(model: &Model, fs: &[Field], depth: usize) -> u64 {
-        fs.iter()
-            .map(|f| {
-                let declared = f.facts.size_bytes.or(f.facts.large_bytes);
-                (2 + f.bson_name.len() as u64).saturating_add(value(model, &f.ty, declared, depth))
-            })
-            .fold(5u64, u64::saturating_add)
+    let Some(e) = ctx.entity(entity) else {
+        return 5;
+    };
+    // The document's fields and framing, and its `_id`.
+    average_fields(ctx.model, &e.fields, 0).saturating_add(17)
+}
+
+/// Average BSON size of one declared field (name and value), as `entity_average` counts it.
+pub(crate) fn field_average(model: &crate::model::Model, f: &crate::model::Field) -> u64 {
+    let declared = f.facts.size_bytes.or(f.facts.large_bytes);
+    (2 + f.bson_name.len() as u64).saturating_add(average_value(model, &f.ty, declared, 0))
+}
+
+/// A document's fields, with its framing.
+fn average_fields(model: &crate::model::Model, fs: &[crate::model::Field], depth: usize) -> u64 {
+    fs.iter()
+        .map(|f| {
+            let declared = f.facts.size_bytes.or(f.facts.large_bytes);
+            (2 + f.bson_name.len() as u64)
+                .saturating_add(average_value(model, &f.ty, declared, depth))
+        })
+        .fold(5u64, u64::saturating_add)
+}
+
+fn average_value(
+    model: &crate::model::Model,
+    ty: &crate::model::FieldType,
+    declared: Option<u64>,
+    depth: usize,
+) -> u64 {
+    use crate::model::{BsonType, FieldType};
+    match ty {
+        FieldType::Scalar { bson } => match bson {
+            BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
+            BsonType::ObjectId => 12,
+            BsonType::Bool => 1,
+            BsonType::Null => 0,
+            BsonType::Int32 => 4,
+            BsonType::Decimal128 => 16,
+            BsonType::Point => BsonType::Point.fixed_size().unwrap_or(61),
+            BsonType::Regex => 34,
+            BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
+            BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
+        },
+        // A declared size is the value's; otherwise its fields' (value types nest without
+        // cycles; the depth only guards against a malformed model).
+        FieldType::Value { name } => declared.unwrap_or_else(|| match model.value(name) {
+            Some(v) if depth < 32 => average_fields(model, &v.fields, depth + 1),
+            _ => 5 + 3 * (STRING_AVERAGE + 8),
+        }),
+        // A declared size (`@large`, `@size`) is each element's, as in `field` above: an
+        // array of N large values is N times the size.
+        FieldType::Array { elem, bound, .. } => {
+            let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
+            5 + n.saturating_mul(average_value(model, elem, declared, depth) + 3)
+        }
+        FieldType::Map {
+            value: v, bound, ..
+        } => {
+            5 + map_entries(*bound)
+                .0
+                .saturating_mul(average_value(model, v, declared, depth) + 10)
+        }
+        FieldType::Counters { dims } => {
+            5 + dims
+                .iter()
+                .map(|&d| u64::from(d))
+                .product::<u64>()
+                .saturating_mul(12)
+        }
     }
-    fn value(model: &Model, ty: &FieldType, declared: Option<u64>, depth: usize) -> u64 {
+}
+
+/// Worst-case BSON size of one declared field (name and value), by the same rules as the
+/// collections' estimate above: a declared `@large` is each value's worst, `@size` its average (a
+/// string or binary can then still reach the default worst), arrays and maps count their bound
+/// (an unbounded one, like a recursive value, has no worst case: `None`). Plan warnings measure
+/// a planned field this way (W109's "holds up to 47.2 KB of seldom-read data"), so decisions
+/// that weigh a field's size before the plan exists measure it the same.
+pub(crate) fn field_worst(model: &crate::model::Model, f: &crate::model::Field) -> Option<u64> {
+    use crate::model::{BsonType, Field, FieldType, Model};
+    fn value(model: &Model, ty: &FieldType, f: &Field, depth: usize) -> Option<u64> {
+        let (size, large) = (f.facts.size_bytes, f.facts.large_bytes);
+        let declared = |default: u64| large.unwrap_or(default.max(size.unwrap_or(0)));
         match ty {
-            FieldType::Scalar { bson } => match bson {
+            FieldType::Scalar { bson } => Some(match bson {
                 BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
                 BsonType::ObjectId => 12,
                 BsonType::Bool => 1,
@@ -229,43 +302,47 @@ pub(crate) fn entity_average(ctx: &super::context::Ctx<'_>, entity: &str) -> u64
                 BsonType::Int32 => 4,
                 BsonType::Decimal128 => 16,
                 BsonType::Point => BsonType::Point.fixed_size().unwrap_or(61),
-                BsonType::Regex => 34,
-                BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
-                BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
-            },
-            // A declared size is the value's; otherwise its fields' (value types nest without
-            // cycles; the depth only guards against a malformed model).
-            FieldType::Value { name } => declared.unwrap_or_else(|| match model.value(name) {
-                Some(v) if depth < 32 => fields(model, &v.fields, depth + 1),
-                _ => 5 + 3 * (STRING_AVERAGE + 8),
+                BsonType::Regex => 258,
+                BsonType::Binary => 5 + declared(BINARY_WORST),
+                BsonType::String => 5 + declared(STRING_WORST),
             }),
-            // A declared size (`@large`, `@size`) is each element's, as in `field` above: an
-            // array of N large values is N times the size.
+            FieldType::Value { name } => match (large, model.value(name)) {
+                (Some(l), _) => Some(l),
+                (None, Some(v)) if depth < 32 => v
+                    .fields
+                    .iter()
+                    .map(|g| field_bytes(model, g, depth + 1))
+                    .try_fold(5u64, |acc, b| b.map(|b| acc.saturating_add(b))),
+                _ => None,
+            },
             FieldType::Array { elem, bound, .. } => {
-                let n = bound.map(|b| (b / 2).max(1)).unwrap_or(UNBOUNDED_AVERAGE);
-                5 + n.saturating_mul(value(model, elem, declared, depth) + 3)
+                let n = (*bound)?;
+                let each = value(model, elem, f, depth)?;
+                Some(
+                    n.saturating_mul(each.saturating_add(1))
+                        .saturating_add(5 + keys_cost(n)),
+                )
             }
             FieldType::Map {
                 value: v, bound, ..
             } => {
-                5 + map_entries(*bound)
-                    .0
-                    .saturating_mul(value(model, v, declared, depth) + 10)
+                let n = map_entries(*bound).1;
+                let each = value(model, v, f, depth)?;
+                Some(n.saturating_mul(each.saturating_add(25)).saturating_add(5))
             }
-            FieldType::Counters { dims } => {
+            FieldType::Counters { dims } => Some(
                 5 + dims
                     .iter()
                     .map(|&d| u64::from(d))
                     .product::<u64>()
-                    .saturating_mul(12)
-            }
+                    .saturating_mul(12),
+            ),
         }
     }
-    let Some(e) = ctx.entity(entity) else {
-        return 5;
-    };
-    // The document's fields and framing, and its `_id`.
-    fields(ctx.model, &e.fields, 0).saturating_add(17)
+    fn field_bytes(model: &Model, f: &Field, depth: usize) -> Option<u64> {
+        value(model, &f.ty, f, depth).map(|v| v.saturating_add(2 + f.bson_name.len() as u64))
+    }
+    field_bytes(model, f, 0)
 }
 
 #[cfg(test)]

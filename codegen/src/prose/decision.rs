@@ -127,6 +127,12 @@ pub(crate) fn fact(f: &Fact) -> String {
                 plural(child),
                 plural(parent)
             ),
+            Through::PartnersNavigated => format!(
+                "{} are not read on their own (no `standalone`, query or pattern says so), but the application goes from {} to its {} too (`navigate`)",
+                plural(child),
+                a(child),
+                plural(parent)
+            ),
         },
         Fact::ReadTogether { owner, other } => {
             format!("{other} is read together with its {owner}")
@@ -241,7 +247,16 @@ pub(crate) fn fact(f: &Fact) -> String {
                 Ratio::Unknown => "no read/write ratio given".to_owned(),
             };
             match query {
-                Some(q) => format!("query `{q}` on {on} filters on {} ({rw})", list(sources)),
+                Some(q) => format!(
+                    "query `{}` on {on} {} {} ({rw})",
+                    q.name,
+                    match (q.filters, q.sorts) {
+                        (true, true) => "filters and sorts on",
+                        (false, true) => "sorts by",
+                        _ => "filters on",
+                    },
+                    list(sources)
+                ),
                 None => format!(
                     "{} {} shown with every {on} ({rw})",
                     list(sources),
@@ -535,23 +550,44 @@ pub(crate) fn reason(r: &Reason) -> String {
     }
 }
 
+/// Why the copies were made, from what each copy records: its source is immutable, a `show`
+/// ratio says it is read far more often than updated, or (no ratio) a declared query filters or
+/// sorts on it, which rule 6 answers with a copy (language.md: "books by their author's first
+/// name ... the engine answers it with a copy of the name on the book (rules 5 and 6)").
+fn why_copied(copies: &[crate::plan::Denormalized]) -> String {
+    let immutable = copies.iter().any(|x| x.immutable);
+    let by_ratio = copies
+        .iter()
+        .any(|x| !x.immutable && x.reads_per_update.is_some());
+    let by_query = copies
+        .iter()
+        .any(|x| !x.immutable && x.reads_per_update.is_none());
+    let rule5 = match (immutable, by_ratio) {
+        (true, false) if !by_query => Some("they are immutable, never updated"),
+        (true, false) => Some("immutable"),
+        (false, true) => Some("read far more often than updated"),
+        (true, true) => Some("immutable, or read far more often than updated"),
+        (false, false) => None,
+    };
+    match (rule5, by_query) {
+        (Some(why), false) => format!("rule 5: {why}"),
+        (Some(why), true) => format!(
+            "rule 5: {why}; rules 5 and 6 for the others: a declared query filters or sorts on them"
+        ),
+        (None, _) => "rules 5 and 6: a declared query filters or sorts on them".to_owned(),
+    }
+}
+
 /// Words a decision: its reason (with the copies and subset it carries), facts, rejected
 /// alternatives and obligations, from what the engine recorded. Runs once every collection and
 /// path is final, so the sentences name only what exists.
 pub(crate) fn render(d: &mut Decision, basis: &crate::engine::Basis) {
     let mut because = reason(&basis.reason);
     if !basis.copied.is_empty() {
-        let immutable = d.denormalized.iter().filter(|x| x.immutable).count();
-        let why = if immutable == d.denormalized.len() {
-            "they are immutable, never updated"
-        } else if immutable == 0 {
-            "read far more often than updated"
-        } else {
-            "immutable, or read far more often than updated"
-        };
         because.push_str(&format!(
-            ". Copies of {} travel with the references (rule 5: {why})",
-            list(&basis.copied)
+            ". Copies of {} travel with the references ({})",
+            list(&basis.copied),
+            why_copied(&d.denormalized)
         ));
     }
     if let Some(n) = basis.subset {

@@ -204,7 +204,7 @@ pub(super) fn collection_name(entity: &str) -> String {
 }
 
 /// `LogMessage` -> `log_message`, `HTTPRequest` -> `http_request`, `already_snake` unchanged.
-fn snake_case(name: &str) -> String {
+pub(super) fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len() + 4);
     for (i, &c) in chars.iter().enumerate() {

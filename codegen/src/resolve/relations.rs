@@ -85,6 +85,9 @@ fn relation(
         _ => RelationKind::ManyToMany,
     };
     let id = format!("{}.{}", left.entity, left.field);
+    if kind == RelationKind::OneToMany {
+        swapped_ends(r, &left, &right);
+    }
 
     let mut pair = [
         (left.entity.clone(), left.field.clone()),
@@ -143,6 +146,65 @@ fn relation(
     relation.facts = facts;
     relation.fields = fields;
     relation
+}
+
+/// A one-to-many relation whose ends read backwards: `Ticket.comments: one <-> Comment.ticket:
+/// squillions` says each Ticket has one Comment and each Comment squillions of Tickets, while the
+/// ends' own names (a plural of the other entity's name on the `one` end, the singular on the
+/// other) say many comments per ticket. Each end counts the entity across, as seen from its own:
+/// a newcomer who reads the cardinality as that of the end's own entity writes them swapped, and
+/// the engine would faithfully embed tickets in comments. Only that exact naming is reported: any
+/// other name may mean what it says.
+fn swapped_ends(r: &mut Resolver<'_>, left: &RelationEnd, right: &RelationEnd) {
+    let (one, many) = if left.cardinality.class == CardinalityClass::One {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    if one.entity == many.entity
+        || one.field != super::names::collection_name(&many.entity)
+        || many.field != super::names::snake_case(&one.entity)
+    {
+        return;
+    }
+    let (one_written, many_written) = (one.cardinality.describe(), many.cardinality.describe());
+    r.report(
+        Diagnostic::warning(
+            codes::SWAPPED_CARDINALITIES,
+            one.cardinality.span,
+            format!(
+                "`{}.{}: {one_written}` says each {} has one {}, and `{}.{}: {many_written}` that \
+                 each {} has `{many_written}` {}: the cardinalities look swapped",
+                one.entity,
+                one.field,
+                one.entity,
+                many.entity,
+                many.entity,
+                many.field,
+                many.entity,
+                crate::prose::plural(&one.entity),
+            ),
+        )
+        .with_label(format!("one {} per {}", many.entity, one.entity))
+        .with_related(
+            many.cardinality.span,
+            format!(
+                "`{many_written}` {} per {}",
+                crate::prose::plural(&one.entity),
+                many.entity
+            ),
+        )
+        .with_help(format!(
+            "each end counts the entity across, as seen from its own entity: for many {} per {} \
+             write `{}.{}: {many_written} <-> {}.{}: {one_written}`",
+            crate::prose::plural(&many.entity),
+            one.entity,
+            one.entity,
+            one.field,
+            many.entity,
+            many.field,
+        )),
+    );
 }
 
 /// The entity at `end`, or `None` after reporting that there is none.

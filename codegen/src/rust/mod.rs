@@ -244,7 +244,7 @@ impl<'a> Generator<'a> {
                 "Layout of `{}`: {}{forced}. {}",
                 d.id,
                 d.strategy.as_str(),
-                d.because
+                crate::prose::sentence(&d.because)
             ));
             let rules: Vec<String> = d
                 .rules
@@ -390,6 +390,7 @@ impl<'a> Generator<'a> {
                     online: self
                         .online
                         .is_some_and(|o| o.collections.contains_key(&c.name)),
+                    versioned: c.schema_version.is_some(),
                 },
             ));
             out

@@ -35,6 +35,9 @@ pub(super) struct Types<'a> {
     /// Whether the collection's documents may be stored at an older version the repository
     /// upgrades (the online mode): its queries then read through `__private::online_reads`.
     pub(super) online: bool,
+    /// Whether the collection's documents carry a schema version (`@schema_version`): its
+    /// queries then read through `__private::checked_reads`, which check it as `get` does.
+    pub(super) versioned: bool,
 }
 
 /// `impl <Type>Repo { ... }` with the query methods of collection `collection`, if it has any.
@@ -53,6 +56,7 @@ pub(super) fn methods(plan: &Plan, collection: &str, ty: &Ident, types: &Types<'
                 projected.map(|(_, p)| p),
                 types.enums,
                 types.online,
+                types.versioned.then_some(ty),
             ))
         })
         .collect();
@@ -96,6 +100,7 @@ fn method(
     projected: Option<&Ident>,
     enums: &BTreeMap<String, Ident>,
     online: bool,
+    versioned: Option<&Ident>,
 ) -> TokenStream {
     let name = field_ident(&q.name);
     let ty = projected.unwrap_or(doc_ty);
@@ -326,6 +331,15 @@ fn method(
             )
         });
     }
+    let versioned = versioned
+        .filter(|_| !online && q.children.as_ref().and_then(|c| c.array.as_ref()).is_none());
+    if versioned.is_some() {
+        lines.push(
+            "Each document's `schema_version` is checked as `get` checks it: one this code does \
+             not read is `Error::SchemaVersion`."
+                .to_owned(),
+        );
+    }
     if online {
         lines.push(
             "Online mode: documents stored at the old version are found by their old field names \
@@ -374,6 +388,8 @@ fn method(
                 quote!(::squillion::bson::doc! { #(#parent,)* #(#clauses),* }),
                 if online {
                     quote!(::squillion::__private::online_reads::run(self.core(), filter, #sort, #limit, #collation).await)
+                } else if let Some(d) = versioned {
+                    quote!(::squillion::__private::checked_reads::run::<#d, _>(self.collection(), filter, #sort, #limit, #collation, #projection).await)
                 } else {
                     quote!(::squillion::__private::query::run(#borrowed, filter, #sort, #limit, #collation, #projection).await)
                 },
@@ -448,6 +464,8 @@ fn method(
             let (after, per_page) = (field_ident(&after), field_ident(&per_page));
             let read = if online {
                 quote!(::squillion::__private::online_reads::page(self.core(), filter, #sort, #collation, #after, #per_page).await)
+            } else if let Some(d) = versioned {
+                quote!(::squillion::__private::checked_reads::page::<#d, _>(self.collection(), filter, #sort, #collation, #after, #per_page, #projection).await)
             } else {
                 quote!(::squillion::__private::paging::page(#borrowed, filter, #sort, #collation, #after, #per_page, #projection).await)
             };
@@ -474,6 +492,8 @@ fn method(
             );
             let read = if online {
                 quote!(::squillion::__private::online_reads::stream(self.core().clone(), filter, #sort, #limit, #collation))
+            } else if let Some(d) = versioned {
+                quote!(::squillion::__private::checked_reads::stream::<#d, _>(self.collection().clone(), filter, #sort, #limit, #collation, #projection))
             } else {
                 quote!(::squillion::__private::paging::stream(#collection, filter, #sort, #limit, #collation, #projection))
             };

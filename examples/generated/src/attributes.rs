@@ -9,7 +9,7 @@
 /// Collection `products`. One document per Product.
 /// Estimated size: about 1568 bytes on average, 433538 bytes at worst.
 ///
-/// Layout of `Shop.products`: child_ref. a Shop has an unbounded number of Products, too many even for an array of ids (rule 3), so each Product stores its Shop's id, indexed (seed 004 one-to-squillions). The Shop also keeps its latest 2 Products (subset pattern)
+/// Layout of `Shop.products`: child_ref. A Shop has an unbounded number of Products, too many even for an array of ids (rule 3), so each Product stores its Shop's id, indexed (seed 004 one-to-squillions). The Shop also keeps its latest 2 Products (subset pattern).
 /// Rules: rule 3, rule 4, subset pattern.
 ///
 /// Pattern attributes: open-ended attributes stored as [{k, v}] with one index on k and v.

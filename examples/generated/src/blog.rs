@@ -9,7 +9,7 @@
 /// Collection `users`. One document per User.
 /// Estimated size: about 113 bytes on average, 3152 bytes at worst.
 ///
-/// Layout of `User.address`: embed. one Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
+/// Layout of `User.address`: embed. One Address per User, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one).
 /// Rules: rule 1.
 ///
 /// Repository: `UserRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_address`, `set_name`, `set_age`, `inc_age`.
@@ -117,10 +117,10 @@ impl BlogPost {
 /// Collection `books`. One document per Book.
 /// Estimated size: about 119 bytes on average, 1179 bytes at worst.
 ///
-/// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+/// Layout of `Book.authors`: two_way. Both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
 /// Rules: two-way referencing, rule 4.
 ///
-/// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
+/// Layout of `Book.categories`: one_way. Book.categories holds up to 3 Categories but Category.books would hold up to 500,000 Books: only the small side, Book.categories, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
 /// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_authors`, `load_authors_projected`, `link_authors`, `unlink_authors`, `find_by_categories`, `count_by_categories`, `add_categories`, `remove_categories`, `load_categories`, `load_categories_projected`, `set_title`.
@@ -259,7 +259,7 @@ impl BookRepo {
 /// Collection `authors`. One document per Author.
 /// Estimated size: about 99 bytes on average, 1144 bytes at worst.
 ///
-/// Layout of `Book.authors`: two_way. both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
+/// Layout of `Book.authors`: two_way. Both sides are small (up to 3 Authors per Book, up to 5 Books per Author), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
 /// Rules: two-way referencing, rule 4.
 ///
 /// Repository: `AuthorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_books`, `load_books_projected`, `link_books`, `unlink_books`, `set_name`.
@@ -519,7 +519,7 @@ impl CategoryRepo {
 /// Collection `blog_post_comments`. Buckets of Comment (BlogPost.comments).
 /// Estimated size: about 2615 bytes on average, 105165 bytes at worst.
 ///
-/// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
+/// Layout of `BlogPost.comments`: bucket. Comments are only read through their BlogPost, 50 at a time, so they are grouped in buckets of 50: one read returns a page (seed 003 comment pages; seed 000 bookNotes).
 /// Rules: bucket pattern, rule 3, rule 6.
 ///
 /// Repository: `BlogPostCommentsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_comments`, `comments_bucket`, `comments_buckets`, `set_blog_entry_id`.

@@ -10,7 +10,7 @@
 /// Collection `books`. One document per Book.
 /// Estimated size: about 11064 bytes on average, 444094 bytes at worst.
 ///
-/// Layout of `Book.comments`: embed. up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few). The Book also keeps summaries of all its Comments: count (computed pattern)
+/// Layout of `Book.comments`: embed. Up to 200 Comments per Book, only read through their Book, so they are embedded as an array: one read returns the Book with its Comments (rule 1; seed 004 one-to-few). The Book also keeps summaries of all its Comments: count (computed pattern).
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `push_comments`, `remove_comments`, `pull_comments`, `set_comments`, `set_author`, `set_date`, `set_text`.
@@ -715,7 +715,7 @@ impl ShapeRepo {
 /// Collection `products`. One document per Product.
 /// Estimated size: about 174 bytes on average, 1253 bytes at worst.
 ///
-/// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
+/// Layout of `Product.category_ids`: one_way. Product.category_ids holds up to 10 Categories but Category.product_ids would hold an unbounded number of Products: only the small side, Product.category_ids, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
 /// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_category_ids`, `count_by_category_ids`, `add_category_ids`, `remove_category_ids`, `load_category_ids`, `load_category_ids_projected`, `set_name`, `set_stock`, `inc_stock`, `dec_stock`, `set_rating`.

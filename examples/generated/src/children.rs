@@ -7,7 +7,7 @@
 /// Collection `posts`. One document per Post.
 /// Estimated size: about 1488 bytes on average, 53913 bytes at worst.
 ///
-/// Layout of `Post.comments`: embed. up to 50 Comments per Post, only read through their Post, so they are embedded as an array: one read returns the Post with its Comments (rule 1; seed 004 one-to-few)
+/// Layout of `Post.comments`: embed. Up to 50 Comments per Post, only read through their Post, so they are embedded as an array: one read returns the Post with its Comments (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
 /// Repository: `PostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_comments`, `remove_comments`, `pull_comments`, `set_comments`, `set_title`.
@@ -156,7 +156,7 @@ impl Book {
 /// Collection `notes`. One document per Note.
 /// Estimated size: about 86 bytes on average, 1086 bytes at worst.
 ///
-/// Layout of `Book.notes`: child_ref. a Book has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its Book's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Book.notes`: child_ref. A Book has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its Book's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Repository: `NoteRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_book`, `count_by_book`, `set_text`, `set_stars`, `inc_stars`, `set_book`.
@@ -310,7 +310,7 @@ impl Blog {
 /// Collection `blog_entries`. Buckets of Entry (Blog.entries).
 /// Estimated size: about 375 bytes on average, 695 bytes at worst.
 ///
-/// Layout of `Blog.entries`: bucket. Entries are only read through their Blog, 20 at a time, so they are grouped in buckets of 20: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
+/// Layout of `Blog.entries`: bucket. Entries are only read through their Blog, 20 at a time, so they are grouped in buckets of 20: one read returns a page (seed 003 comment pages; seed 000 bookNotes).
 /// Rules: bucket pattern, rule 3, rule 6.
 ///
 /// Repository: `BlogEntriesBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_entries`, `entries_bucket`, `entries_buckets`, `set_blog`.

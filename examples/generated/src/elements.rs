@@ -7,7 +7,7 @@
 /// Collection `orders`. One document per Order.
 /// Estimated size: about 543 bytes on average, 1043 bytes at worst.
 ///
-/// Layout of `Order.products`: one_way. the relationship carries fields of its own (qty, weight) and only Order can hold a list of them (up to 20 Products per Order; a Product has an unbounded number of Orders, too many for an array, rule 3): each Order keeps an array of {Product id, qty, weight} in Order.products, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+/// Layout of `Order.products`: one_way. The relationship carries fields of its own (qty, weight) and only Order can hold a list of them (up to 20 Products per Order; a Product has an unbounded number of Orders, too many for an array, rule 3): each Order keeps an array of {Product id, qty, weight} in Order.products, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 6.
 ///
 /// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_products`, `remove_products`, `pull_products`, `set_products`, `set_placed`, `inc_products_qty`, `dec_products_qty`, `inc_products_weight`.
@@ -127,7 +127,7 @@ impl Product {
 /// Collection `shelves`. One document per Shelf.
 /// Estimated size: about 635 bytes on average, 16143 bytes at worst.
 ///
-/// Layout of `Shelf.bins`: embed. up to 12 Bins per Shelf, only read through their Shelf, so they are embedded as an array: one read returns the Shelf with its Bins (rule 1; seed 004 one-to-few). The Shelf also keeps its top 2 Bins by stock, and summaries of all its Bins: count, total(stock), max(stock) (computed pattern)
+/// Layout of `Shelf.bins`: embed. Up to 12 Bins per Shelf, only read through their Shelf, so they are embedded as an array: one read returns the Shelf with its Bins (rule 1; seed 004 one-to-few). The Shelf also keeps its top 2 Bins by stock, and summaries of all its Bins: count, total(stock), max(stock) (computed pattern).
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `ShelfRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_bins`, `remove_bins`, `pull_bins`, `set_bins`, `set_name`, `inc_bins_stock`, `dec_bins_stock`, `inc_bins_weight`.

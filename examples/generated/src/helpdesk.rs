@@ -7,10 +7,10 @@
 /// Collection `organizations`. One document per Organization.
 /// Estimated size: about 58288 bytes on average, 526738 bytes at worst.
 ///
-/// Layout of `Organization.agents`: parent_refs. Agents are read on their own and an Organization has up to 500 Agents: the Organization holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+/// Layout of `Organization.agents`: parent_refs. Agents are read on their own and an Organization has up to 500 Agents: the Organization holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many).
 /// Rules: rule 2, rule 4.
 ///
-/// Layout of `Organization.macros`: embed. up to 100 Macros per Organization, only read through their Organization, so they are embedded as an array: one read returns the Organization with its Macros (rule 1; seed 004 one-to-few)
+/// Layout of `Organization.macros`: embed. Up to 100 Macros per Organization, only read through their Organization, so they are embedded as an array: one read returns the Organization with its Macros (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
 /// Repository: `OrganizationRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_agents`, `remove_agents`, `load_agents`, `load_agents_projected`, `push_macros`, `remove_macros`, `pull_macros`, `set_macros`, `set_name`, `set_subdomain`, `set_plan`.
@@ -73,7 +73,7 @@ impl Organization {
 /// Collection `agents`. One document per Agent.
 /// Estimated size: about 4143 bytes on average, 11243 bytes at worst.
 ///
-/// Layout of `Agent.following`: one_way. the relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
+/// Layout of `Agent.following`: one_way. The relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 6.
 ///
 /// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_following`, `remove_following`, `pull_following`, `set_following`, `set_name`, `set_email`, `set_role`, `set_active`.
@@ -144,7 +144,7 @@ impl Agent {
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 131 bytes on average, 3146 bytes at worst.
 ///
-/// Layout of `Organization.customers`: child_ref. an Organization has an unbounded number of Customers, too many even for an array of ids (rule 3), so each Customer stores its Organization's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Organization.customers`: child_ref. An Organization has an unbounded number of Customers, too many even for an array of ids (rule 3), so each Customer stores its Organization's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_org`, `count_by_org`, `set_email`, `set_name`, `set_phone`, `set_org`.
@@ -263,22 +263,22 @@ impl CustomerRepo {
 /// Collection `tickets`. One document per Ticket.
 /// Estimated size: about 13491 bytes on average, 1685098 bytes at worst.
 ///
-/// Layout of `Customer.tickets`: child_ref. a Customer has an unbounded number of Tickets, too many even for an array of ids (rule 3), so each Ticket stores its Customer's id, indexed (seed 004 one-to-squillions). Copies of Customer.email, Customer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Customer.tickets`: child_ref. A Customer has an unbounded number of Tickets, too many even for an array of ids (rule 3), so each Ticket stores its Customer's id, indexed (seed 004 one-to-squillions). Copies of Customer.email, Customer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 3, rule 4, rule 5, extended reference.
 ///
-/// Layout of `Organization.tickets`: child_ref. an Organization has an unbounded number of Tickets, too many even for an array of ids (rule 3), so each Ticket stores its Organization's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Organization.tickets`: child_ref. An Organization has an unbounded number of Tickets, too many even for an array of ids (rule 3), so each Ticket stores its Organization's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
-/// Layout of `Agent.assigned`: child_ref. the application finds Tickets by their Agent (query `my_queue`), so each Ticket stores its Agent's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Agent.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Agent.assigned`: child_ref. The application finds Tickets by their Agent (query `my_queue`), so each Ticket stores its Agent's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Agent.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 ///
-/// Layout of `Ticket.messages`: embed. a Ticket usually has 6 Messages but rare ones have up to 1,000 Messages: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Ticket (seed 002 outlier pattern)
+/// Layout of `Ticket.messages`: embed. A Ticket usually has 6 Messages but rare ones have up to 1,000 Messages: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Ticket (seed 002 outlier pattern).
 /// Rules: rule 1, outlier pattern, rule 3.
 ///
-/// Layout of `Agent.messages`: child_ref. an Agent has an unbounded number of Messages, too many even for an array of ids (rule 3), so each Message stores its Agent's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Agent.messages`: child_ref. An Agent has an unbounded number of Messages, too many even for an array of ids (rule 3), so each Message stores its Agent's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
-/// Layout of `Ticket.rating`: embed. one Rating per Ticket, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
+/// Layout of `Ticket.rating`: embed. One Rating per Ticket, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one).
 /// Rules: rule 1.
 ///
 /// Repository: `TicketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_tags`, `remove_tags`, `pull_tags`, `set_tags`, `find_by_requester`, `count_by_requester`, `find_by_org`, `count_by_org`, `find_by_assignee`, `count_by_assignee`, `push_messages`, `all_messages`, `get_with_messages`, `set_rating`, `set_subject`, `set_status`, `set_priority`, `set_updated_at`, `set_requester`, `set_org`, `set_assignee`.
@@ -727,7 +727,7 @@ impl TicketsMessagesOverflow {
 /// Collection `ticket_events`. Buckets of Event (Ticket.events).
 /// Estimated size: about 9384 bytes on average, 418784 bytes at worst.
 ///
-/// Layout of `Ticket.events`: bucket. Events arrive as a series (an unbounded number of Events per Ticket) and are read by time range, so they are grouped in buckets of 200, each holding the first and last time it covers (seed 002 IoT readings: bucket). The Ticket also keeps its latest 5 Events (subset pattern)
+/// Layout of `Ticket.events`: bucket. Events arrive as a series (an unbounded number of Events per Ticket) and are read by time range, so they are grouped in buckets of 200, each holding the first and last time it covers (seed 002 IoT readings: bucket). The Ticket also keeps its latest 5 Events (subset pattern).
 /// Rules: bucket pattern, rule 3, rule 6, subset pattern.
 ///
 /// Repository: `TicketEventsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_events`, `events_bucket`, `events_buckets`, `events_between`, `set_ticket`.

@@ -10,10 +10,10 @@
 /// Collection `person`. One document per Person.
 /// Estimated size: about 44574 bytes on average, 122139 bytes at worst.
 ///
-/// Layout of `Person.addresses`: embed. up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few)
+/// Layout of `Person.addresses`: embed. Up to 10 Addresses per Person, only read through their Person, so they are embedded as an array: one read returns the Person with its Addresses (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
-/// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
+/// Layout of `Person.tasks`: two_way. Both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing).
 /// Rules: rule 2, two-way referencing, rule 6.
 ///
 /// Repository: `PersonRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_addresses`, `remove_addresses`, `pull_addresses`, `set_addresses`, `load_tasks`, `load_tasks_projected`, `link_tasks`, `set_name`, `set_ssn`.
@@ -73,7 +73,7 @@ impl Person {
 /// Collection `products`. One document per Product.
 /// Estimated size: about 30522 bytes on average, 1063022 bytes at worst.
 ///
-/// Layout of `Product.parts`: parent_refs. Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Part.name, Product.catalog_number, Product.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Product.parts`: parent_refs. Parts are read on their own and a Product has up to 1,000 Parts: the Product holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many). Copies of Part.name, Product.catalog_number, Product.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ProductRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_parts`, `remove_parts`, `pull_parts`, `set_parts`, `set_name`, `set_catalog_number`, `set_manufacturer`.
@@ -515,7 +515,7 @@ impl HostRepo {
 /// Collection `logmsg`. One document per LogMessage.
 /// Estimated size: about 173 bytes on average, 3173 bytes at worst.
 ///
-/// Layout of `Host.logmsgs`: child_ref. a Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions). Copies of Host.ipaddr, Host.name travel with the references (rule 5: read far more often than updated). The Host also keeps its latest 1,000 LogMessages (subset pattern)
+/// Layout of `Host.logmsgs`: child_ref. A Host has an unbounded number of LogMessages, too many even for an array of ids (rule 3), so each LogMessage stores its Host's id, indexed (seed 004 one-to-squillions). Copies of Host.ipaddr, Host.name travel with the references (rule 5: read far more often than updated). The Host also keeps its latest 1,000 LogMessages (subset pattern).
 /// Rules: rule 3, rule 4, rule 5, extended reference, subset pattern.
 ///
 /// Repository: `LogMessageRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_host`, `count_by_host`, `set_time`, `set_message`, `set_host`.
@@ -579,7 +579,7 @@ impl LogMessage {
 /// Collection `tasks`. One document per Task.
 /// Estimated size: about 101 bytes on average, 1101 bytes at worst.
 ///
-/// Layout of `Person.tasks`: two_way. both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing)
+/// Layout of `Person.tasks`: two_way. Both directions are read often and up to 5,000 Tasks per Person fit an id array: the Person holds its Task ids and each Task holds its Person's id (seed 004 two-way referencing).
 /// Rules: rule 2, two-way referencing, rule 6.
 ///
 /// Repository: `TaskRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_description`, `set_due_date`, `set_owner`.

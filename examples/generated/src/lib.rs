@@ -34,6 +34,11 @@ pub mod totals;
 /// pattern 2; the server test `tests/versions.rs`).
 #[rustfmt::skip]
 pub mod versions;
+/// `examples/generated/schemas/schema_versions.sqn`: every kind of query method of a versioned
+/// collection checks each document's schema version (the server test
+/// `tests/schema_versions.rs`).
+#[rustfmt::skip]
+pub mod schema_versions;
 /// `examples/generated/schemas/conditions.sqn`: queries comparing one field twice, and fields
 /// compared without regard to case (the server test `tests/conditions.rs`).
 #[rustfmt::skip]

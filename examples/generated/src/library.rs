@@ -12,7 +12,7 @@
 /// Collection `books`. One document per Book.
 /// Estimated size: about 1633 bytes on average, 22865 bytes at worst.
 ///
-/// Layout of `Author.books`: child_ref. the application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Author.books`: child_ref. The application finds Books by their Author (query `books_by_author`), so each Book stores its Author's id, indexed: one query answers it (rule 6; seed 000 books by author). Copies of Author.first_name, Author.last_name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 6, rule 4, rule 5, extended reference.
 ///
 /// Repository: `BookRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_subjects`, `remove_subjects`, `pull_subjects`, `set_subjects`, `find_by_author`, `count_by_author`, `set_title`, `set_isbn`, `set_slug`, `set_publisher`, `set_available`, `set_pages`, `inc_pages`, `set_summary`, `set_language`, `set_author`, `set_publisher_name`, `set_publisher_date`, `set_publisher_city`.
@@ -758,19 +758,19 @@ impl UserRepo {
 /// Collection `book_notes`. Buckets of Note (Book.notes).
 /// Estimated size: about 3071 bytes on average, unbounded at worst.
 ///
-/// Layout of `Book.notes`: bucket. Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes)
+/// Layout of `Book.notes`: bucket. Notes are only read through their Book, 10 at a time, so they are grouped in buckets of 10: one read returns a page (seed 003 comment pages; seed 000 bookNotes).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 ///
-/// Layout of `User.notes`: child_ref. a User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions)
+/// Layout of `User.notes`: child_ref. A User has an unbounded number of Notes, too many even for an array of ids (rule 3), so each Note stores its User's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
-/// Layout of `Note.comments`: embed. up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few)
+/// Layout of `Note.comments`: embed. Up to 200 Comments per Note, only read through their Note, so they are embedded as an array: one read returns the Note with its Comments (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
-/// Layout of `Comment.replies`: embed. up to 200 Comments per Comment, nested in the Comment that holds them and never read on their own, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few)
+/// Layout of `Comment.replies`: embed. Up to 200 Comments per Comment, nested in the Comment that holds them and never read on their own, so they are embedded as an array: one read returns the Comment with its Comments (rule 1; seed 004 one-to-few).
 /// Rules: rule 1.
 ///
-/// Layout of `User.comments`: child_ref. a User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions)
+/// Layout of `User.comments`: child_ref. A User has an unbounded number of Comments, too many even for an array of ids (rule 3), so each Comment stores its User's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Repository: `BookNotesBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_notes`, `notes_bucket`, `notes_buckets`, `set_book`.

@@ -7,7 +7,7 @@
 /// Collection `shelves`. One document per Shelf.
 /// Estimated size: about 129 bytes on average, 1189 bytes at worst.
 ///
-/// Layout of `Shelf.tags`: parent_refs. Tags keep documents of their own (`Tag.shelf` is `one?`) and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many)
+/// Layout of `Shelf.tags`: parent_refs. Tags keep documents of their own (`Tag.shelf` is `one?`) and a Shelf has up to 8 Tags: the Shelf holds an array of their ids and loads them in one `$in` query (rule 4; seed 004 one-to-many).
 /// Rules: rule 2, rule 4.
 ///
 /// Repository: `ShelfRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `add_tags`, `remove_tags`, `load_tags`, `load_tags_projected`, `set_label`.
@@ -148,7 +148,7 @@ impl Team {
 /// Collection `players`. One document per Player.
 /// Estimated size: about 69 bytes on average, 1075 bytes at worst.
 ///
-/// Layout of `Team.players`: child_ref. a Team has an unbounded number of Players, too many even for an array of ids (rule 3), so each Player stores its Team's id, indexed (seed 004 one-to-squillions)
+/// Layout of `Team.players`: child_ref. A Team has an unbounded number of Players, too many even for an array of ids (rule 3), so each Player stores its Team's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Repository: `PlayerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_team`, `count_by_team`, `set_nick`, `set_team`.
@@ -250,7 +250,7 @@ impl Member {
 /// Collection `badges`. One document per Badge.
 /// Estimated size: about 72 bytes on average, 1078 bytes at worst.
 ///
-/// Layout of `Member.badge`: child_ref. a Badge may have no Member (`Badge.member` is `one?`), so it keeps its own collection and stores its Member's id
+/// Layout of `Member.badge`: child_ref. A Badge may have no Member (`Badge.member` is `one?`), so it keeps its own collection and stores its Member's id.
 /// Rules: rule 2, rule 4.
 ///
 /// Repository: `BadgeRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_member`, `count_by_member`, `set_title`, `set_member`.

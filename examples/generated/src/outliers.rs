@@ -12,7 +12,7 @@
 /// Collection `posts`. One document per Post.
 /// Estimated size: about 446 bytes on average, 7631 bytes at worst.
 ///
-/// Layout of `Post.replies`: embed. a Post usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Post (seed 002 outlier pattern). The Post also keeps its latest 3 Replies (subset pattern). The Post also keeps its top 2 Replies by votes, and summaries of all its Replies: count, max(votes) (computed pattern)
+/// Layout of `Post.replies`: embed. A Post usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Post (seed 002 outlier pattern). The Post also keeps its latest 3 Replies (subset pattern). The Post also keeps its top 2 Replies by votes, and summaries of all its Replies: count, max(votes) (computed pattern).
 /// Rules: rule 1, outlier pattern, rule 3, subset pattern, computed pattern.
 ///
 /// Repository: `PostRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_replies`, `all_replies`, `get_with_replies`, `set_title`.
@@ -98,7 +98,7 @@ impl Post {
 /// Collection `boards`. One document per Board.
 /// Estimated size: about 374 bytes on average, 12704 bytes at worst.
 ///
-/// Layout of `Board.pins`: embed. up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few). The Board also keeps its top 3 Pins by score, and summaries of all its Pins: count (computed pattern)
+/// Layout of `Board.pins`: embed. Up to 8 Pins per Board, only read through their Board, so they are embedded as an array: one read returns the Board with its Pins (rule 1; seed 004 one-to-few). The Board also keeps its top 3 Pins by score, and summaries of all its Pins: count (computed pattern).
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `BoardRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_pins`, `remove_pins`, `pull_pins`, `set_pins`, `set_name`.

@@ -105,7 +105,7 @@ impl Section {
 /// Collection `efforts`. One document per Effort.
 /// Estimated size: about 108 bytes on average, 2108 bytes at worst.
 ///
-/// Layout of `Section.efforts`: child_ref. a Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions). The Section also keeps its top 20 Efforts by time (computed pattern)
+/// Layout of `Section.efforts`: child_ref. A Section has an unbounded number of Efforts, too many even for an array of ids (rule 3), so each Effort stores its Section's id, indexed (seed 004 one-to-squillions). The Section also keeps its top 20 Efforts by time (computed pattern).
 /// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Repository: `EffortRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_section`, `count_by_section`, `set_athlete`, `set_time`, `inc_time`, `set_section`.
@@ -166,7 +166,7 @@ impl Effort {
 /// Collection `customers`. One document per Customer.
 /// Estimated size: about 138944 bytes on average, 279944 bytes at worst.
 ///
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
+/// Layout of `Customer.invoices`: two_way. Both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `CustomerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_invoices`, `load_invoices_projected`, `link_invoices`.
@@ -238,7 +238,7 @@ impl Customer {
 /// Collection `invoices`. One document per Invoice.
 /// Estimated size: about 3117 bytes on average, 109067 bytes at worst.
 ///
-/// Layout of `Customer.invoices`: two_way. both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated)
+/// Layout of `Customer.invoices`: two_way. Both directions are read often and up to 5,000 Invoices per Customer fit an id array: the Customer holds its Invoice ids and each Invoice holds its Customer's id (seed 004 two-way referencing). Copies of Invoice.date, Invoice.total travel with the references (rule 5: they are immutable, never updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `InvoiceRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_items`, `remove_items`, `pull_items`, `set_items`, `set_address`, `set_status`, `set_customer`.
@@ -300,7 +300,7 @@ impl Invoice {
 /// Collection `movies`. One document per Movie.
 /// Estimated size: about 4024 bytes on average, 416975 bytes at worst.
 ///
-/// Layout of `Movie.cast`: embed. a Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern)
+/// Layout of `Movie.cast`: embed. A Movie usually has 50 CastMembers but rare ones have up to 20,000 CastMembers: the usual case is embedded (up to 200) and the rare overflow goes to extra documents flagged in the Movie (seed 002 outlier pattern).
 /// Rules: rule 1, outlier pattern, rule 3.
 ///
 /// Repository: `MovieRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_cast`, `all_cast`, `get_with_cast`, `set_title`.
@@ -822,7 +822,7 @@ impl BusinessObjectRepo {
 /// Collection `users`. One document per User.
 /// Estimated size: about 33984 bytes on average, 2069984 bytes at worst.
 ///
-/// Layout of `User.follows`: one_way. User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding)
+/// Layout of `User.follows`: one_way. User.follows holds up to 2,000 Users but User.followers would hold an unbounded number of Users: only the small side, User.follows, holds the ids, with a multikey index to read the other direction (seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 3, rule 4.
 ///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
@@ -888,7 +888,7 @@ impl User {
 /// Collection `posts`. One document per Post.
 /// Estimated size: about 130 bytes on average, 2130 bytes at worst.
 ///
-/// Layout of `User.posts`: child_ref. a User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions)
+/// Layout of `User.posts`: child_ref. A User has an unbounded number of Posts, too many even for an array of ids (rule 3), so each Post stores its User's id, indexed (seed 004 one-to-squillions).
 /// Rules: rule 3, rule 4.
 ///
 /// Pattern schema_versioning: `schema_version` = 1 on every document; readers accept older versions.
@@ -962,6 +962,7 @@ impl PostRepo {
     /// first. The page size and the rate are guesses.
     ///
     /// Query `timeline` on `posts`, served by the index `postedBy_1_date_-1__id_1`.
+    /// Each document's `schema_version` is checked as `get` checks it: one this code does not read is `Error::SchemaVersion`.
     /// Returns the first 50 matches in the query's order (`date` descending, then `_id` ascending).
     pub async fn timeline(
         &self,
@@ -970,7 +971,10 @@ impl PostRepo {
         let filter = ::squillion::bson::doc! {
             "postedBy" : { "$in" : posted_by_in.to_vec() }
         };
-        ::squillion::__private::query::run(
+        ::squillion::__private::checked_reads::run::<
+            Post,
+            _,
+        >(
                 self.collection(),
                 filter,
                 ::std::option::Option::Some(
@@ -994,7 +998,10 @@ impl PostRepo {
         let filter = ::squillion::bson::doc! {
             "postedBy" : { "$in" : posted_by_in.to_vec() }
         };
-        ::squillion::__private::paging::stream(
+        ::squillion::__private::checked_reads::stream::<
+            Post,
+            _,
+        >(
             self.collection().clone(),
             filter,
             ::std::option::Option::Some(
@@ -1028,7 +1035,7 @@ impl PostRepo {
 /// Collection `sensor_readings`. Buckets of Reading (Sensor.readings).
 /// Estimated size: about 3306 bytes on average, 6606 bytes at worst.
 ///
-/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+/// Layout of `Sensor.readings`: bucket. Readings arrive as a series (an unbounded number of Readings per Sensor) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 ///
 /// Repository: `SensorReadingsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_readings`, `readings_bucket`, `readings_buckets`, `readings_between`, `set_sensor`, `inc_sensor`.

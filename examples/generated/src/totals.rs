@@ -7,7 +7,7 @@
 /// Collection `carts`. One document per Cart.
 /// Estimated size: about 944 bytes on average, 2674 bytes at worst.
 ///
-/// Layout of `Cart.lines`: embed. up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few). The Cart also keeps summaries of all its Lines: count, total(qty), total(grams), total(weight), total(price), max(qty), min(price), avg(qty) (computed pattern)
+/// Layout of `Cart.lines`: embed. Up to 20 Lines per Cart, only read through their Cart, so they are embedded as an array: one read returns the Cart with its Lines (rule 1; seed 004 one-to-few). The Cart also keeps summaries of all its Lines: count, total(qty), total(grams), total(weight), total(price), max(qty), min(price), avg(qty) (computed pattern).
 /// Rules: rule 1, computed pattern.
 ///
 /// Repository: `CartRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_lines`, `remove_lines`, `pull_lines`, `set_lines`, `set_label`.
@@ -173,7 +173,7 @@ impl Listener {
 /// Collection `plays`. One document per Play.
 /// Estimated size: about 103 bytes on average, 103 bytes at worst.
 ///
-/// Layout of `Listener.plays`: child_ref. a Listener has an unbounded number of Plays, too many even for an array of ids (rule 3), so each Play stores its Listener's id, indexed (seed 004 one-to-squillions). The Listener also keeps summaries of all its Plays: count, total(ms), total(bytes), total(score), total(fee), max(ms), min(fee), avg(ms) (computed pattern)
+/// Layout of `Listener.plays`: child_ref. A Listener has an unbounded number of Plays, too many even for an array of ids (rule 3), so each Play stores its Listener's id, indexed (seed 004 one-to-squillions). The Listener also keeps summaries of all its Plays: count, total(ms), total(bytes), total(score), total(fee), max(ms), min(fee), avg(ms) (computed pattern).
 /// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Repository: `PlayRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `replace`, `delete`, `get`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_listener`, `count_by_listener`, `set_ms`, `inc_ms`, `set_bytes`, `inc_bytes`, `set_score`, `inc_score`, `set_fee`, `set_listener`.
@@ -425,7 +425,7 @@ impl Station {
 /// Collection `threads`. One document per Thread.
 /// Estimated size: about 308 bytes on average, 1351 bytes at worst.
 ///
-/// Layout of `Thread.replies`: embed. a Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread (seed 002 outlier pattern). The Thread also keeps summaries of all its Replies: count, total(score), max(score), total(tip) (computed pattern)
+/// Layout of `Thread.replies`: embed. A Thread usually has 3 Replies but rare ones have up to 5,000 Replies: the usual case is embedded (up to 4) and the rare overflow goes to extra documents flagged in the Thread (seed 002 outlier pattern). The Thread also keeps summaries of all its Replies: count, total(score), max(score), total(tip) (computed pattern).
 /// Rules: rule 1, outlier pattern, rule 3, computed pattern.
 ///
 /// Repository: `ThreadRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_replies`, `all_replies`, `get_with_replies`, `set_title`.
@@ -497,7 +497,7 @@ impl Thread {
 /// Collection `meter_ticks`. Buckets of Tick (Meter.ticks).
 /// Estimated size: about 5540 bytes on average, 11040 bytes at worst.
 ///
-/// Layout of `Meter.ticks`: bucket. Ticks arrive as a series (an unbounded number of Ticks per Meter) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed)
+/// Layout of `Meter.ticks`: bucket. Ticks arrive as a series (an unbounded number of Ticks per Meter) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 ///
 /// Repository: `MeterTicksBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_ticks`, `ticks_bucket`, `ticks_buckets`, `ticks_between`, `set_meter`.
@@ -578,7 +578,7 @@ impl MeterTicksBucket {
 /// Collection `feed_posts`. Buckets of Post (Feed.posts).
 /// Estimated size: about 215 bytes on average, 1377 bytes at worst.
 ///
-/// Layout of `Feed.posts`: bucket. Posts are only read through their Feed, 5 at a time, so they are grouped in buckets of 5: one read returns a page (seed 003 comment pages; seed 000 bookNotes). Copies of Feed.name travel with the references (rule 5: read far more often than updated). The Feed also keeps summaries of all its Posts: count, total(likes), total(price), max(likes), min(price), avg(likes) (computed pattern)
+/// Layout of `Feed.posts`: bucket. Posts are only read through their Feed, 5 at a time, so they are grouped in buckets of 5: one read returns a page (seed 003 comment pages; seed 000 bookNotes). Copies of Feed.name travel with the references (rule 5: read far more often than updated). The Feed also keeps summaries of all its Posts: count, total(likes), total(price), max(likes), min(price), avg(likes) (computed pattern).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6, rule 5, extended reference.
 ///
 /// Repository: `FeedPostsBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_posts`, `posts_bucket`, `posts_buckets`, `set_feed`.
@@ -657,7 +657,7 @@ impl FeedPostsBucket {
 /// Collection `station_samples`. Buckets of Sample (Station.samples).
 /// Estimated size: about 3686 bytes on average, 7386 bytes at worst.
 ///
-/// Layout of `Station.samples`: bucket. Samples arrive as a series (an unbounded number of Samples per Station) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed). The Station also keeps summaries of all its Samples: count, max(level), min(level), avg(level) (computed pattern)
+/// Layout of `Station.samples`: bucket. Samples arrive as a series (an unbounded number of Samples per Station) and are read by time range with summaries, so they are grouped in buckets of 200 with the summaries computed on write (seed 002 IoT readings: bucket + computed). The Station also keeps summaries of all its Samples: count, max(level), min(level), avg(level) (computed pattern).
 /// Rules: bucket pattern, rule 3, computed pattern, rule 6.
 ///
 /// Repository: `StationSamplesBucketRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `append_samples`, `samples_bucket`, `samples_buckets`, `samples_between`, `set_station`.

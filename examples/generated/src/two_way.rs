@@ -7,7 +7,7 @@
 /// Collection `wards`. One document per Ward.
 /// Estimated size: about 129 bytes on average, 4247 bytes at worst.
 ///
-/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Ward.nurses`: two_way. Both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `WardRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_nurses`, `load_nurses_projected`, `link_nurses`, `set_name`.
@@ -66,7 +66,7 @@ impl Ward {
 /// Collection `nurses`. One document per Nurse.
 /// Estimated size: about 75 bytes on average, 1075 bytes at worst.
 ///
-/// Layout of `Ward.nurses`: two_way. both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Ward.nurses`: two_way. Both directions are read often and up to 3 Nurses per Ward fit an id array: the Ward holds its Nurse ids and each Nurse holds its Ward's id (seed 004 two-way referencing). Copies of Nurse.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `NurseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_ward`.
@@ -117,7 +117,7 @@ impl Nurse {
 /// Collection `clinics`. One document per Clinic.
 /// Estimated size: about 86 bytes on average, 1116 bytes at worst.
 ///
-/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Clinic.doctors`: two_way. Both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `ClinicRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_doctors`, `load_doctors_projected`, `link_doctors`, `set_name`.
@@ -177,7 +177,7 @@ impl Clinic {
 /// Collection `doctors`. One document per Doctor.
 /// Estimated size: about 121 bytes on average, 2121 bytes at worst.
 ///
-/// Layout of `Clinic.doctors`: two_way. both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Clinic.doctors`: two_way. Both directions are read often and up to 3 Doctors per Clinic fit an id array: the Clinic holds its Doctor ids and each Doctor holds its Clinic's id (seed 004 two-way referencing). Copies of Clinic.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `DoctorRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_clinic`.
@@ -233,7 +233,7 @@ impl Doctor {
 /// Collection `teams`. One document per Team.
 /// Estimated size: about 130 bytes on average, 4248 bytes at worst.
 ///
-/// Layout of `Team.players`: two_way. both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Team.players`: two_way. Both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `TeamRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_players`, `load_players_projected`, `link_players`, `unlink_players`, `set_name`.
@@ -298,7 +298,7 @@ impl Team {
 /// Collection `players`. One document per Player.
 /// Estimated size: about 91 bytes on average, 2119 bytes at worst.
 ///
-/// Layout of `Team.players`: two_way. both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Team.players`: two_way. Both directions are read often and up to 3 Players per Team fit an id array: the Team holds its Player ids and each Player holds its Team's id (seed 004 two-way referencing). Copies of Player.name, Team.name travel with the references (rule 5: read far more often than updated).
 /// Rules: rule 2, two-way referencing, rule 6, rule 5, extended reference.
 ///
 /// Repository: `PlayerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_name`, `set_team`.
@@ -356,7 +356,7 @@ impl Player {
 /// Collection `students`. One document per Student.
 /// Estimated size: about 131 bytes on average, 3191 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Student.courses`: two_way. Both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_courses`, `load_courses_projected`, `link_courses`, `unlink_courses`, `set_name`.
@@ -420,7 +420,7 @@ impl Student {
 /// Collection `courses`. One document per Course.
 /// Estimated size: about 88 bytes on average, 1118 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated)
+/// Layout of `Student.courses`: two_way. Both sides are small (up to 2 Courses per Student, up to 3 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Course.title travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_students`, `load_students_projected`, `link_students`, `unlink_students`, `set_title`.
@@ -480,7 +480,7 @@ impl Course {
 /// Collection `reviewers`. One document per Reviewer.
 /// Estimated size: about 87 bytes on average, 1102 bytes at worst.
 ///
-/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Reviewer.journals`: two_way. Both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ReviewerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_journals`, `load_journals_projected`, `link_journals`, `unlink_journals`, `set_name`.
@@ -540,7 +540,7 @@ impl Reviewer {
 /// Collection `journals`. One document per Journal.
 /// Estimated size: about 133 bytes on average, 4251 bytes at worst.
 ///
-/// Layout of `Reviewer.journals`: two_way. both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Reviewer.journals`: two_way. Both sides are small (up to 2 Journals per Reviewer, up to 3 Reviewers per Journal), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Reviewer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `JournalRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_reviewers`, `load_reviewers_projected`, `link_reviewers`, `unlink_reviewers`, `set_title`.
@@ -604,7 +604,7 @@ impl Journal {
 /// Collection `members`. One document per Member.
 /// Estimated size: about 129 bytes on average, 3189 bytes at worst.
 ///
-/// Layout of `Member.clubs`: two_way. both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Member.clubs`: two_way. Both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `MemberRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_clubs`, `load_clubs_projected`, `link_clubs`, `unlink_clubs`, `set_name`.
@@ -671,7 +671,7 @@ impl Member {
 /// Collection `clubs`. One document per Club.
 /// Estimated size: about 131 bytes on average, 4249 bytes at worst.
 ///
-/// Layout of `Member.clubs`: two_way. both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Member.clubs`: two_way. Both sides are small (up to 2 Clubs per Member, up to 3 Members per Club), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Club.title, Member.name travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `ClubRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_members`, `load_members_projected`, `link_members`, `unlink_members`, `set_title`.
@@ -743,7 +743,7 @@ impl Club {
 /// Collection `gamers`. One document per Gamer.
 /// Estimated size: about 161 bytes on average, 4309 bytes at worst.
 ///
-/// Layout of `Gamer.follows`: two_way. both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Gamer.name travel with the references (rule 5: read far more often than updated)
+/// Layout of `Gamer.follows`: two_way. Both sides are small (up to 3 Gamers per Gamer, up to 3 Gamers per Gamer), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding). Copies of Gamer.name travel with the references (rule 5: read far more often than updated).
 /// Rules: two-way referencing, rule 4, rule 5, extended reference.
 ///
 /// Repository: `GamerRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_follows`, `load_follows_projected`, `link_follows`, `unlink_follows`, `load_followers`, `load_followers_projected`, `link_followers`, `unlink_followers`, `set_name`.

@@ -58,7 +58,7 @@ impl Client {
 /// Collection `contracts`. One document per Contract.
 /// Estimated size: about 532 bytes on average, 22942 bytes at worst.
 ///
-/// Layout of `Client.contracts`: child_ref. a Client has an unbounded number of Contracts, too many even for an array of ids (rule 3), so each Contract stores its Client's id, indexed (seed 004 one-to-squillions). The Client also keeps summaries of all its Contracts: count, total(amount) (computed pattern)
+/// Layout of `Client.contracts`: child_ref. A Client has an unbounded number of Contracts, too many even for an array of ids (rule 3), so each Contract stores its Client's id, indexed (seed 004 one-to-squillions). The Client also keeps summaries of all its Contracts: count, total(amount) (computed pattern).
 /// Rules: rule 3, rule 4, computed pattern.
 ///
 /// Pattern document_versioning: the current version here, every earlier version in `contracts_history`.

@@ -208,7 +208,16 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
             child: c.clone(),
             parent: p.clone(),
             through: if many_to_many {
-                Through::Partners
+                let from_child = match &v.rel.facts.navigate {
+                    Navigate::Both => true,
+                    Navigate::Entity(e) => e == c,
+                    Navigate::Parent => false,
+                };
+                if from_child {
+                    Through::PartnersNavigated
+                } else {
+                    Through::Partners
+                }
             } else if ctx.relations_of(c) > 1 {
                 // Reached through another relationship too.
                 Through::NotAlone
@@ -424,16 +433,33 @@ fn one_to_one(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 /// document (at least 4 KB, or any `@large` field also `@seldom_read`).
 fn large_seldom_read_bytes(ctx: &Ctx<'_>, entity: &str) -> Option<u64> {
     let e = ctx.entity(entity)?;
-    let mut total = 0;
+    let mut total: u64 = 0;
     let mut any_large = false;
-    for f in &e.fields {
-        if f.facts.seldom_read {
-            let bytes = f.facts.large_bytes.or(f.facts.size_bytes).unwrap_or(0);
-            any_large |= f.facts.large_bytes.is_some();
-            total += bytes;
-        }
+    // Measured as W109 measures a planned field (its worst case, arrays and maps at their
+    // bound): a side that warning would call large where it is embedded is large here, so
+    // following its help (a one-to-one entity of its own) does keep it out.
+    let mut worst: Option<u64> = Some(0);
+    for f in e.fields.iter().filter(|f| f.facts.seldom_read) {
+        let declared = f.facts.large_bytes.or(f.facts.size_bytes).unwrap_or(0);
+        any_large |= f.facts.large_bytes.is_some();
+        // What the decision says the side holds: an array of declared sizes holds its usual
+        // number of them (`[string; 40] @size(300B)`: about 20 of 300 B, not 300 B).
+        // (A scalar without a declared size holds the size model's default.)
+        let bytes = match f.ty {
+            crate::model::FieldType::Scalar { .. } | crate::model::FieldType::Value { .. }
+                if declared > 0 =>
+            {
+                declared
+            }
+            _ => super::size::field_average(ctx.model, f).max(declared),
+        };
+        total = total.saturating_add(bytes);
+        worst = worst
+            .zip(super::size::field_worst(ctx.model, f))
+            .map(|(a, b)| a.saturating_add(b));
     }
-    (any_large || total >= 4096).then_some(total)
+    let large = any_large || total >= 4096 || worst.is_none_or(|w| w >= 4096);
+    large.then_some(total)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -353,6 +353,7 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                 .or(Some(f.size.average))
                 .is_some_and(|w| w >= 4096)
             && c.role == CollectionRole::Entity
+            && read_often_beside(c)
         {
             e.warn(
                 codes::LARGE_SELDOM_READ,
@@ -390,6 +391,21 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
         }
         walk(e, c, &f.children, spans);
     }
+}
+
+/// Whether a document of `c` holds data read often (its own fields or copies, not marked
+/// `@seldom_read`) beside its seldom-read ones: W109's concern. A collection holding only the
+/// seldom-read side and its references (the one-to-one entity W109's help asks for, which the
+/// engine keeps out of the hot document) loads nothing it does not need.
+fn read_often_beside(c: &Collection) -> bool {
+    c.fields.iter().any(|g| {
+        g.name != "_id"
+            && !g.flags.seldom_read
+            && matches!(
+                g.kind,
+                FieldKind::Scalar | FieldKind::Embedded | FieldKind::Denormalized
+            )
+    })
 }
 
 /// Whether the engine made `i` for a layout's own reads or writes (another direction, a fan-out),

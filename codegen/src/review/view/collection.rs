@@ -2,9 +2,7 @@
 
 use serde::Serialize;
 
-use crate::plan::{
-    Collection, CollectionRole, ContainerKind, FieldKind, Index, Plan, PlanField, SizeEstimate,
-};
+use crate::plan::{Collection, ContainerKind, FieldKind, Index, Plan, PlanField, SizeEstimate};
 
 use super::super::sample;
 use super::decision::{rule, RuleView};
@@ -113,20 +111,6 @@ pub struct PatternView {
     pub rule: RuleView,
 }
 
-fn role(c: &Collection) -> String {
-    match &c.role {
-        CollectionRole::Entity => format!("documents of {}", c.entity),
-        CollectionRole::Bucket { relation } => {
-            format!("buckets of {} ({relation})", c.entity)
-        }
-        CollectionRole::Link { relation } => format!("one document per pair of {relation}"),
-        CollectionRole::Overflow { relation } => {
-            format!("overflow documents of {relation}")
-        }
-        CollectionRole::History => format!("past versions of {}", c.entity),
-    }
-}
-
 fn size(s: &SizeEstimate, max: u64) -> (String, String, String) {
     let worst = s.worst.map(bytes).unwrap_or_else(|| "unbounded".to_owned());
     let share = match s.worst {
@@ -188,7 +172,7 @@ pub(super) fn collection(plan: &Plan, c: &Collection, warnings: &[WarningView]) 
         name: c.name.clone(),
         anchor: anchor("coll", &c.name),
         entity: c.entity.clone(),
-        role: role(c),
+        role: crate::prose::collection_role(c),
         docs: c.docs.clone(),
         id,
         tree,
