@@ -30,6 +30,10 @@ pub struct Config {
     pub unique_on_embedded: bool,
     /// `latest N` subsets (issue 11, defect 6: their copies' `_id`).
     pub subsets: bool,
+    /// `latest N` of an entity bucketed under its own kind (`E0.r3: squillions <-> E0.q3: one`,
+    /// `force bucket`): the Plan's copies have no `_id`, which the parent's `push_<f>` writes
+    /// (docs/testing.md, the element session's findings).
+    pub self_bucket_latest: bool,
     /// A document size limit (`doc_max_size`, with `doc_warn_size` at half of it) in bytes (whole
     /// KB, at least 2 KB), in
     /// place of MongoDB's 16 MB: a small one makes many layouts outgrow it (issue 13: a layout
@@ -46,6 +50,7 @@ impl Default for Config {
             embed_cycles: true,
             unique_on_embedded: true,
             subsets: true,
+            self_bucket_latest: true,
             doc_max_size: None,
         }
     }
@@ -95,11 +100,20 @@ pub enum Feature {
     /// `leg: V2` (a value type holding `phase: one_of(...)`); queries compare them (`==`, `!=`,
     /// `in`, also through the array and the value type).
     Enums,
+    /// Numbers an application counts: `qty: int32 @counter @stored("q")`,
+    /// `stock: int64 @counter @range(2, 1000000)` and `level: double @range(-50, 50)`. In the
+    /// elements of an array that have a key (a required `@unique` field), each gets
+    /// `inc_<array>_<f>` and the counters the guarded `dec_<array>_<f>`; summaries of such an
+    /// array total `qty` and take the least `stock`.
+    Stock,
+    /// An enumeration that identifies its document: `sku: one_of(STATES) @unique @stored("k")`
+    /// (the key of an embedded array's elements when no `@unique` string comes first).
+    Sku,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 20] = [
         Feature::Unique,
         Feature::Index,
         Feature::Expires,
@@ -118,6 +132,8 @@ impl Feature {
         Feature::NestedValue,
         Feature::Scalars,
         Feature::Enums,
+        Feature::Stock,
+        Feature::Sku,
     ];
 }
 
@@ -142,12 +158,17 @@ pub struct RelationRecipe {
     pub copy_up: bool,
     /// `latest 3 by at desc keep at, n`.
     pub latest: bool,
-    /// `top 3 by n desc keep n, s`.
+    /// `top 3 by n desc keep n, s` (`top 3 by stock desc keep stock, qty` when the child has
+    /// [`Feature::Stock`]).
     pub top: bool,
-    /// `summary count, total(n), max(n), min(at)`.
+    /// `summary count, total(n), max(n), min(at)` (`total(qty)` and `min(stock)` when the
+    /// child has [`Feature::Stock`]).
     pub summary: bool,
     /// Copies of immutable fields (no ratio).
     pub immutable_copy: bool,
+    /// Order lines: a forced `one_way` relation whose `fields` hold numbers
+    /// ([`line_fields`]), kept beside each reference in the bounded side's array.
+    pub lines: bool,
 }
 
 /// How an entity is drawn.
@@ -212,7 +233,7 @@ fn family() -> impl Strategy<Value = Family> {
 pub(crate) fn relation_recipe() -> impl Strategy<Value = RelationRecipe> {
     (
         (0..8usize, 0..8usize, family()),
-        prop::collection::vec(any::<bool>(), 10),
+        prop::collection::vec(any::<bool>(), 11),
     )
         .prop_map(|((parent, child, family), b)| RelationRecipe {
             parent,
@@ -227,6 +248,7 @@ pub(crate) fn relation_recipe() -> impl Strategy<Value = RelationRecipe> {
             top: b[9] && b[7],
             summary: b[3] && !b[6],
             immutable_copy: b[1] && !b[8],
+            lines: b[10],
         })
 }
 
@@ -435,6 +457,41 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             ],
             &[],
         ),
+        Feature::Stock => (
+            vec![
+                field(
+                    "qty",
+                    scalar(S::Int32),
+                    false,
+                    vec![FieldAttr::Counter, FieldAttr::Stored("q".to_owned())],
+                ),
+                field(
+                    "stock",
+                    scalar(S::Int64),
+                    false,
+                    vec![
+                        FieldAttr::Counter,
+                        FieldAttr::Range("2".to_owned(), "1000000".to_owned()),
+                    ],
+                ),
+                field(
+                    "level",
+                    scalar(S::Double),
+                    false,
+                    vec![FieldAttr::Range("-50".to_owned(), "50".to_owned())],
+                ),
+            ],
+            &[],
+        ),
+        Feature::Sku => (
+            vec![field(
+                "sku",
+                Ty::OneOf(STATES.iter().map(|v| (*v).to_owned()).collect()),
+                false,
+                vec![FieldAttr::Unique, FieldAttr::Stored("k".to_owned())],
+            )],
+            &[],
+        ),
         Feature::Enums => {
             let one_of =
                 |values: &[&str]| Ty::OneOf(values.iter().map(|v| (*v).to_owned()).collect());
@@ -460,6 +517,29 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             )
         }
     }
+}
+
+/// The fields of an order line (a `one_way` relation's own `fields`, kept beside each
+/// reference): a counter stored under another name, a counter with a range, a plain double.
+pub(crate) fn line_fields() -> Vec<Field> {
+    vec![
+        field(
+            "qty",
+            Ty::Scalar(Scalar::Int32),
+            false,
+            vec![FieldAttr::Counter, FieldAttr::Stored("q".to_owned())],
+        ),
+        field(
+            "units",
+            Ty::Scalar(Scalar::Int64),
+            false,
+            vec![
+                FieldAttr::Counter,
+                FieldAttr::Range("1".to_owned(), "500".to_owned()),
+            ],
+        ),
+        field("weight", Ty::Scalar(Scalar::Double), false, vec![]),
+    ]
 }
 
 /// The values of `state`: a dash, a digit first, a non-ASCII letter, upper case with `_`.
