@@ -40,9 +40,10 @@ const METHODS: &[&str] = &[
 fn methods(collection: &'static str) -> Vec<Method> {
     METHODS
         .iter()
+        .copied()
         .map(|name| Method {
             collection,
-            name: *name,
+            name,
             params: &[],
             ret: "",
         })
