@@ -257,11 +257,15 @@ pub const ANCHORS: [Anchor; 15] = [
 /// features for certain, the rest drawn. `E0` gets a query comparing an enumeration, the
 /// operator and field chosen by `index` (so the anchors together compare with `in`, `!=` and
 /// `==`, at the top level, in an array and in a value type).
-pub fn anchored_recipe(anchor: Anchor, index: usize) -> impl Strategy<Value = Recipe> {
+pub fn anchored_recipe(
+    anchor: Anchor,
+    index: usize,
+    config: Config,
+) -> impl Strategy<Value = Recipe> {
     (
-        entity_recipe(),
-        entity_recipe(),
-        relation_recipe(),
+        entity_recipe(config),
+        entity_recipe(config),
+        relation_recipe(config),
         prop::collection::vec((0..8usize, any::<u8>()), 0..3),
         0..7u8,
     )
@@ -336,8 +340,12 @@ pub fn batch(seed: u64, count: usize, config: Config) -> Vec<(Recipe, Schema)> {
 pub fn covering_batch(seed: u64, count: usize, config: Config) -> Vec<(Recipe, Schema)> {
     let mut runner = runner(seed);
     let mut out = Vec::with_capacity(count);
-    for (i, anchor) in ANCHORS.iter().enumerate().take(count) {
-        if let Ok(tree) = anchored_recipe(*anchor, i).new_tree(&mut runner) {
+    // The element anchors come last, and only with `config.elements`.
+    let anchors = ANCHORS
+        .iter()
+        .filter(|a| config.elements || !a.rows.iter().any(|r| r.starts_with("element")));
+    for (i, anchor) in anchors.enumerate().take(count) {
+        if let Ok(tree) = anchored_recipe(*anchor, i, config).new_tree(&mut runner) {
             let r = tree.current();
             let s = crate::build::build(&r, config);
             out.push((r, s));

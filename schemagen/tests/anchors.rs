@@ -56,7 +56,11 @@ fn pattern_name(p: Pattern) -> Option<&'static str> {
 fn every_seed_opens_with_its_anchors_and_each_holds_its_rows() {
     let mut operators = std::collections::BTreeSet::new();
     for seed in [1, 2, 3, 7, 11, 99] {
-        let batch = covering_batch(seed, ANCHORS.len() + 3, Config::default());
+        let config = Config {
+            elements: true,
+            ..Config::default()
+        };
+        let batch = covering_batch(seed, ANCHORS.len() + 3, config);
         assert_eq!(batch.len(), ANCHORS.len() + 3, "seed {seed}: a short batch");
         for (i, (anchor, (recipe, schema))) in ANCHORS.iter().zip(&batch).enumerate() {
             let text = render(schema);

@@ -29,7 +29,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
-    fn every_generated_schema_is_valid(s in schema(Config::default())) {
+    fn every_generated_schema_is_valid(s in schema(Config { elements: true, ..Config::default() })) {
         let text = render(&s);
         let g = generated(&text);
         prop_assert!(!g.rust.is_empty());
@@ -59,7 +59,14 @@ fn arrays_above(plan: &squillion_codegen::plan::Plan, collection: &str, path: &s
 #[test]
 fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    for (_, s) in batch(11, 400, Config::default()) {
+    for (_, s) in batch(
+        11,
+        400,
+        Config {
+            elements: true,
+            ..Config::default()
+        },
+    ) {
         let g = generated(&render(&s));
         // Keyed arrays of the documents of an entity (a bucket's items are appended, never
         // changed one element at a time).
@@ -278,7 +285,14 @@ fn every_summary_and_time_range_reads_a_field_the_children_store() {
     use squillion_codegen::plan::{ComputedFn, SummaryFn};
     let mut checked = 0;
     let mut wrong = Vec::new();
-    for (_, s) in batch(11, 400, Config::default()) {
+    for (_, s) in batch(
+        11,
+        400,
+        Config {
+            elements: true,
+            ..Config::default()
+        },
+    ) {
         let text = render(&s);
         let g = generated(&text);
         for d in &g.plan.relationships {
