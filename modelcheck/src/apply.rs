@@ -184,6 +184,7 @@ pub fn expect(s: &Schema<'_>, r: &mut Reference, op: &Op) -> Option<Expect> {
         | Kind::SubsetReplace { relation }
         | Kind::SubsetRemove { relation } => crate::subsets::expect(s, r, op, relation),
         Kind::Query { .. } => crate::queries::expect(s, r, op),
+        Kind::Element { .. } => crate::elements::expect(s, r, op),
         // A raw write `run::step` sends itself (`crate::outside`): not a repository call.
         Kind::OutsideEnum { .. } => None,
         Kind::Append { relation } | Kind::BucketRead { relation } => {

@@ -26,7 +26,7 @@ const FEATURES: [&str; 9] = [
 /// Rows about relationships, patterns and queries, in the table's order.
 /// (Rows counted by a method name count only calls of that method; the others count every call
 /// on the collections holding them.)
-const RELATION_ROWS: [&str; 24] = [
+const RELATION_ROWS: [&str; 27] = [
     "layout embed",
     "layout parent_refs",
     "layout child_ref",
@@ -51,6 +51,9 @@ const RELATION_ROWS: [&str; 24] = [
     "pattern polymorphic",
     "declared query",
     "@unique in an array",
+    "element inc, embedded child",
+    "element inc, order line",
+    "element guarded dec",
 ];
 
 /// Rows the harness does not drive with operations yet (their schemas are generated, compiled
@@ -230,6 +233,28 @@ pub fn of_plan(plan: &Plan) -> SchemaCoverage {
     }
     for q in &plan.queries {
         cov.add("declared query", &format!("{}.{}", q.collection, q.name));
+    }
+    // Numbers of one element of a keyed array: the calls of `inc_<array>_<n>` and of the
+    // counters' `dec_<array>_<n>`.
+    for c in plan
+        .collections
+        .iter()
+        .filter(|c| c.role == CollectionRole::Entity)
+    {
+        for k in crate::elements::keyed(c) {
+            let row = if k.array.kind == FieldKind::RefArray {
+                "element inc, order line"
+            } else {
+                "element inc, embedded child"
+            };
+            for n in &k.numbers {
+                let (inc, dec) = crate::elements::method_names(k.array, n);
+                cov.add(row, &format!("{}.{inc}", c.name));
+                if n.flags.counter {
+                    cov.add("element guarded dec", &format!("{}.{dec}", c.name));
+                }
+            }
+        }
     }
     cov
 }

@@ -37,6 +37,12 @@ pub(crate) fn reference_to(
             out.insert("id", id.clone());
         } else if let Some(v) = copy_source(c, target, &doc) {
             out.insert(c.name.clone(), v);
+        } else if c.kind == FieldKind::Scalar
+            && c.source.is_none()
+            && !(c.optional && rng.chance(30))
+        {
+            // A relationship's own field beside the reference (an order line's quantity).
+            out.insert(c.name.clone(), values::value(c, rng, &Context::default()));
         }
     }
     Some(Bson::Document(out))

@@ -459,6 +459,8 @@ fn layout_op(s: &Schema<'_>, r: &Reference, c: &Collection, rng: &mut Rng) -> Op
             }
         }
     }
+    // A number of one element of a keyed array (order lines, children embedded by a unique key).
+    options.extend(crate::elements::draw(s, r, c, &doc, &id, rng));
     for field in copied_fields(s.plan, c) {
         let Some(f) = c.field(&field) else { continue };
         let method = format!("set_{}", f.code_name);

@@ -17,6 +17,7 @@ pub mod coverage;
 pub mod documents;
 pub mod draw;
 pub mod driver;
+pub mod elements;
 pub mod links;
 pub mod model;
 pub mod ops;

@@ -110,6 +110,18 @@ pub enum Kind {
         /// The collection following the pattern.
         collection: String,
     },
+    /// Add to one number of one element of a keyed array (`inc_<array>_<n>`), or take from a
+    /// counter while it stays at its floor or above (`dec_<array>_<n>`) ([`crate::elements`]).
+    Element {
+        /// The array.
+        path: String,
+        /// The element field an element is found by.
+        key: String,
+        /// The number changed.
+        field: String,
+        /// The guarded decrement.
+        decrement: bool,
+    },
     /// Call a declared query ([`crate::queries`]).
     Query {
         /// The query's name.
@@ -195,6 +207,13 @@ pub enum Expect {
     Duplicate,
     /// `Error::MissingReference`: a reference with copies names no document; nothing written.
     MissingReference,
+    /// `Error::NotFound`: no document has the id; nothing written.
+    NotFound,
+    /// `Error::NoSuchElement`: the document's array holds no element with the key; nothing
+    /// written.
+    NoSuchElement,
+    /// The validator refused the write (a number leaving its `@range`); nothing written.
+    Invalid,
     /// Exactly this value (a read, or what a write answers: `link`'s "the pair is new").
     Value(Bson),
     /// The job a queue's `claim_next` hands out: `job` as the reference holds it, with its

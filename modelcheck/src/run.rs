@@ -238,6 +238,9 @@ fn matches(expect: &Expect, got: &Result<Bson, squillion::Error>) -> bool {
         (Expect::BoundExceeded, Err(squillion::Error::BoundExceeded { .. })) => true,
         (Expect::Duplicate, Err(e)) => e.is_duplicate_key(),
         (Expect::MissingReference, Err(squillion::Error::MissingReference { .. })) => true,
+        (Expect::NotFound, Err(squillion::Error::NotFound { .. })) => true,
+        (Expect::NoSuchElement, Err(squillion::Error::NoSuchElement { .. })) => true,
+        (Expect::Invalid, Err(e)) => e.is_validation_failure(),
         _ => false,
     }
 }

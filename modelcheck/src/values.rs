@@ -79,6 +79,18 @@ pub fn scalar(bson: &str, rng: &mut Rng) -> Bson {
     }
 }
 
+/// A counter's value of BSON type `bson`: 0 or more, from a small pool like [`scalar`]'s (0, 1
+/// and 2 recur, so guarded decrements meet their floor).
+pub fn counted(bson: &str, rng: &mut Rng) -> Bson {
+    let k = rng.below(12);
+    let small = if k < 6 { k % 3 } else { k * 7 };
+    match bson {
+        "long" => Bson::Int64(i64::try_from(small).unwrap_or(0)),
+        "double" => Bson::Double(small as f64 * 1.5),
+        _ => Bson::Int32(i32::try_from(small).unwrap_or(0)),
+    }
+}
+
 /// A number of BSON type `bson` within `range`: its bounds and evenly spaced values between them,
 /// from a small pool like [`scalar`]'s.
 pub fn ranged(bson: &str, range: &squillion_codegen::model::NumberRange, rng: &mut Rng) -> Bson {
@@ -163,6 +175,9 @@ fn element(f: &PlanField, rng: &mut Rng, cx: &Context<'_>) -> Bson {
     } else if let Some(range) = &f.range {
         // A range holds values between its bounds: the validator refuses any other.
         ranged(&f.bson_type, range, rng)
+    } else if f.flags.counter {
+        // A counter is never below 0: the validator refuses any other.
+        counted(&f.bson_type, rng)
     } else {
         scalar(&f.bson_type, rng)
     }

@@ -31,6 +31,8 @@ pub struct Modifiers {
     pub top: bool,
     /// `summary count, total(n), max(n), min(at)`.
     pub summary: bool,
+    /// Order lines: the forced `one_way` relation's own `fields` hold numbers.
+    pub lines: bool,
 }
 
 /// What one anchor schema holds for certain.
@@ -46,6 +48,9 @@ pub struct Anchor {
     pub parent: &'static [Feature],
     /// Features `E1` always has (besides those drawn).
     pub child: &'static [Feature],
+    /// Features `E1` never has (drawn ones dropped): an element's key is the first required
+    /// `@unique` field, so an anchor keyed by another leaves out the ones before it.
+    pub without: &'static [Feature],
     /// A natural key on `E0`.
     pub key: bool,
     /// The relation's modifiers.
@@ -58,6 +63,7 @@ const NONE: Modifiers = Modifiers {
     latest: false,
     top: false,
     summary: false,
+    lines: false,
 };
 
 const fn relation(
@@ -73,6 +79,7 @@ const fn relation(
         pattern: Pattern::Plain,
         parent,
         child,
+        without: &[],
         key: false,
         modifiers,
     }
@@ -85,6 +92,7 @@ const fn alone(rows: &'static [&'static str], pattern: Pattern) -> Anchor {
         pattern,
         parent: &[Feature::Enums],
         child: &[],
+        without: &[],
         key: false,
         modifiers: NONE,
     }
@@ -95,7 +103,7 @@ const fn alone(rows: &'static [&'static str], pattern: Pattern) -> Anchor {
 /// schema (top level, array, map, value type, embedded in another collection) and a declared
 /// query comparing one, and the audit's drift kinds (a stale copy, a wrong summary, a broken
 /// two-way link).
-pub const ANCHORS: [Anchor; 12] = [
+pub const ANCHORS: [Anchor; 15] = [
     relation(
         &[
             "layout embed",
@@ -198,17 +206,66 @@ pub const ANCHORS: [Anchor; 12] = [
         &["pattern polymorphic", "variant at top level"],
         Pattern::Polymorphic,
     ),
+    // Numbers in keyed elements (`inc_<array>_<f>`, the guarded `dec_<array>_<f>`): children
+    // embedded by a `@unique` string, with counters (one `@stored`, one with a `@range`) that
+    // the summaries, the latest and the top list of the array follow.
+    relation(
+        &["element inc, embedded child", "element guarded dec"],
+        Family::Embed,
+        &[Feature::Enums],
+        &[Feature::Unique, Feature::Stock],
+        Modifiers {
+            latest: true,
+            top: true,
+            summary: true,
+            ..NONE
+        },
+    ),
+    // The same keyed by an enumeration stored under another name (`sku`, `@stored("k")`).
+    Anchor {
+        without: &[Feature::Unique, Feature::IgnoreCase],
+        ..relation(
+            &["element inc, embedded child", "element guarded dec"],
+            Family::Embed,
+            &[Feature::Enums],
+            &[Feature::Sku, Feature::Stock],
+            Modifiers {
+                top: true,
+                summary: true,
+                ..NONE
+            },
+        )
+    },
+    // Order lines: a `one_way` relation's own numbers beside each reference, keyed by its id.
+    relation(
+        &[
+            "layout one_way",
+            "element inc, order line",
+            "element guarded dec",
+        ],
+        Family::OneWay,
+        &[Feature::Enums],
+        &[Feature::Enums],
+        Modifiers {
+            lines: true,
+            ..NONE
+        },
+    ),
 ];
 
 /// Recipes holding `anchor` (number `index` among the anchors): its entities, relation and
 /// features for certain, the rest drawn. `E0` gets a query comparing an enumeration, the
 /// operator and field chosen by `index` (so the anchors together compare with `in`, `!=` and
 /// `==`, at the top level, in an array and in a value type).
-pub fn anchored_recipe(anchor: Anchor, index: usize) -> impl Strategy<Value = Recipe> {
+pub fn anchored_recipe(
+    anchor: Anchor,
+    index: usize,
+    config: Config,
+) -> impl Strategy<Value = Recipe> {
     (
-        entity_recipe(),
-        entity_recipe(),
-        relation_recipe(),
+        entity_recipe(config),
+        entity_recipe(config),
+        relation_recipe(config),
         prop::collection::vec((0..8usize, any::<u8>()), 0..3),
         0..7u8,
     )
@@ -220,6 +277,7 @@ pub fn anchored_recipe(anchor: Anchor, index: usize) -> impl Strategy<Value = Re
             e1.pattern = Pattern::Plain;
             e1.key = false;
             e1.features.extend(anchor.child);
+            e1.features.retain(|f| !anchor.without.contains(f));
             if embedded {
                 // An expiring child cannot be forced inside its parent (W120).
                 e1.features.retain(|f| *f != Feature::Expires);
@@ -239,6 +297,7 @@ pub fn anchored_recipe(anchor: Anchor, index: usize) -> impl Strategy<Value = Re
             rel.latest = m.latest;
             rel.top = m.top;
             rel.summary = m.summary;
+            rel.lines = m.lines;
             // The enumeration query: `kind % 6 == 0` compares an enumeration, `kind / 6 % 6`
             // picks the field and operator, `kind / 36` what it returns.
             let kind = u8::try_from(index % 6).unwrap_or(0) * 6 + (returns % 7) * 36;
@@ -281,8 +340,12 @@ pub fn batch(seed: u64, count: usize, config: Config) -> Vec<(Recipe, Schema)> {
 pub fn covering_batch(seed: u64, count: usize, config: Config) -> Vec<(Recipe, Schema)> {
     let mut runner = runner(seed);
     let mut out = Vec::with_capacity(count);
-    for (i, anchor) in ANCHORS.iter().enumerate().take(count) {
-        if let Ok(tree) = anchored_recipe(*anchor, i).new_tree(&mut runner) {
+    // The element anchors come last, and only with `config.elements`.
+    let anchors = ANCHORS
+        .iter()
+        .filter(|a| config.elements || !a.rows.iter().any(|r| r.starts_with("element")));
+    for (i, anchor) in anchors.enumerate().take(count) {
+        if let Ok(tree) = anchored_recipe(*anchor, i, config).new_tree(&mut runner) {
             let r = tree.current();
             let s = crate::build::build(&r, config);
             out.push((r, s));

@@ -4,8 +4,8 @@ use crate::spec::{
     Card, End, Entity, Fact, Family, FieldAttr, Pattern, Relation, Scalar, Schema, Ty,
 };
 use crate::strategy::{
-    aim, base_fields, feature_fields, field, query_for, value_type, variants, Config, Feature,
-    Recipe,
+    aim, base_fields, feature_fields, field, line_fields, query_for, value_type, variants, Config,
+    Feature, Recipe,
 };
 
 /// The schema a recipe describes. Deterministic: the same recipe gives the same schema.
@@ -149,7 +149,8 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                     ratio: Some(100),
                 });
             }
-            if rr.latest && config.subsets {
+            let self_bucket = parent == child && family == Family::Bucket;
+            if rr.latest && config.subsets && (config.self_bucket_latest || !self_bucket) {
                 facts.push(Fact::Latest(
                     3,
                     "at".to_owned(),
@@ -158,20 +159,38 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                 ));
             }
             if rr.top {
+                // By a counter the elements' `dec_` lowers when the child has one (keeping one
+                // stored under another name), so an element's change reorders the list.
+                let (by, keep) = if has(child, Feature::Stock) {
+                    ("stock", ["stock", "qty"])
+                } else {
+                    ("n", ["n", "s"])
+                };
                 facts.push(Fact::Top(
                     3,
-                    "n".to_owned(),
+                    by.to_owned(),
                     true,
-                    vec!["n".to_owned(), "s".to_owned()],
+                    keep.map(str::to_owned).to_vec(),
                 ));
             }
             if rr.summary {
-                facts.push(Fact::Summary(vec![
+                // Over numbers the elements' `inc_`/`dec_` change when the child has them (one
+                // stored under another name): the summaries are named after the relation end
+                // and the function, so one total and one minimum.
+                let stock = has(child, Feature::Stock);
+                let summary = vec![
                     ("count".to_owned(), None),
-                    ("total".to_owned(), Some("n".to_owned())),
+                    (
+                        "total".to_owned(),
+                        Some(if stock { "qty" } else { "n" }.to_owned()),
+                    ),
                     ("max".to_owned(), Some("n".to_owned())),
-                    ("min".to_owned(), Some("at".to_owned())),
-                ]));
+                    (
+                        "min".to_owned(),
+                        Some(if stock { "stock" } else { "at" }.to_owned()),
+                    ),
+                ];
+                facts.push(Fact::Summary(summary));
             }
         }
         // Forcing an expiring child inside other documents is refused (W120, issue 11 defect 1):
@@ -185,6 +204,10 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                 } else {
                     reaches(&forced_embeds, child, parent)
                 }));
+        if rr.lines && rr.forced && family == Family::OneWay {
+            // Order lines: numbers kept beside each reference of the bounded side's array.
+            facts.push(Fact::Fields(line_fields()));
+        }
         if rr.forced && !refused {
             if family == Family::Embed {
                 forced_embeds.push((parent, child));

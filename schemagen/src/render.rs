@@ -100,6 +100,8 @@ fn attr(a: &FieldAttr) -> String {
         FieldAttr::Sensitive => "@sensitive".to_owned(),
         FieldAttr::IgnoreCase => "@ignore_case".to_owned(),
         FieldAttr::Attributes => "@attributes".to_owned(),
+        FieldAttr::Counter => "@counter".to_owned(),
+        FieldAttr::Range(min, max) => format!("@range({min}, {max})"),
     }
 }
 

@@ -162,6 +162,11 @@ pub enum FieldAttr {
     IgnoreCase,
     /// `@attributes` (on a map)
     Attributes,
+    /// `@counter` (on a required number: `inc_<f>` and a guarded `dec_<f>`; in the keyed
+    /// elements of an array, `inc_<array>_<f>` and `dec_<array>_<f>`)
+    Counter,
+    /// `@range(min, max)`, the bounds as written (`2`, `-50.5`)
+    Range(String, String),
 }
 
 /// `relation A.x: card <-> B.y: card { facts }`.

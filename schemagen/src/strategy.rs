@@ -30,6 +30,16 @@ pub struct Config {
     pub unique_on_embedded: bool,
     /// `latest N` subsets (issue 11, defect 6: their copies' `_id`).
     pub subsets: bool,
+    /// `latest N` of an entity bucketed under its own kind (`E0.r3: squillions <-> E0.q3: one`,
+    /// `force bucket`): the Plan's copies have no `_id`, which the parent's `push_<f>` writes
+    /// (docs/testing.md, the element session's findings).
+    pub self_bucket_latest: bool,
+    /// Numbers in keyed elements: [`Feature::Stock`], [`Feature::Sku`], order lines
+    /// ([`RelationRecipe::lines`]) and the anchors holding them. Off by default, so that the
+    /// batches other tests draw (their expectations name schemas of them: `squillion infer`'s
+    /// round trip) keep the draws they had; the model-based harness and this crate's tests turn
+    /// it on.
+    pub elements: bool,
     /// A document size limit (`doc_max_size`, with `doc_warn_size` at half of it) in bytes (whole
     /// KB, at least 2 KB), in
     /// place of MongoDB's 16 MB: a small one makes many layouts outgrow it (issue 13: a layout
@@ -46,6 +56,8 @@ impl Default for Config {
             embed_cycles: true,
             unique_on_embedded: true,
             subsets: true,
+            self_bucket_latest: true,
+            elements: false,
             doc_max_size: None,
         }
     }
@@ -95,11 +107,20 @@ pub enum Feature {
     /// `leg: V2` (a value type holding `phase: one_of(...)`); queries compare them (`==`, `!=`,
     /// `in`, also through the array and the value type).
     Enums,
+    /// Numbers an application counts: `qty: int32 @counter @stored("q")`,
+    /// `stock: int64 @counter @range(2, 1000000)` and `level: double @range(-50, 50)`. In the
+    /// elements of an array that have a key (a required `@unique` field), each gets
+    /// `inc_<array>_<f>` and the counters the guarded `dec_<array>_<f>`; summaries of such an
+    /// array total `qty` and take the least `stock`.
+    Stock,
+    /// An enumeration that identifies its document: `sku: one_of(STATES) @unique @stored("k")`
+    /// (the key of an embedded array's elements when no `@unique` string comes first).
+    Sku,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 20] = [
         Feature::Unique,
         Feature::Index,
         Feature::Expires,
@@ -118,6 +139,8 @@ impl Feature {
         Feature::NestedValue,
         Feature::Scalars,
         Feature::Enums,
+        Feature::Stock,
+        Feature::Sku,
     ];
 }
 
@@ -142,12 +165,17 @@ pub struct RelationRecipe {
     pub copy_up: bool,
     /// `latest 3 by at desc keep at, n`.
     pub latest: bool,
-    /// `top 3 by n desc keep n, s`.
+    /// `top 3 by n desc keep n, s` (`top 3 by stock desc keep stock, qty` when the child has
+    /// [`Feature::Stock`]).
     pub top: bool,
-    /// `summary count, total(n), max(n), min(at)`.
+    /// `summary count, total(n), max(n), min(at)` (`total(qty)` and `min(stock)` when the
+    /// child has [`Feature::Stock`]).
     pub summary: bool,
     /// Copies of immutable fields (no ratio).
     pub immutable_copy: bool,
+    /// Order lines: a forced `one_way` relation whose `fields` hold numbers
+    /// ([`line_fields`]), kept beside each reference in the bounded side's array.
+    pub lines: bool,
 }
 
 /// How an entity is drawn.
@@ -185,12 +213,25 @@ fn pattern() -> impl Strategy<Value = Pattern> {
     ]
 }
 
-pub(crate) fn entity_recipe() -> impl Strategy<Value = EntityRecipe> {
+/// The features drawn: every one, or those before [`Config::elements`]'s.
+fn features(config: Config) -> Vec<Feature> {
+    if config.elements {
+        Feature::ALL.to_vec()
+    } else {
+        Feature::ALL
+            .iter()
+            .copied()
+            .filter(|f| !matches!(f, Feature::Stock | Feature::Sku))
+            .collect()
+    }
+}
+
+pub(crate) fn entity_recipe(config: Config) -> impl Strategy<Value = EntityRecipe> {
     (
         pattern(),
         prop::bool::weighted(0.15),
         prop::bool::weighted(0.15),
-        prop::collection::vec(prop::sample::select(Feature::ALL.to_vec()), 0..4),
+        prop::collection::vec(prop::sample::select(features(config)), 0..4),
     )
         .prop_map(|(pattern, key, named_collection, mut features)| {
             features.sort_by_key(|f| *f as u8);
@@ -209,10 +250,10 @@ fn family() -> impl Strategy<Value = Family> {
     prop::sample::select(Family::ALL.to_vec())
 }
 
-pub(crate) fn relation_recipe() -> impl Strategy<Value = RelationRecipe> {
+pub(crate) fn relation_recipe(config: Config) -> impl Strategy<Value = RelationRecipe> {
     (
         (0..8usize, 0..8usize, family()),
-        prop::collection::vec(any::<bool>(), 10),
+        prop::collection::vec(any::<bool>(), if config.elements { 11 } else { 10 }),
     )
         .prop_map(|((parent, child, family), b)| RelationRecipe {
             parent,
@@ -227,14 +268,15 @@ pub(crate) fn relation_recipe() -> impl Strategy<Value = RelationRecipe> {
             top: b[9] && b[7],
             summary: b[3] && !b[6],
             immutable_copy: b[1] && !b[8],
+            lines: b.get(10).copied().unwrap_or(false),
         })
 }
 
 /// Recipes of at most `config`'s size.
 pub fn recipe(config: Config) -> impl Strategy<Value = Recipe> {
     (
-        prop::collection::vec(entity_recipe(), 1..=config.max_entities.max(1)),
-        prop::collection::vec(relation_recipe(), 0..=config.max_relations),
+        prop::collection::vec(entity_recipe(config), 1..=config.max_entities.max(1)),
+        prop::collection::vec(relation_recipe(config), 0..=config.max_relations),
         prop::collection::vec((0..8usize, any::<u8>()), 0..4),
     )
         .prop_map(|(entities, relations, queries)| Recipe {
@@ -435,6 +477,41 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             ],
             &[],
         ),
+        Feature::Stock => (
+            vec![
+                field(
+                    "qty",
+                    scalar(S::Int32),
+                    false,
+                    vec![FieldAttr::Counter, FieldAttr::Stored("q".to_owned())],
+                ),
+                field(
+                    "stock",
+                    scalar(S::Int64),
+                    false,
+                    vec![
+                        FieldAttr::Counter,
+                        FieldAttr::Range("2".to_owned(), "1000000".to_owned()),
+                    ],
+                ),
+                field(
+                    "level",
+                    scalar(S::Double),
+                    false,
+                    vec![FieldAttr::Range("-50".to_owned(), "50".to_owned())],
+                ),
+            ],
+            &[],
+        ),
+        Feature::Sku => (
+            vec![field(
+                "sku",
+                Ty::OneOf(STATES.iter().map(|v| (*v).to_owned()).collect()),
+                false,
+                vec![FieldAttr::Unique, FieldAttr::Stored("k".to_owned())],
+            )],
+            &[],
+        ),
         Feature::Enums => {
             let one_of =
                 |values: &[&str]| Ty::OneOf(values.iter().map(|v| (*v).to_owned()).collect());
@@ -460,6 +537,29 @@ pub(crate) fn feature_fields(f: Feature) -> (Vec<Field>, &'static [&'static str]
             )
         }
     }
+}
+
+/// The fields of an order line (a `one_way` relation's own `fields`, kept beside each
+/// reference): a counter stored under another name, a counter with a range, a plain double.
+pub(crate) fn line_fields() -> Vec<Field> {
+    vec![
+        field(
+            "qty",
+            Ty::Scalar(Scalar::Int32),
+            false,
+            vec![FieldAttr::Counter, FieldAttr::Stored("q".to_owned())],
+        ),
+        field(
+            "units",
+            Ty::Scalar(Scalar::Int64),
+            false,
+            vec![
+                FieldAttr::Counter,
+                FieldAttr::Range("1".to_owned(), "500".to_owned()),
+            ],
+        ),
+        field("weight", Ty::Scalar(Scalar::Double), false, vec![]),
+    ]
 }
 
 /// The values of `state`: a dash, a digit first, a non-ASCII letter, upper case with `_`.

@@ -56,7 +56,11 @@ fn pattern_name(p: Pattern) -> Option<&'static str> {
 fn every_seed_opens_with_its_anchors_and_each_holds_its_rows() {
     let mut operators = std::collections::BTreeSet::new();
     for seed in [1, 2, 3, 7, 11, 99] {
-        let batch = covering_batch(seed, ANCHORS.len() + 3, Config::default());
+        let config = Config {
+            elements: true,
+            ..Config::default()
+        };
+        let batch = covering_batch(seed, ANCHORS.len() + 3, config);
         assert_eq!(batch.len(), ANCHORS.len() + 3, "seed {seed}: a short batch");
         for (i, (anchor, (recipe, schema))) in ANCHORS.iter().zip(&batch).enumerate() {
             let text = render(schema);
@@ -83,12 +87,14 @@ fn every_seed_opens_with_its_anchors_and_each_holds_its_rows() {
                 let m = anchor.modifiers;
                 assert!(!m.copy_down || !d.denormalized.is_empty(), "no copy: {at}");
                 assert!(!m.copy_up || !d.denormalized.is_empty(), "no copy: {at}");
-                assert!(!m.latest || d.subset.is_some(), "no subset: {at}");
                 let has = |top: bool| {
                     d.computed
                         .iter()
                         .any(|c| matches!(c.function, ComputedFn::TopN { .. }) == top)
                 };
+                // The latest N of an embedded array is a list the parent keeps of it, as top-N.
+                let latest = d.subset.is_some() || (family.as_str() == "embed" && has(true));
+                assert!(!m.latest || latest, "no subset: {at}");
                 assert!(!m.top || has(true), "no top-N: {at}");
                 assert!(!m.summary || has(false), "no summary: {at}");
                 if anchor.child.contains(&Feature::Unique) && family.as_str() == "embed" {
@@ -96,6 +102,26 @@ fn every_seed_opens_with_its_anchors_and_each_holds_its_rows() {
                         p.collections.iter().any(|c| unique_in_array(&c.fields, 0)),
                         "no @unique in an array: {at}"
                     );
+                }
+            }
+            // Numbers in keyed elements: the derive gives `inc_<array>_<n>`, and `dec_` for the
+            // counters (one floored by its range), keyed by the order line's reference or by the
+            // child's `@unique` field (`u`, or `sku` stored as `k`).
+            let keyed = [
+                ("element inc, order line", "key=\"id\""),
+                ("element inc, embedded child", "key=\""),
+            ];
+            for (row, key) in keyed {
+                if anchor.rows.contains(&row) {
+                    let g = squillion_codegen::pipeline::compile(
+                        &SourceFile::new("gen.sqn", text.clone()),
+                        &squillion_codegen::pipeline::GenerateSettings::default(),
+                    )
+                    .unwrap_or_else(|_| panic!("does not generate: {at}"));
+                    let rust: String = g.rust.chars().filter(|c| !c.is_whitespace()).collect();
+                    for want in ["element(path=", key, ",counter", "minimum="] {
+                        assert!(rust.contains(want), "no `{want}` in the derive: {at}");
+                    }
                 }
             }
             if anchor.key {

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use squillion_codegen::pipeline::{compile, GenerateSettings};
+use squillion_codegen::plan::PlanField;
 use squillion_grammar::SourceFile;
 use squillion_schemagen::{batch, render, schema, Config, Family};
 
@@ -28,7 +29,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
-    fn every_generated_schema_is_valid(s in schema(Config::default())) {
+    fn every_generated_schema_is_valid(s in schema(Config { elements: true, ..Config::default() })) {
         let text = render(&s);
         let g = generated(&text);
         prop_assert!(!g.rust.is_empty());
@@ -58,8 +59,68 @@ fn arrays_above(plan: &squillion_codegen::plan::Plan, collection: &str, path: &s
 #[test]
 fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    for (_, s) in batch(11, 400, Config::default()) {
+    for (_, s) in batch(
+        11,
+        400,
+        Config {
+            elements: true,
+            ..Config::default()
+        },
+    ) {
         let g = generated(&render(&s));
+        // Keyed arrays of the documents of an entity (a bucket's items are appended, never
+        // changed one element at a time).
+        let entities = || {
+            g.plan
+                .collections
+                .iter()
+                .filter(|c| c.role == squillion_codegen::plan::CollectionRole::Entity)
+        };
+        for c in entities() {
+            for f in c.fields.iter() {
+                for (n, counter) in keyed_numbers(f) {
+                    let what = if f.kind == squillion_codegen::plan::FieldKind::RefArray {
+                        "element of an order line"
+                    } else {
+                        "element of an embedded child"
+                    };
+                    seen.insert(what.into());
+                    if counter {
+                        seen.insert("element counter".into());
+                    }
+                    if n.range.is_some() {
+                        seen.insert("element in a range".into());
+                    }
+                    if n.name != n.code_name {
+                        seen.insert("element number @stored".into());
+                    }
+                }
+            }
+        }
+        // The derive writes an `element(...)` for each keyed number, and only for them (an
+        // outlier's array overflows: no bound in the type, no element methods).
+        let outlier = |c: &str, f: &str| {
+            g.plan.relationships.iter().any(|d| {
+                d.outlier
+                    .as_ref()
+                    .is_some_and(|o| o.collection == c && o.path == f)
+            })
+        };
+        let keyed: Vec<String> = entities()
+            .flat_map(|c| {
+                c.fields
+                    .iter()
+                    .filter(|f| !keyed_numbers(f).is_empty() && !outlier(&c.name, &f.name))
+                    .map(|f| format!("{}.{}", c.name, f.name))
+            })
+            .collect();
+        let rust: String = g.rust.chars().filter(|c| !c.is_whitespace()).collect();
+        assert_eq!(
+            rust.contains("element(path"),
+            !keyed.is_empty(),
+            "element methods where the Plan has no keyed numbers, or none where it has ({keyed:?}):\n{}",
+            render(&s)
+        );
         for d in &g.plan.relationships {
             let how = if d.forced { "forced" } else { "chosen" };
             seen.insert(format!("{} {how}", d.strategy.as_str()));
@@ -90,6 +151,15 @@ fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
                 seen.insert(place.to_owned());
             }
             for c in &d.computed {
+                if d.placement.iter().any(|p| {
+                    p.collection == c.collection
+                        && g.plan
+                            .collection(&p.collection)
+                            .and_then(|col| col.field(&p.path))
+                            .is_some_and(|f| !keyed_numbers(f).is_empty())
+                }) {
+                    seen.insert("summary of keyed elements".into());
+                }
                 let what = match c.function {
                     squillion_codegen::plan::ComputedFn::TopN { .. } => "top",
                     squillion_codegen::plan::ComputedFn::Summary { .. }
@@ -119,6 +189,12 @@ fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
         "copy beside a reference",
         "copy in an array",
         "copy in a nested array",
+        "element of an order line",
+        "element of an embedded child",
+        "element counter",
+        "element in a range",
+        "element number @stored",
+        "summary of keyed elements",
     ] {
         if !seen.contains(m) {
             missing.push(m.to_owned());
@@ -129,6 +205,45 @@ fn a_batch_covers_every_family_forced_and_chosen_with_every_modifier() {
         missing.is_empty(),
         "not covered: {missing:?}\ncovered: {seen:?}"
     );
+}
+
+/// The numbers of the elements of top-level array `f` that the repository changes one element
+/// at a time (`inc_<array>_<n>`), with whether each is a counter (`dec_<array>_<n>`): a bounded
+/// array of documents whose elements have a key (the reference of an order line, a required
+/// `@unique` scalar of an embedded child), its required top-level numbers.
+fn keyed_numbers(f: &PlanField) -> Vec<(&PlanField, bool)> {
+    use squillion_codegen::plan::FieldKind;
+    if f.array_depth != 1 || f.bson_type != "object" || f.max_items.is_none() {
+        return Vec::new();
+    }
+    let key = f.children.iter().find(|c| {
+        c.array_depth == 0
+            && match f.kind {
+                FieldKind::RefArray => c.kind == FieldKind::Ref,
+                _ => {
+                    c.flags.unique
+                        && !c.optional
+                        && !c.map
+                        && c.bson_type != "object"
+                        && c.kind == FieldKind::Scalar
+                }
+            }
+    });
+    let Some(key) = key else {
+        return Vec::new();
+    };
+    f.children
+        .iter()
+        .filter(|c| {
+            c.name != key.name
+                && c.kind == FieldKind::Scalar
+                && c.array_depth == 0
+                && !c.optional
+                && !c.map
+                && matches!(c.bson_type.as_str(), "int" | "long" | "double")
+        })
+        .map(|c| (c, c.flags.counter))
+        .collect()
 }
 
 /// The fields, by stored name, of the documents or elements a summary of relationship `d` kept
@@ -170,7 +285,14 @@ fn every_summary_and_time_range_reads_a_field_the_children_store() {
     use squillion_codegen::plan::{ComputedFn, SummaryFn};
     let mut checked = 0;
     let mut wrong = Vec::new();
-    for (_, s) in batch(11, 400, Config::default()) {
+    for (_, s) in batch(
+        11,
+        400,
+        Config {
+            elements: true,
+            ..Config::default()
+        },
+    ) {
         let text = render(&s);
         let g = generated(&text);
         for d in &g.plan.relationships {
