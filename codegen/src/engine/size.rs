@@ -242,16 +242,10 @@ fn average_value(
     use crate::model::{BsonType, FieldType};
     match ty {
         FieldType::Scalar { bson } => match bson {
-            BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
-            BsonType::ObjectId => 12,
-            BsonType::Bool => 1,
-            BsonType::Null => 0,
-            BsonType::Int32 => 4,
-            BsonType::Decimal128 => 16,
-            BsonType::Point => BsonType::Point.fixed_size().unwrap_or(61),
             BsonType::Regex => 34,
             BsonType::Binary => 5 + declared.unwrap_or(BINARY_AVERAGE),
             BsonType::String => 5 + declared.unwrap_or(STRING_AVERAGE),
+            fixed => fixed.fixed_size().unwrap_or(0),
         },
         // A declared size is the value's; otherwise its fields' (value types nest without
         // cycles; the depth only guards against a malformed model).
@@ -295,16 +289,10 @@ pub(crate) fn field_worst(model: &crate::model::Model, f: &crate::model::Field) 
         let declared = |default: u64| large.unwrap_or(default.max(size.unwrap_or(0)));
         match ty {
             FieldType::Scalar { bson } => Some(match bson {
-                BsonType::Double | BsonType::Date | BsonType::Int64 | BsonType::Timestamp => 8,
-                BsonType::ObjectId => 12,
-                BsonType::Bool => 1,
-                BsonType::Null => 0,
-                BsonType::Int32 => 4,
-                BsonType::Decimal128 => 16,
-                BsonType::Point => BsonType::Point.fixed_size().unwrap_or(61),
                 BsonType::Regex => 258,
                 BsonType::Binary => 5 + declared(BINARY_WORST),
                 BsonType::String => 5 + declared(STRING_WORST),
+                fixed => fixed.fixed_size().unwrap_or(0),
             }),
             FieldType::Value { name } => match (large, model.value(name)) {
                 (Some(l), _) => Some(l),
