@@ -442,6 +442,8 @@ fn facts_written_another_way_point_to_ours() {
         ("summary count(*), total(p)", "takes no field"),
         ("navigate A, B", "`navigate both`"),
         ("navigate B, A", "`navigate both`"),
+        ("standalone A, B", "one fact per entity"),
+        ("standalone B, A", "one fact per entity"),
         ("show A.n on B ratio 10/1", "`reads:updates`"),
         ("show A.n on B ratio 100/3", "`reads:updates`"),
         ("show A.n on B ratio 10:1:1", "`reads:updates`"),

@@ -194,6 +194,12 @@ pub(super) fn fact_syntax_help(rest: &str, before: &str) -> Option<&'static str>
              `navigate both`",
         );
     }
+    if first == ',' && second == "standalone" {
+        return Some(
+            "`standalone` names one entity read on its own: write one fact per entity, each on a \
+             line of its own (`standalone Book`, then `standalone Author`)",
+        );
+    }
     let ratio_number = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '_');
     if (first == '/' && second == "ratio" && ratio_number(last))
         || (first == ':' && second == "ratio" && last.contains(':'))
