@@ -266,6 +266,31 @@ fn trim_unit(v: f64, unit: &str) -> String {
     format!("{s} {unit}")
 }
 
+/// What a placement's field holds, in words. An extended reference (an array's element, or one
+/// reference) names what it holds beside the id, read off the collection's field, since the
+/// same shape holds copies of the target's fields (`{id, name}`), the relationship's own fields
+/// (an order line's `{id, qty}`) or both: ``an array of Product references `{id, qty, price}` ``.
+pub fn holds(collections: &[crate::plan::Collection], p: &crate::plan::Placement) -> String {
+    use crate::plan::Shape;
+    let inner = || -> Option<String> {
+        let field = collections
+            .iter()
+            .find(|c| c.name == p.collection)?
+            .field_at(&p.path)?;
+        let names: Vec<&str> = field.children.iter().map(|f| f.name.as_str()).collect();
+        (!names.is_empty()).then(|| names.join(", "))
+    };
+    match (p.shape, inner()) {
+        (Shape::ArrayOfExtendedRefs, Some(fields)) => {
+            format!("an array of {} references `{{{fields}}}`", p.target)
+        }
+        (Shape::ExtendedRef, Some(fields)) => {
+            format!("a reference to {} `{{{fields}}}`", a(&p.target))
+        }
+        (shape, _) => shape.describe(&p.target),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,30 +405,5 @@ mod tests {
         );
         assert_eq!(articles(""), "");
         assert_eq!(articles("a"), "a");
-    }
-}
-
-/// What a placement's field holds, in words. An extended reference (an array's element, or one
-/// reference) names what it holds beside the id, read off the collection's field, since the
-/// same shape holds copies of the target's fields (`{id, name}`), the relationship's own fields
-/// (an order line's `{id, qty}`) or both: ``an array of Product references `{id, qty, price}` ``.
-pub fn holds(collections: &[crate::plan::Collection], p: &crate::plan::Placement) -> String {
-    use crate::plan::Shape;
-    let inner = || -> Option<String> {
-        let field = collections
-            .iter()
-            .find(|c| c.name == p.collection)?
-            .field_at(&p.path)?;
-        let names: Vec<&str> = field.children.iter().map(|f| f.name.as_str()).collect();
-        (!names.is_empty()).then(|| names.join(", "))
-    };
-    match (p.shape, inner()) {
-        (Shape::ArrayOfExtendedRefs, Some(fields)) => {
-            format!("an array of {} references `{{{fields}}}`", p.target)
-        }
-        (Shape::ExtendedRef, Some(fields)) => {
-            format!("a reference to {} `{{{fields}}}`", a(&p.target))
-        }
-        (shape, _) => shape.describe(&p.target),
     }
 }
