@@ -107,7 +107,7 @@ where
 }
 
 /// A stored document as `T`, after the check of its version against `D`'s.
-fn checked<D: Document, T: DeserializeOwned>(doc: BsonDocument) -> Result<T> {
+pub(super) fn checked<D: Document, T: DeserializeOwned>(doc: BsonDocument) -> Result<T> {
     super::core::check_schema_version::<D>(&doc)?;
     Ok(bson::from_document(doc)?)
 }

@@ -216,8 +216,7 @@ async fn decode<D: Document, T: DeserializeOwned>(
 
 /// An upgraded document as `T`, after the version check of a document that was not upgraded.
 fn as_type<D: Document, T: DeserializeOwned>(doc: BsonDocument) -> Result<T> {
-    super::core::check_schema_version::<D>(&doc)?;
-    Ok(bson::from_document(doc)?)
+    super::checked_reads::checked::<D, T>(doc)
 }
 
 /// `[{$match: widened}, shaping stages..., copies of old documents from their sources...,
@@ -298,13 +297,9 @@ fn unfilled_copy<D: Document>(path: &str) -> Option<&'static CopyOf> {
     if !super::online::upgrades::<D>() {
         return None;
     }
-    D::COPIES.iter().find(|c| {
-        !c.copy.contains("[]")
-            && (path == c.copy
-                || path
-                    .strip_prefix(c.copy)
-                    .is_some_and(|rest| rest.starts_with('.')))
-    })
+    D::COPIES
+        .iter()
+        .find(|c| !c.copy.contains("[]") && moved(path, c.copy, c.copy).is_some())
 }
 
 /// The copies a read of `filter` in `sort` order names that an old document may not hold yet

@@ -242,7 +242,7 @@ fn repository_methods(
             .collect();
         // `parent_refs(.., find_by)` lists the holders of an id too.
         let lists_holders = attrs.fields.get(&f.name).into_iter().flatten().any(|a| {
-            attr_name(a).as_deref() == Some("parent_refs") && a.to_string().contains("find_by")
+            attr_name(a).as_deref() == Some("parent_refs") && layout::has_flag(a, "find_by")
         });
         if lists_holders {
             layouts.push("find_by".to_owned());

@@ -188,6 +188,18 @@ pub(super) fn attr_name(tokens: &TokenStream) -> Option<String> {
     }
 }
 
+/// Whether an attribute (`parent_refs(to = T, max = 3, find_by)`) holds the bare option `flag`
+/// among its arguments.
+pub(super) fn has_flag(tokens: &TokenStream, flag: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Group(g) => g
+            .stream()
+            .into_iter()
+            .any(|x| matches!(&x, proc_macro2::TokenTree::Ident(i) if i == flag)),
+        _ => false,
+    })
+}
+
 /// The Rust identifier of the top-level field stored as `bson`.
 fn ident_of(c: &Collection, bson: &str) -> Option<proc_macro2::Ident> {
     c.field(bson).map(|f| field_ident(&f.code_name))
