@@ -61,7 +61,7 @@ variant!(orders_chosen, "layouts/orders_chosen.rs");
 variant!(orders_parent_refs, "layouts/orders_parent_refs.rs");
 variant!(orders_all_refs, "layouts/orders_all_refs.rs");
 variant!(enroll_chosen, "layouts/enroll_chosen.rs");
-variant!(enroll_one_way, "layouts/enroll_one_way.rs");
+variant!(enroll_two_way, "layouts/enroll_two_way.rs");
 variant!(enroll_link, "layouts/enroll_link.rs");
 
 #[path = "layout_workloads/calibrate.rs"]

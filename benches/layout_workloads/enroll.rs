@@ -1,5 +1,6 @@
 //! A many-to-many (seed 003's books and authors, seed 004's two-way referencing):
-//! `Student.courses`, `many(12)` against `Course.students`, `many(2000)`, `navigate both`. 300
+//! `Student.courses`, `many(12)` against `Course.students`, `many(2000)`, `navigate both`: the
+//! sides are unbalanced, so the engine keeps the ids on the student only (one_way). 300
 //! students of 6 courses among 100; the hot read is a student's courses, the write an enrolment
 //! (two documents that exist linked).
 
@@ -9,7 +10,7 @@ use squillion::{BoundedVec, PageRequest};
 
 use crate::common::{h, Mix, Op, Variant};
 use crate::measure::{workload, Outcome};
-use crate::{db, enroll_chosen, enroll_link, enroll_one_way};
+use crate::{db, enroll_chosen, enroll_link, enroll_two_way};
 
 const STUDENTS: usize = 300;
 const COURSES: usize = 100;
@@ -90,10 +91,54 @@ struct Chosen {
 
 impl Variant for Chosen {
     fn name(&self) -> &'static str {
-        "two_way (chosen)"
+        "one_way (chosen)"
     }
     fn schema(&self) -> &'static str {
         include_str!("../layouts/enroll_chosen.sqn")
+    }
+    async fn seed(&self) {
+        self.students.ensure_indexes().await.unwrap();
+        let ss: Vec<_> = (0..STUDENTS)
+            .map(|s| student!(enroll_chosen, self.ids.students[s], s, courses: BoundedVec::try_from(self.ids.of(s)).unwrap()))
+            .collect();
+        let cs: Vec<_> = (0..COURSES)
+            .map(|c| course!(enroll_chosen, self.ids.courses[c], c))
+            .collect();
+        self.students.insert_many(&ss).await.unwrap();
+        self.courses.insert_many(&cs).await.unwrap();
+    }
+    async fn run(&self, op: Op, i: usize) -> usize {
+        let s = student_of(i);
+        if op == Op::Write {
+            let c = self.ids.courses[new_course(s, i)];
+            self.students
+                .add_courses(&self.ids.students[s], &c)
+                .await
+                .unwrap();
+            return 0;
+        }
+        let st = self
+            .students
+            .get(&self.ids.students[s])
+            .await
+            .unwrap()
+            .unwrap();
+        self.students.load_courses(&st).await.unwrap().len()
+    }
+}
+
+struct TwoWay {
+    ids: Ids,
+    students: enroll_two_way::StudentRepo,
+    courses: enroll_two_way::CourseRepo,
+}
+
+impl Variant for TwoWay {
+    fn name(&self) -> &'static str {
+        "two_way (forced)"
+    }
+    fn schema(&self) -> &'static str {
+        include_str!("../layouts/enroll_two_way.sqn")
     }
     async fn seed(&self) {
         let mut of_course: Vec<Vec<ObjectId>> = vec![Vec::new(); COURSES];
@@ -103,10 +148,10 @@ impl Variant for Chosen {
             }
         }
         let ss: Vec<_> = (0..STUDENTS)
-            .map(|s| student!(enroll_chosen, self.ids.students[s], s, courses: BoundedVec::try_from(self.ids.of(s)).unwrap()))
+            .map(|s| student!(enroll_two_way, self.ids.students[s], s, courses: BoundedVec::try_from(self.ids.of(s)).unwrap()))
             .collect();
         let cs: Vec<_> = (0..COURSES)
-            .map(|c| course!(enroll_chosen, self.ids.courses[c], c, students: BoundedVec::try_from(of_course[c].clone()).unwrap()))
+            .map(|c| course!(enroll_two_way, self.ids.courses[c], c, students: BoundedVec::try_from(of_course[c].clone()).unwrap()))
             .collect();
         self.students.insert_many(&ss).await.unwrap();
         self.courses.insert_many(&cs).await.unwrap();
@@ -134,50 +179,6 @@ impl Variant for Chosen {
             .await
             .unwrap()
             .len()
-    }
-}
-
-struct OneWay {
-    ids: Ids,
-    students: enroll_one_way::StudentRepo,
-    courses: enroll_one_way::CourseRepo,
-}
-
-impl Variant for OneWay {
-    fn name(&self) -> &'static str {
-        "one_way (forced)"
-    }
-    fn schema(&self) -> &'static str {
-        include_str!("../layouts/enroll_one_way.sqn")
-    }
-    async fn seed(&self) {
-        self.students.ensure_indexes().await.unwrap();
-        let ss: Vec<_> = (0..STUDENTS)
-            .map(|s| student!(enroll_one_way, self.ids.students[s], s, courses: BoundedVec::try_from(self.ids.of(s)).unwrap()))
-            .collect();
-        let cs: Vec<_> = (0..COURSES)
-            .map(|c| course!(enroll_one_way, self.ids.courses[c], c))
-            .collect();
-        self.students.insert_many(&ss).await.unwrap();
-        self.courses.insert_many(&cs).await.unwrap();
-    }
-    async fn run(&self, op: Op, i: usize) -> usize {
-        let s = student_of(i);
-        if op == Op::Write {
-            let c = self.ids.courses[new_course(s, i)];
-            self.students
-                .add_courses(&self.ids.students[s], &c)
-                .await
-                .unwrap();
-            return 0;
-        }
-        let st = self
-            .students
-            .get(&self.ids.students[s])
-            .await
-            .unwrap()
-            .unwrap();
-        self.students.load_courses(&st).await.unwrap().len()
     }
 }
 
@@ -245,10 +246,10 @@ pub async fn run(client: &Client, ops: usize, rounds: usize, dbs: &mut Vec<Datab
         students: enroll_chosen::StudentRepo::new(&d[0]),
         courses: enroll_chosen::CourseRepo::new(&d[0]),
     };
-    let one_way = OneWay {
+    let two_way = TwoWay {
         ids: ids.copy(),
-        students: enroll_one_way::StudentRepo::new(&d[1]),
-        courses: enroll_one_way::CourseRepo::new(&d[1]),
+        students: enroll_two_way::StudentRepo::new(&d[1]),
+        courses: enroll_two_way::CourseRepo::new(&d[1]),
     };
     let link = Link {
         ids: ids.copy(),
@@ -260,7 +261,7 @@ pub async fn run(client: &Client, ops: usize, rounds: usize, dbs: &mut Vec<Datab
     // enrolments per read.
     let w = workload(chosen.schema(), "Student.courses");
     let mix = Mix::new(&[(Op::Hot, w.list_reads), (Op::Write, w.appends)]);
-    let rows = crate::drive!(&mix, ops, rounds; chosen, one_way, link);
+    let rows = crate::drive!(&mix, ops, rounds; chosen, two_way, link);
     Outcome {
         schema: rows[0].schema.clone(),
         title: "Enrolments (many-to-many): Student.courses against Course.students, read both ways"

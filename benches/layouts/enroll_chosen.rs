@@ -7,10 +7,10 @@
 /// Collection `students`. One document per Student.
 /// Estimated size: about 197 bytes on average, 2289 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. Both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
-/// Rules: two-way referencing, rule 4.
+/// Layout of `Student.courses`: one_way. Student.courses holds up to 12 Courses and Course.students would hold up to 2,000 Students: the sides are unbalanced, so only the small side, Student.courses, holds the ids, and the Students of a Course are found by a query on that array's multikey index (seed 003 relationship balance: one-way embedding).
+/// Rules: one-way embedding, rule 3, rule 4.
 ///
-/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_courses`, `load_courses_projected`, `link_courses`, `unlink_courses`, `set_name`, `set_email`.
+/// Repository: `StudentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `find_by_courses`, `count_by_courses`, `add_courses`, `remove_courses`, `load_courses`, `load_courses_projected`, `set_name`, `set_email`.
 #[derive(
     Debug,
     Clone,
@@ -22,7 +22,8 @@
 #[squillion(
     collection = "students",
     validator = Student::validator_document,
-    implied_indexes = false
+    implied_indexes = false,
+    index(keys("courses" = 1, "_id" = 1), name = "courses_1__id_1")
 )]
 #[serde(crate = "::squillion::__private::serde")]
 pub struct Student {
@@ -33,23 +34,25 @@ pub struct Student {
     pub name: ::std::string::String,
     /// `email` (BSON `string`).
     pub email: ::std::string::String,
-    /// two_way (Student.courses): both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
-    #[squillion(
-        two_way(to = Course, max = 12, inverse = "students", inverse_max = 2000)
-    )]
+    /// one_way (Student.courses): Student.courses holds up to 12 Courses and Course.students would hold up to 2,000 Students: the sides are unbalanced, so only the small side, Student.courses, holds the ids, and the Students of a Course are found by a query on that array's multikey index (seed 003 relationship balance: one-way embedding)
+    #[squillion(parent_refs(to = Course, max = 12, find_by))]
     pub courses: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 12>,
 }
 impl Student {
     /// The collection's name.
     pub const COLLECTION: &'static str = "students";
     /// The indexes of `students` the Plan declares, each with the query or rule it serves.
+    ///
+    /// - `courses_1__id_1`: one_way (Student.courses): the other direction, through the multikey index on `courses`
     pub fn index_models() -> ::std::vec::Vec<::squillion::mongodb::IndexModel> {
-        ::std::vec::Vec::new()
+        ::squillion::__private::json::index_models(
+            r#"[{"key":{"courses":1,"_id":1},"name":"courses_1__id_1"}]"#,
+        )
     }
     /// The `$jsonSchema` validator of `students`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","name","email","courses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"email":{"bsonType":"string"},"courses":{"bsonType":"array","maxItems":12,"items":{"bsonType":"objectId"},"description":"two_way (Student.courses): both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way em..."}},"title":"students documents"}"#,
+            r#"{"bsonType":"object","required":["_id","name","email","courses"],"properties":{"_id":{"bsonType":"objectId"},"name":{"bsonType":"string"},"email":{"bsonType":"string"},"courses":{"bsonType":"array","maxItems":12,"items":{"bsonType":"objectId"},"description":"one_way (Student.courses): Student.courses holds up to 12 Courses and Course.students would hold up to 2,000 Students: the sides are unbalanced, so only the small side, Student.courses, holds the ids,..."}},"title":"students documents"}"#,
         )
     }
     /// The validator document of `students`, `{$jsonSchema: ...}`, for `collMod` and `create`.
@@ -60,12 +63,9 @@ impl Student {
     }
 }
 /// Collection `courses`. One document per Course.
-/// Estimated size: about 17216 bytes on average, 37816 bytes at worst.
+/// Estimated size: about 311 bytes on average, 2911 bytes at worst.
 ///
-/// Layout of `Student.courses`: two_way. Both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding).
-/// Rules: two-way referencing, rule 4.
-///
-/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `load_students`, `load_students_projected`, `link_students`, `unlink_students`, `set_title`, `set_code`, `set_description`.
+/// Repository: `CourseRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `set_title`, `set_code`, `set_description`.
 #[derive(
     Debug,
     Clone,
@@ -91,11 +91,6 @@ pub struct Course {
     pub code: ::std::string::String,
     /// `description` (BSON `string`).
     pub description: ::std::string::String,
-    /// two_way (Student.courses): both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way embedding)
-    #[squillion(
-        two_way(to = Student, max = 2000, inverse = "courses", inverse_max = 12)
-    )]
-    pub students: ::squillion::BoundedVec<::squillion::bson::oid::ObjectId, 2000>,
 }
 impl Course {
     /// The collection's name.
@@ -111,7 +106,7 @@ impl Course {
     /// The `$jsonSchema` validator of `courses`.
     pub fn json_schema() -> ::squillion::bson::Document {
         ::squillion::__private::json::schema(
-            r#"{"bsonType":"object","required":["_id","title","code","description","students"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"code":{"bsonType":"string"},"description":{"bsonType":"string"},"students":{"bsonType":"array","maxItems":2000,"items":{"bsonType":"objectId"},"description":"two_way (Student.courses): both sides are small (up to 12 Courses per Student, up to 2,000 Students per Course), so each holds the other's ids: either direction is one `$in` query (seed 003 two-way em..."}},"title":"courses documents"}"#,
+            r#"{"bsonType":"object","required":["_id","title","code","description"],"properties":{"_id":{"bsonType":"objectId"},"title":{"bsonType":"string"},"code":{"bsonType":"string"},"description":{"bsonType":"string"}},"title":"courses documents"}"#,
         )
     }
     /// The validator document of `courses`, `{$jsonSchema: ...}`, for `collMod` and `create`.

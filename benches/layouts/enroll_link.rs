@@ -105,12 +105,12 @@ impl Course {
         }
     }
 }
-/// link_collection (Student.courses): forced to link_collection by the schema (the engine would choose two_way)
+/// link_collection (Student.courses): forced to link_collection by the schema (the engine would choose one_way)
 ///
 /// Collection `student_courses`. One document per linked pair (Student.courses).
 /// Estimated size: about 63 bytes on average, 63 bytes at worst.
 ///
-/// Layout of `Student.courses`: link_collection (forced). Forced to link_collection by the schema (the engine would choose two_way).
+/// Layout of `Student.courses`: link_collection (forced). Forced to link_collection by the schema (the engine would choose one_way).
 /// Rules: link collection.
 ///
 /// Repository: `StudentCoursesLinkRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `link`, `unlink`, `get_link`, `by_student`, `by_course`, `courses_of_student`, `students_of_course`, `set_student`, `set_course`.

@@ -334,6 +334,15 @@ pub(crate) enum Reason {
         other_field: String,
         other_max: Max,
     },
+    /// Many-to-many whose sides are unbalanced: both could hold ids, the small side does.
+    Unbalanced {
+        holder: String,
+        holder_field: String,
+        holder_max: Max,
+        other: String,
+        other_field: String,
+        other_max: Max,
+    },
     /// Many-to-many, neither side can hold ids.
     NeitherSide {
         left: String,
@@ -511,6 +520,13 @@ pub(crate) enum Against {
     },
     /// The small side's array serves both directions.
     SmallSideServesBoth { holder: String },
+    /// Two-way on unbalanced sides: the large side's second array (`entity` would hold up to
+    /// `max` ids of `holder`).
+    UnbalancedSecondArray {
+        entity: String,
+        max: Max,
+        holder: String,
+    },
     /// Both id arrays would be unbounded or too large.
     BothArraysTooLarge,
     /// Either side's id array would be too large.

@@ -494,6 +494,13 @@ pub(crate) fn reason(r: &Reason) -> String {
             up_to(*holder_max, other),
             up_to(*other_max, holder)
         ),
+        Reason::Unbalanced { holder, holder_field, holder_max, other, other_field, other_max } => format!(
+            "{holder}.{holder_field} holds {} and {other}.{other_field} would hold {}: the sides are unbalanced, so only the small side, {holder}.{holder_field}, holds the ids, and the {} of {} are found by a query on that array's multikey index (seed 003 relationship balance: one-way embedding)",
+            up_to(*holder_max, other),
+            up_to(*other_max, holder),
+            plural(holder),
+            a(other)
+        ),
         Reason::NeitherSide { left, left_max, right, right_max } => format!(
             "neither side can hold an id array ({} per {left}, {} per {right}: rule 3), so each pair is a document in a collection of its own, indexed from both ends",
             up_to(*left_max, right),

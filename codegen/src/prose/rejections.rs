@@ -196,6 +196,12 @@ pub(crate) fn against(x: &Against) -> String {
             ids(*max),
             thousands(*limit)
         ),
+        Against::UnbalancedSecondArray { entity, max, holder } => format!(
+            "{} would hold {}, rewritten on every change and read with the {entity} each time, where a query on the {holder} side's array finds the same {}",
+            a(entity),
+            up_to(*max, &format!("{holder} id")),
+            plural(holder)
+        ),
         Against::SmallSideServesBoth { holder } => format!(
             "the {holder} side's bounded array serves both directions without a join table"
         ),

@@ -126,6 +126,44 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                     rej,
                 );
             }
+            if let Some(side) = unbalanced(ctx, rel) {
+                let holder = rel.end(side);
+                let other = if side == Side::Left { r } else { l };
+                let reason = Reason::Unbalanced {
+                    holder: holder.entity.clone(),
+                    holder_field: holder.field.clone(),
+                    holder_max: holder.cardinality.max(s),
+                    other: other.entity.clone(),
+                    other_field: other.field.clone(),
+                    other_max: other.cardinality.max(s),
+                };
+                let rej = vec![
+                    rejected(
+                        Layout::TwoWay,
+                        &[RuleId::Rule3, RuleId::Rule6],
+                        Against::UnbalancedSecondArray {
+                            entity: other.entity.clone(),
+                            max: other.cardinality.max(s),
+                            holder: holder.entity.clone(),
+                        },
+                    ),
+                    rejected(
+                        Layout::LinkCollection,
+                        &[RuleId::Rule1],
+                        Against::SmallSideServesBoth {
+                            holder: holder.entity.clone(),
+                        },
+                    ),
+                ];
+                return choice(
+                    Layout::OneWay,
+                    side,
+                    vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule4],
+                    reason,
+                    facts,
+                    rej,
+                );
+            }
             let reason = Reason::BothSmall {
                 left: l.entity.clone(),
                 left_max: l_max,
@@ -219,29 +257,58 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     }
 }
 
+/// The small side of a relationship whose sides are unbalanced (seed 003, "establish relationship
+/// balance": a book's 3 categories against a category's 500,000 books is one-way embedding, 3
+/// against 5 two-way): one side holds more ids than rule 3 lets a document embed (`few`'s bound,
+/// a couple of hundred) and at least [`UNBALANCED`] times as many as the other. Only the small
+/// side then holds ids; the other direction is a query on its array's multikey index. A
+/// relationship of an entity with itself has one collection, so it has no small side; a large
+/// side whose own array a declared query filters on keeps it.
+fn unbalanced(ctx: &Ctx<'_>, rel: &Relation) -> Option<Side> {
+    let s = ctx.settings;
+    if rel.left.entity == rel.right.entity {
+        return None;
+    }
+    let (l, r) = (rel.left.cardinality.max(s)?, rel.right.cardinality.max(s)?);
+    let (small, large, side, large_end) = if l <= r {
+        (l, r, Side::Left, &rel.right)
+    } else {
+        (r, l, Side::Right, &rel.left)
+    };
+    // A declared query filtering the large side on its own array needs that array.
+    let balanced = large <= s.embed_array_max || large < small.max(1).saturating_mul(UNBALANCED);
+    (!balanced && queried(ctx, rel, large_end).is_none()).then_some(side)
+}
+
+/// How many times the small side's bound the large side's must be for the sides to count as
+/// unbalanced (an order of magnitude).
+const UNBALANCED: u64 = 10;
+
 /// The side whose own array a declared query filters on (`query books_of_author on Book {
 /// where authors == ? }`), when exactly one side's is: that query, with the array's multikey
 /// index, reads the other direction, so only that side needs to hold ids.
 fn other_way_by_query(ctx: &Ctx<'_>, rel: &Relation) -> Option<(Side, String)> {
-    let queried = |end: &RelationEnd| {
-        ctx.queries_on(&end.entity)
-            .iter()
-            .find(|q| {
-                q.conditions.iter().any(|c| {
-                    c.path.segments == [end.field.clone()]
-                        && c.path.through.as_ref().is_none_or(|t| t.relation == rel.id)
-                })
-            })
-            .map(|q| q.name.clone())
-    };
     if rel.left.entity == rel.right.entity {
         return None;
     }
-    match (queried(&rel.left), queried(&rel.right)) {
+    match (queried(ctx, rel, &rel.left), queried(ctx, rel, &rel.right)) {
         (Some(q), None) => Some((Side::Left, q)),
         (None, Some(q)) => Some((Side::Right, q)),
         _ => None,
     }
+}
+
+/// The declared query that filters `end`'s entity on its own array of this relationship.
+fn queried(ctx: &Ctx<'_>, rel: &Relation, end: &RelationEnd) -> Option<String> {
+    ctx.queries_on(&end.entity)
+        .iter()
+        .find(|q| {
+            q.conditions.iter().any(|c| {
+                c.path.segments == [end.field.clone()]
+                    && c.path.through.as_ref().is_none_or(|t| t.relation == rel.id)
+            })
+        })
+        .map(|q| q.name.clone())
 }
 
 /// A many-to-many relationship that carries fields of its own (an order's lines: quantity,

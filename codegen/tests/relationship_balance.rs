@@ -1,0 +1,116 @@
+//! Seed 003, "establish relationship balance": a many-to-many whose two sides could both hold
+//! an id array is two-way embedding when the sides are alike (3 categories against 5 books) and
+//! one-way embedding when one side is far larger (3 against 500,000): only the small side holds
+//! ids, and the other direction is a query on that array's multikey index, which the generated
+//! repository offers as `find_by_<array>`.
+//!
+//! The property: for generated bounds on both sides (each within an id array's bound, so rule 3
+//! alone decides nothing), names, and `navigate` (none, both), the engine agrees with the
+//! reference below, which states the balance the way DOMAIN.md's thresholds do: unbalanced when
+//! the large side holds more than a couple of hundred (rule 3's bound for embedding) and at least
+//! ten times the small side's.
+
+use proptest::prelude::*;
+use squillion_codegen::model::Layout;
+use squillion_codegen::plan::CollectionRole;
+use squillion_codegen::rust::{generate, RustSettings};
+
+mod planned;
+use planned::{decision, plan, snake};
+
+const PAIRS: &[(&str, &str)] = &[
+    ("Student", "Course"),
+    ("Book", "Category"),
+    ("Employee", "Project"),
+    ("Recipe", "Ingredient"),
+    ("User", "Group"),
+    ("Article", "Tag"),
+];
+
+/// The small side (`true` for the left) when the sides are unbalanced.
+fn reference(left: u64, right: u64) -> Option<bool> {
+    let (small, large) = (left.min(right), left.max(right));
+    (large > 200 && large >= 10 * small).then_some(left <= right)
+}
+
+fn bound() -> impl Strategy<Value = u64> {
+    prop_oneof![1u64..20, 2u64..200, 200u64..=5000]
+}
+
+fn class(n: u64) -> String {
+    if n <= 200 {
+        format!("few({n})")
+    } else {
+        format!("many({n})")
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn unbalanced_sides_keep_ids_on_the_small_side_only(
+        (a, b) in prop::sample::select(PAIRS),
+        left in bound(),
+        right in bound(),
+        navigate_both in any::<bool>(),
+    ) {
+        let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+        let src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+             relation {a}.{af}: {} <-> {b}.{bf}: {} {{ {} }}\n",
+            class(left),
+            class(right),
+            if navigate_both { "navigate both" } else { "" }
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        match reference(left, right) {
+            None => prop_assert_eq!(d.strategy, Layout::TwoWay, "{}", src),
+            Some(left_small) => {
+                let (holder, holder_field, other, other_field) =
+                    if left_small { (a, &af, b, &bf) } else { (b, &bf, a, &af) };
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(d.placement.len(), 1, "{}", src);
+                let p = &d.placement[0];
+                prop_assert_eq!(&p.holder, holder, "{}", src);
+                prop_assert_eq!(&p.path, holder_field, "{}", src);
+                // The other direction is read through the holder's array: indexed.
+                let coll = plan.collection(&p.collection).unwrap();
+                prop_assert!(
+                    coll.indexes.iter().any(|i| i.keys[0].path == p.path),
+                    "no index on {}.{}\n{}", p.collection, p.path, src
+                );
+                let other_coll = plan
+                    .collections
+                    .iter()
+                    .find(|c| c.entity == other && c.role == CollectionRole::Entity)
+                    .unwrap();
+                prop_assert!(other_coll.field(other_field).is_none(), "{} keeps a second array\n{}", other, src);
+                // The reason and the rejected two_way say why, with both bounds.
+                prop_assert!(d.because.contains("unbalanced"), "{}", d.because);
+                let two_way = d.rejected.iter().find(|r| r.strategy == "two_way");
+                prop_assert!(two_way.is_some(), "two_way not among the rejected: {:?}", d.rejected);
+                // The repository reads the other direction: `find_by_<array>` and its count.
+                let code = generate(&plan, &RustSettings::default());
+                prop_assert!(code.contains(&format!("find_by_{holder_field}")), "no find_by_{}", holder_field);
+                prop_assert!(code.contains(&format!("count_by_{holder_field}")), "no count_by_{}", holder_field);
+            }
+        }
+    }
+
+    /// The same bounds on an entity related to itself (a user's followed and followers) never
+    /// move to one way: one collection holds both arrays, there is no small side to choose.
+    #[test]
+    fn a_self_relation_has_no_small_side(left in bound(), right in bound()) {
+        let src = format!(
+            "entity User {{ name: string }}\n\
+             relation User.following: {} <-> User.followers: {} {{ navigate both }}\n",
+            class(left),
+            class(right)
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, "User.following");
+        prop_assert_ne!(d.strategy, Layout::OneWay, "{}", src);
+    }
+}
