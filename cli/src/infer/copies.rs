@@ -8,6 +8,7 @@ use futures::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document};
 use mongodb::Database;
 
+use super::path::Loc;
 use super::references::{Form, Reference};
 use super::sample::Sampled;
 use super::shape::{value_key, Kind};
@@ -76,9 +77,37 @@ pub async fn find(
                 targets.insert(value_key(id), d);
             }
         }
-        out.extend(compare(i, r, &id_key, &holders, &targets));
+        out.extend(not_references(
+            refs,
+            r,
+            compare(i, r, &id_key, &holders, &targets),
+        ));
     }
     Ok(out)
+}
+
+/// The copies of reference `r` that are neither a reference beside it nor a copy of one:
+/// references are links of their own. An entity related to itself more than once shows why:
+/// most `E0`s name the same `q2` parent as the `E0` their `q0` names, which read `q2` as a copy
+/// of the source's `q2`, lost its relation and wrote `show E0.q2`, a field the draft does not
+/// have (the draft failed `check`).
+fn not_references(refs: &[Reference], r: &Reference, copies: Vec<Copy>) -> Vec<Copy> {
+    let beside = match &r.form {
+        Form::Scalar | Form::Array => r.place.clone(),
+        Form::Extended { .. } => r.place.child(&r.field, false),
+        Form::ExtendedArray { .. } => r.place.child(&r.field, true),
+    };
+    let is_reference = |holder: usize, place: &Loc, key: &str| {
+        refs.iter()
+            .any(|o| o.holder == holder && o.place == *place && o.field == key)
+    };
+    copies
+        .into_iter()
+        .filter(|c| {
+            !is_reference(r.holder, &beside, &c.key)
+                && !is_reference(r.target, &Loc::root(), &c.source)
+        })
+        .collect()
 }
 
 /// Pairs each holder key with the target key its values equal most often. Inside an extended
@@ -170,7 +199,6 @@ fn same_kind(a: &Bson, b: &Bson) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infer::path::Loc;
 
     fn reference(form: Form) -> Reference {
         Reference {
@@ -214,6 +242,42 @@ mod tests {
                 stale: 1
             }]
         );
+    }
+
+    /// A reference beside another one, equal to the referenced document's reference (an entity
+    /// related to itself twice, most children under one parent), is a reference, not a copy; so
+    /// is a copy whose source is a reference.
+    #[test]
+    fn references_are_not_copies() {
+        let mut q0 = reference(Form::Scalar);
+        q0.field = "q0".into();
+        q0.target = 0;
+        let mut q2 = q0.clone();
+        q2.field = "q2".into();
+        let mut other = q0.clone();
+        other.holder = 1;
+        other.field = "boss".into();
+        let copy = |key: &str, source: &str| Copy {
+            reference: 0,
+            key: key.into(),
+            source: source.into(),
+            compared: 4,
+            stale: 0,
+        };
+        let refs = [q0.clone(), q2, other];
+        let kept = not_references(
+            &refs,
+            &q0,
+            vec![
+                copy("q2", "q2"),
+                copy("q2_name", "q2"),
+                copy("name", "name"),
+            ],
+        );
+        assert_eq!(kept, vec![copy("name", "name")]);
+        // `boss` is a reference of another collection: a field of that name here may copy it.
+        let kept = not_references(&refs, &q0, vec![copy("boss", "name")]);
+        assert_eq!(kept, vec![copy("boss", "name")]);
     }
 
     #[test]

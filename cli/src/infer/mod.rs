@@ -11,8 +11,8 @@
 //! document's fields), [`references`] (with [`backrefs`]: references held on both sides,
 //! confirmed on the data), [`copies`], [`patterns`], [`link_collections`],
 //! [`layout`] (the layout read as entities and links), [`counts`] (cardinalities by
-//! aggregation), [`stats`] (observed access), [`finish`] (the draft as data) and [`write`] (the
-//! one place that writes `.sqn` text).
+//! aggregation), [`stats`] (observed access), [`finish`] (the draft as data), [`write`] (the
+//! one place that writes `.sqn` text) and [`repair`] (the draft always passes `check`).
 
 pub mod backrefs;
 pub mod copies;
@@ -28,6 +28,7 @@ pub mod path;
 pub mod patterns;
 pub mod queries;
 pub mod references;
+pub mod repair;
 pub mod sample;
 pub mod server;
 pub mod shape;
@@ -250,7 +251,8 @@ pub async fn infer(
         skipped: &skipped,
         now: DateTime::now(),
     });
-    let (draft, text) = checked(draft)?;
+    // Never a draft its own `check` refuses: mended, or an error.
+    let (draft, relations, text) = repair::checked(draft, relations)?;
     Ok(Outcome {
         text,
         draft,
@@ -258,39 +260,6 @@ pub async fn infer(
         collections: samples.len(),
         sampled: samples.iter().map(|s| s.sampled).sum(),
     })
-}
-
-/// The draft's text once it passes `squillion check`. A query made from an index that the
-/// language cannot state is left out (the header says which); anything else failing is a defect.
-fn checked(mut draft: draft::Draft) -> Result<(draft::Draft, String), InferError> {
-    let check = |d: &draft::Draft| -> Result<String, String> {
-        let text = write::write(d)?;
-        let source = squillion_grammar::SourceFile::new("draft.sqn".to_owned(), text.clone());
-        match squillion_codegen::load(&source) {
-            Ok(_) => Ok(text),
-            Err(diags) => Err(source.render(&diags, false)),
-        }
-    };
-    if let Ok(text) = check(&draft) {
-        return Ok((draft, text));
-    }
-    let queries = std::mem::take(&mut draft.queries);
-    check(&draft).map_err(InferError::Invalid)?;
-    for q in queries {
-        draft.queries.push(q);
-        if check(&draft).is_err() {
-            if let Some(q) = draft.queries.pop() {
-                draft.header.push(format!(
-                    "Left out: query `{}` on {} from an index the language cannot state ({}).",
-                    q.name,
-                    q.on,
-                    q.comments.first().map_or("", String::as_str)
-                ));
-            }
-        }
-    }
-    let text = check(&draft).map_err(InferError::Invalid)?;
-    Ok((draft, text))
 }
 
 /// Runs `infer`: exit 0 with the draft written, 2 when it could not be made.

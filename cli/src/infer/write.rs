@@ -198,7 +198,7 @@ fn card(c: Card) -> String {
     }
 }
 
-fn end(e: &End) -> String {
+pub(super) fn end(e: &End) -> String {
     format!("{}.{}: {}", e.entity, e.field, card(e.card))
 }
 
@@ -245,7 +245,7 @@ fn keep(fields: &[String]) -> String {
     }
 }
 
-fn fact(f: &FactKind) -> String {
+pub(super) fn fact(f: &FactKind) -> String {
     match f {
         FactKind::Standalone(e) => format!("standalone {e}"),
         FactKind::Show { fields, on, ratio } => {

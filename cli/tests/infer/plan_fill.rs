@@ -449,6 +449,15 @@ impl<'a> Fill<'a> {
             }
             Bson::Document(d)
         };
+        // A document repeating an enclosing type (`E0` embedded in `E0`) has that type's fields:
+        // the Plan lists none under it (`recursive`), the generated code stores the whole type.
+        let enclosing;
+        let children = if f.recursive {
+            enclosing = self.enclosing(&placement.collection, &other, &f.path);
+            &enclosing
+        } else {
+            &f.children
+        };
         let value = match placement.shape {
             Shape::Id | Shape::ExtendedRef => list.first().map(|y| refer(*y)),
             Shape::ArrayOfIds | Shape::ArrayOfExtendedRefs => {
@@ -456,14 +465,48 @@ impl<'a> Fill<'a> {
             }
             Shape::Subdocument => list
                 .first()
-                .map(|y| Bson::Document(self.instance(&other, *y, &f.children, &[]))),
+                .map(|y| Bson::Document(self.instance(&other, *y, children, &[]))),
             Shape::ArrayOfSubdocuments => Some(Bson::Array(
                 list.iter()
-                    .map(|y| Bson::Document(self.instance(&other, *y, &f.children, &[])))
+                    .map(|y| Bson::Document(self.instance(&other, *y, children, &[])))
                     .collect(),
             )),
         };
         Some(value)
+    }
+
+    /// The fields of the type a recursive field at `path` of `collection` repeats: the
+    /// collection's own (with `_id`: the generated type is the collection's document) when it
+    /// holds `entity`, else those of the nearest enclosing field embedding `entity`. The
+    /// repeated fields' own recursive arrays are written empty (the child was pushed before it
+    /// had children of its own), its recursive subdocuments left out, so the fill ends.
+    fn enclosing(&self, collection: &str, entity: &str, path: &str) -> Vec<PlanField> {
+        let Some(c) = self.plan.collection(collection) else {
+            return Vec::new();
+        };
+        let mut fields: &[PlanField] = if c.entity == entity { &c.fields } else { &[] };
+        let mut level: &[PlanField] = &c.fields;
+        for seg in path.split('.') {
+            let Some(f) = level.iter().find(|f| f.name == seg) else {
+                break;
+            };
+            if f.type_name.as_deref() == Some(entity) && !f.recursive {
+                fields = &f.children;
+            }
+            level = &f.children;
+        }
+        fields
+            .iter()
+            .filter(|f| !f.recursive || f.array_depth > 0)
+            .map(|f| {
+                let mut f = f.clone();
+                if f.recursive {
+                    f.relation = None;
+                    f.max_items = Some(0);
+                }
+                f
+            })
+            .collect()
     }
 
     /// Every collection's documents.
