@@ -55,6 +55,8 @@ mod legacy;
 
 #[path = "infer/plan_fill.rs"]
 mod plan_fill;
+#[path = "infer/plan_summaries.rs"]
+mod plan_summaries;
 
 #[path = "infer/generated.rs"]
 mod generated;
