@@ -150,6 +150,17 @@ pub fn run(
                 path: e.path,
                 error: e.source,
             })?;
+            // Say what was written, as `generate` and `migrate -o` do.
+            for f in &files {
+                if let Err(error) = writeln!(stdout, "wrote {}", f.path.display()) {
+                    if !crate::output::is_closed_pipe(&error) {
+                        return Err(ReviewFailure::Io {
+                            path: PathBuf::from("<stdout>"),
+                            error,
+                        });
+                    }
+                }
+            }
         }
         None => {
             match stdout

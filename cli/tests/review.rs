@@ -22,12 +22,18 @@ fn squillion() -> Command {
 fn markdown_with_output_writes_the_diagram_beside_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("review").join("inventory.md");
+    let svg_path = dir.path().join("review").join("inventory.erd.svg");
     squillion()
         .args(["review", "--format", "md", "-o"])
         .arg(&out)
         .arg(example("inventory"))
         .assert()
-        .success();
+        .success()
+        .stdout(format!(
+            "wrote {}\nwrote {}\n",
+            out.display(),
+            svg_path.display()
+        ));
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(md.starts_with("# Schema design review"));
     assert!(md.contains("](inventory.erd.svg)"));
@@ -44,7 +50,8 @@ fn html_is_one_file() {
         .arg(&out)
         .arg(example("blog"))
         .assert()
-        .success();
+        .success()
+        .stdout(format!("wrote {}\n", out.display()));
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg"));
