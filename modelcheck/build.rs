@@ -125,8 +125,6 @@ fn main() {
 /// are left out until it is fixed (docs/testing.md lists them).
 fn config() -> squillion_schemagen::Config {
     squillion_schemagen::Config {
-        // The latest N of an entity bucketed under its own kind: open (docs/testing.md).
-        self_bucket_latest: false,
         // Numbers in keyed elements, with their anchors.
         elements: true,
         ..squillion_schemagen::Config::default()

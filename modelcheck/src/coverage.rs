@@ -92,6 +92,16 @@ pub fn all_rows() -> Vec<String> {
     rows
 }
 
+/// `<bucket collection>.append_<f>`, the method of the bucket collection's repository that adds
+/// a child of `d`, when `d` is bucketed.
+fn append_method(plan: &Plan, d: &squillion_codegen::plan::Decision) -> Option<String> {
+    let b = d.bucket.as_ref()?;
+    let f = plan
+        .collection(&b.collection)
+        .and_then(|c| c.field(&b.items_path))?;
+    Some(format!("{}.append_{}", b.collection, f.code_name))
+}
+
 /// Which rows `plan` has, and where.
 pub fn of_plan(plan: &Plan) -> SchemaCoverage {
     let mut cov = SchemaCoverage::default();
@@ -135,23 +145,21 @@ pub fn of_plan(plan: &Plan) -> SchemaCoverage {
                         cov.add("subset (latest N)", m);
                     }
                 }
+                // Bucketed children: the bucket's appends push the copies (an outlier's pushes
+                // are not driven yet).
+                _ if d.copies_kept_by_layout() => {
+                    if let Some(m) = append_method(plan, d) {
+                        cov.add("subset (latest N)", &m);
+                    }
+                }
                 _ => cov.add(
                     "subset (latest N)",
                     &format!("{}.push_{}", s.collection, s.path),
                 ),
             }
         }
-        if let Some(b) = &d.bucket {
-            // `append_<f>` is a method of the bucket collection's repository.
-            if let Some(f) = plan
-                .collection(&b.collection)
-                .and_then(|c| c.field(&b.items_path))
-            {
-                cov.add(
-                    "bucket append",
-                    &format!("{}.append_{}", b.collection, f.code_name),
-                );
-            }
+        if let Some(m) = append_method(plan, d) {
+            cov.add("bucket append", &m);
         }
         for c in plan
             .collections

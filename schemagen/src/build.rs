@@ -149,8 +149,7 @@ pub fn build(r: &Recipe, config: Config) -> Schema {
                     ratio: Some(100),
                 });
             }
-            let self_bucket = parent == child && family == Family::Bucket;
-            if rr.latest && config.subsets && (config.self_bucket_latest || !self_bucket) {
+            if rr.latest && config.subsets {
                 facts.push(Fact::Latest(
                     3,
                     "at".to_owned(),

@@ -30,10 +30,6 @@ pub struct Config {
     pub unique_on_embedded: bool,
     /// `latest N` subsets (issue 11, defect 6: their copies' `_id`).
     pub subsets: bool,
-    /// `latest N` of an entity bucketed under its own kind (`E0.r3: squillions <-> E0.q3: one`,
-    /// `force bucket`): the Plan's copies have no `_id`, which the parent's `push_<f>` writes
-    /// (docs/testing.md, the element session's findings).
-    pub self_bucket_latest: bool,
     /// Numbers in keyed elements: [`Feature::Stock`], [`Feature::Sku`], order lines
     /// ([`RelationRecipe::lines`]) and the anchors holding them. Off by default, so that the
     /// batches other tests draw (their expectations name schemas of them: `squillion infer`'s
@@ -56,7 +52,6 @@ impl Default for Config {
             embed_cycles: true,
             unique_on_embedded: true,
             subsets: true,
-            self_bucket_latest: true,
             elements: false,
             doc_max_size: None,
         }

@@ -36,7 +36,11 @@ pub struct List {
 }
 
 impl List {
-    /// The copy of `child` this list keeps: its `_id` and kept fields.
+    /// The copy of `child` this list keeps: its `_id`, when it has one, and kept fields. The
+    /// Plan decides which children have one (`SubsetPlan::child_id`): documents of their own
+    /// collection do; elements of a bucket or of an embedded array do not (unless an entity is
+    /// embedded in itself), and the generated code writes their lists only through the layout's
+    /// appends and pushes, so a copy holds an `_id` exactly when the Plan's copies do.
     pub fn copy(&self, child: &BsonDocument) -> BsonDocument {
         if self.keep.is_empty() {
             return child.clone();

@@ -1,9 +1,21 @@
 //! Where a relationship's children live when the parent keeps something of them (subsets, top-N
 //! lists, summaries of all the children) but not the children themselves.
 
-use super::{CollectionRole, CollectionsByName, Decision, Shape, SubsetChildren};
+use super::{CollectionRole, CollectionsByName, Decision, Layout, Shape, SubsetChildren};
 
 impl Decision {
+    /// Whether the layout's own writes keep the parent's lists of copies (`latest N`, `top N`):
+    /// the children are elements of a bucket or of an array embedded in the parent (the outlier's
+    /// overflow included), not documents of their own, even when their entity has a collection
+    /// for another relationship or as the parent of this one (an entity bucketed under its own
+    /// kind). A bucket's appends and the array's pushes add their copies; no `push_<list>`
+    /// inserts a child anywhere else, which would put it outside the relationship (in no bucket,
+    /// in none of the parent's pages). Their copies hold the child's `_id` only when the
+    /// elements have one (an entity embedded in itself): [`super::SubsetPlan::child_id`].
+    pub fn copies_kept_by_layout(&self) -> bool {
+        self.bucket.is_some() || self.strategy == Layout::Embed
+    }
+
     /// Where the children live when each sits in its own collection with a top-level reference to
     /// its one parent (`post`, `post.id` when copies extended it): the collection a parent's
     /// subsets, top-N lists and summaries of all its children are refilled from, and whose writes

@@ -87,8 +87,11 @@ pub struct SubsetPlan {
     /// Stored newest (largest) first.
     pub descending: bool,
     /// The field of each copy holding the child's `_id` (`_id`): a changed child's copy is found
-    /// by it, a removed child's copy leaves by it. Empty for bucketed children, which have no
-    /// `_id`: their copies are pushed by the bucket's appends.
+    /// by it, a removed child's copy leaves by it, and the application fetches the child with
+    /// it. Empty when the children are elements without one (bucketed, or embedded in a parent
+    /// of another entity), even if their entity has a collection of its own elsewhere: their
+    /// copies are pushed by the bucket's appends or the array's pushes
+    /// (`Decision::copies_kept_by_layout`).
     pub child_id: String,
     /// BSON names of the child's fields each copy holds besides [`SubsetPlan::child_id`]; never
     /// the child's reference back to this parent.
@@ -194,7 +197,8 @@ pub enum ComputedFn {
         sort_by: String,
         /// Largest first (else smallest first).
         descending: bool,
-        /// The field of each copy holding the child's `_id` (`_id`).
+        /// The field of each copy holding the child's `_id` (`_id`); empty for children that are
+        /// elements without one, as [`SubsetPlan::child_id`] says.
         child_id: String,
         /// BSON names of the child's fields each copy holds besides `child_id`; never the
         /// child's reference back to this parent.

@@ -1,7 +1,8 @@
 //! What a parent keeps of its children, as attributes: the owner's lists and summaries a bucket's
 //! appends keep (`bucket(owner = P, latest(..), top(..), summary(..))`), the lists of the layouts
-//! whose own writes push the copies, the array a collection's summaries summarise, and
-//! `kept_by` on children whose writes keep their parents in step.
+//! whose own writes push the copies, the subsets of children stored as documents (`subset(..)`),
+//! the array a collection's summaries summarise, and `kept_by` on children whose writes keep
+//! their parents in step.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -93,6 +94,54 @@ pub(super) fn kept_lists(d: &Decision) -> Vec<TokenStream> {
         }
     }
     lists
+}
+
+/// `subset(to = T, n, sort, desc, keep(..), key)` on the parent's list of the latest N children
+/// stored as documents of their own collection: the parent's `push_<f>` inserts one there (and,
+/// with `key`, the children's writes refill the list). A subset of bucketed or embedded children
+/// (`Decision::copies_kept_by_layout`) is kept by the layout's writes instead (the bucket's
+/// appends, the array's pushes: [`kept_lists`]) and its field is `maintained`, even when the
+/// children's entity has a collection of its own: a `push_<f>` would insert the child there,
+/// outside the relationship, and copy an `_id` the Plan's copies do not hold.
+pub(super) fn subset(
+    lookup: &PlanIndex<'_>,
+    c: &Collection,
+    d: &Decision,
+    out: &mut CollectionAttrs,
+) {
+    let Some(s) = d.subset.as_ref().filter(|_| !d.copies_kept_by_layout()) else {
+        return;
+    };
+    if s.collection != c.name || !top_level(&s.path) {
+        return;
+    }
+    let Some(to) = lookup.document_type(&d.child) else {
+        return;
+    };
+    let n = lit(s.n);
+    let sort = &s.sort_by;
+    let desc = if s.descending {
+        quote!(, desc)
+    } else {
+        quote!()
+    };
+    let keep = &s.keep;
+    let keep = if keep.is_empty() {
+        quote!()
+    } else {
+        quote!(, keep(#(#keep),*))
+    };
+    let key = match &s.children {
+        Some(ch) => {
+            let k = &ch.parent_key;
+            quote!(, key = #k)
+        }
+        None => quote!(),
+    };
+    out.field(
+        &s.path,
+        quote!(subset(to = #to, n = #n, sort = #sort #desc #keep #key)),
+    );
 }
 
 /// The array in `c` the summaries `d` keeps in `c` summarise: a bucket's children, an embedded

@@ -12,7 +12,7 @@ use quote::quote;
 use crate::model::{Layout, SummaryFn};
 use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape};
 
-use super::kept::{bucket_kept, kept_by, kept_lists, summarised_array};
+use super::kept::{bucket_kept, kept_by, kept_lists, subset, summarised_array};
 use super::names::{field_ident, type_ident};
 
 /// The attributes of one collection struct.
@@ -481,36 +481,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
         };
         out.field(&p.path, attr);
     }
-    if let Some(s) = &d.subset {
-        if s.collection == c.name && top_level(&s.path) {
-            if let Some(to) = lookup.document_type(&d.child) {
-                let n = lit(s.n);
-                let sort = &s.sort_by;
-                let desc = if s.descending {
-                    quote!(, desc)
-                } else {
-                    quote!()
-                };
-                let keep = &s.keep;
-                let keep = if keep.is_empty() {
-                    quote!()
-                } else {
-                    quote!(, keep(#(#keep),*))
-                };
-                let key = match &s.children {
-                    Some(ch) => {
-                        let k = &ch.parent_key;
-                        quote!(, key = #k)
-                    }
-                    None => quote!(),
-                };
-                out.field(
-                    &s.path,
-                    quote!(subset(to = #to, n = #n, sort = #sort #desc #keep #key)),
-                );
-            }
-        }
-    }
+    subset(lookup, c, d, out);
     let bucket = d.bucket.as_ref().filter(|b| b.collection == c.name);
     if let Some(b) = bucket {
         let size = lit(b.size);
@@ -575,10 +546,9 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     quote!()
                 };
                 match (children, lookup.document_type(&d.child)) {
-                    // Bucketed children: the bucket's appends push the copies.
                     // Bucketed or embedded children (outliers included): the appends and the
                     // array's writes keep the copies.
-                    _ if d.bucket.is_some() || d.strategy == Layout::Embed => quote!(maintained),
+                    _ if d.copies_kept_by_layout() => quote!(maintained),
                     (Some(ch), Some(to)) => {
                         let key = &ch.parent_key;
                         quote!(top(to = #to, n = #n, sort = #sort_by #desc, keep(#(#keep),*), key = #key))

@@ -71,8 +71,12 @@ pub(super) fn modifiers(
         .filter(|p| p.holder == holder)
         .map(|p| p.field.name.clone())
         .collect();
-    // Bucket elements have no `_id`, nor have embedded children unless they embed their own
-    // kind (an entity embedded in itself keeps its id): their copies hold the kept fields only.
+    // The children of a bucket or of an embedded array are its elements, whose writes keep the
+    // copies (`Decision::copies_kept_by_layout`), even when their entity has a collection of its
+    // own (as the parent, for an entity bucketed under its own kind, or for another relationship):
+    // bucket elements have no `_id`, nor have embedded children unless they embed their own kind
+    // (an entity embedded in itself keeps its id), so their copies hold the kept fields only.
+    // Children stored as documents are copied with their `_id`, which finds them.
     let embedded_with_id = child.entity == parent.entity;
     let with_id = match choice.strategy {
         Layout::Bucket => false,
