@@ -223,7 +223,7 @@ pub struct Shop {
             key = "shop"
         )
     )]
-    pub products: ::squillion::BoundedVec<ProductProducts, 2>,
+    pub products: ::squillion::BoundedVec<ShopProducts, 2>,
 }
 impl Shop {
     /// The collection's name.
@@ -314,7 +314,7 @@ pub struct NotesAttribute {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct ProductProducts {
+pub struct ShopProducts {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,

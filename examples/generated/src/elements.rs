@@ -183,7 +183,7 @@ pub struct Shelf {
     pub bins: ::squillion::BoundedVec<Bin, 12>,
     /// computed top-2 (Shelf.bins): the best 2 Bins by stock descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(maintained)]
-    pub top_bins: ::squillion::BoundedVec<BinTopBins, 2>,
+    pub top_bins: ::squillion::BoundedVec<ShelfTopBins, 2>,
     /// computed (Shelf.bins): count over the Shelf's Bins, maintained on write
     #[squillion(computed(count, of = bins))]
     pub bins_count: i32,
@@ -263,7 +263,7 @@ pub struct Bin {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct BinTopBins {
+pub struct ShelfTopBins {
     /// `code` (BSON `string`).
     pub code: ::std::string::String,
     /// `stock` (BSON `long`).

@@ -368,7 +368,7 @@ pub struct Ticket {
     pub messages_overflow: ::std::option::Option<bool>,
     /// subset (Ticket.events): the latest 5 Events by at, copied here so the Ticket reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
     #[squillion(maintained)]
-    pub events: ::squillion::BoundedVec<EventEvents, 5>,
+    pub events: ::squillion::BoundedVec<TicketEvents, 5>,
     /// embed (Ticket.rating): one Rating per Ticket, read together with it, so it is embedded as a subdocument: one read returns both (rule 1; seed 003: embedding is preferred for one-to-one)
     #[squillion(embed)]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1099,7 +1099,7 @@ pub struct Message {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct EventEvents {
+pub struct TicketEvents {
     /// `at` (BSON `date`).
     pub at: ::squillion::bson::DateTime,
     /// `kind` (BSON `string`).

@@ -408,7 +408,7 @@ pub struct Host {
             key = "host.id"
         )
     )]
-    pub logmsgs: ::squillion::BoundedVec<LogMessageLogmsgs, 1000>,
+    pub logmsgs: ::squillion::BoundedVec<HostLogmsgs, 1000>,
 }
 impl Host {
     /// The collection's name.
@@ -686,7 +686,7 @@ pub struct ProductRef {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct LogMessageLogmsgs {
+pub struct HostLogmsgs {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,

@@ -60,10 +60,10 @@ pub struct Post {
     /// subset (Post.replies): the latest 3 Replies by at, copied here so the Post reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)
     /// Copy of Reply.
     #[squillion(maintained)]
-    pub latest_replies: ::squillion::BoundedVec<ReplyLatestReplies, 3>,
+    pub latest_replies: ::squillion::BoundedVec<PostLatestReplies, 3>,
     /// computed top-2 (Post.replies): the best 2 Replies by votes descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(maintained)]
-    pub top_replies: ::squillion::BoundedVec<ReplyTopReplies, 2>,
+    pub top_replies: ::squillion::BoundedVec<PostTopReplies, 2>,
     /// computed (Post.replies): count over the Post's Replies, maintained on write
     #[squillion(computed(count, of = replies))]
     pub replies_count: i32,
@@ -132,7 +132,7 @@ pub struct Board {
     pub pins: ::squillion::BoundedVec<Pin, 8>,
     /// computed top-3 (Board.pins): the best 3 Pins by score descending, maintained on write with $push, $each, $sort and $slice (seed 002 best times)
     #[squillion(maintained)]
-    pub top_pins: ::squillion::BoundedVec<PinTopPins, 3>,
+    pub top_pins: ::squillion::BoundedVec<BoardTopPins, 3>,
     /// computed (Board.pins): count over the Board's Pins, maintained on write
     #[squillion(computed(count, of = pins))]
     pub pins_count: i32,
@@ -240,7 +240,7 @@ pub struct Reply {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct ReplyLatestReplies {
+pub struct PostLatestReplies {
     /// `at` (BSON `date`).
     pub at: ::squillion::bson::DateTime,
     /// `votes` (BSON `int`).
@@ -255,7 +255,7 @@ pub struct ReplyLatestReplies {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct ReplyTopReplies {
+pub struct PostTopReplies {
     /// `votes` (BSON `int`).
     pub votes: i32,
     /// `text` (BSON `string`).
@@ -285,7 +285,7 @@ pub struct Pin {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct PinTopPins {
+pub struct BoardTopPins {
     /// `label` (BSON `string`).
     pub label: ::std::string::String,
     /// `score` (BSON `int`).

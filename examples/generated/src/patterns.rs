@@ -78,7 +78,7 @@ pub struct Section {
     #[squillion(
         top(to = Effort, n = 20, sort = "time", keep("athlete", "time"), key = "section")
     )]
-    pub top_efforts: ::squillion::BoundedVec<EffortTopEfforts, 20>,
+    pub top_efforts: ::squillion::BoundedVec<SectionTopEfforts, 20>,
 }
 impl Section {
     /// The collection's name.
@@ -1184,7 +1184,7 @@ impl MoviesCastOverflow {
     ::squillion::__private::serde::Deserialize
 )]
 #[serde(crate = "::squillion::__private::serde")]
-pub struct EffortTopEfforts {
+pub struct SectionTopEfforts {
     /// The document's id (`_id`).
     #[serde(rename = "_id")]
     pub id: ::squillion::bson::oid::ObjectId,

@@ -21,7 +21,7 @@ use squillion::bson::oid::ObjectId;
 use squillion::bson::DateTime;
 use squillion::{BoundedVec, Error};
 use squillion_examples_generated::elements::{
-    ensure_all, Bin, BinTopBins, Order, OrderProducts, OrderRepo, Shelf, ShelfRepo,
+    ensure_all, Bin, Order, OrderProducts, OrderRepo, Shelf, ShelfRepo, ShelfTopBins,
 };
 use squillion_testkit::TestDb;
 
@@ -291,16 +291,16 @@ impl Shelves {
             assert_eq!(got.bins_count as usize, want.len());
             assert_eq!(got.bins_total, want.iter().map(|b| b.stock).sum::<i64>());
             assert_eq!(got.bins_max, want.iter().map(|b| b.stock).max());
-            let mut top: Vec<BinTopBins> = want
+            let mut top: Vec<ShelfTopBins> = want
                 .iter()
-                .map(|b| BinTopBins {
+                .map(|b| ShelfTopBins {
                     code: b.code.clone(),
                     stock: b.stock,
                 })
                 .collect();
             top.sort_by_key(|b| std::cmp::Reverse(b.stock));
             top.truncate(2);
-            let stocks = |v: &[BinTopBins]| v.iter().map(|b| b.stock).collect::<Vec<_>>();
+            let stocks = |v: &[ShelfTopBins]| v.iter().map(|b| b.stock).collect::<Vec<_>>();
             // Ties in stock may list either bin: the stocks are what the order fixes.
             assert_eq!(
                 stocks(got.top_bins.as_slice()),

@@ -105,7 +105,7 @@ pub(super) fn modifiers(
                 parent.field.clone()
             };
             let kept = subset_keep(ctx, child, &latest.keep, &latest.by.field);
-            let mut field = copies_field(ctx, &name, child, &kept, rel, with_id);
+            let mut field = copies_field(ctx, &name, (&parent.entity, child), &kept, rel, with_id);
             field.set_outer_bound(Some(latest.n));
             field.docs = vec![format!(
                 "subset ({}): the latest {} by {}, copied here so the {} reads them in one go; all of them stay in their own place (seed 004: latest 1000 log messages)",
@@ -141,7 +141,7 @@ pub(super) fn modifiers(
     if let Some(top) = &f.top {
         let name = format!("top_{}", parent.field);
         let kept = subset_keep(ctx, child, &top.keep, &top.by.field);
-        let mut field = copies_field(ctx, &name, child, &kept, rel, with_id);
+        let mut field = copies_field(ctx, &name, (&parent.entity, child), &kept, rel, with_id);
         field.kind = FieldKind::Computed;
         field.set_outer_bound(Some(top.n));
         field.docs = vec![format!(
@@ -406,7 +406,7 @@ pub(super) fn sort_name(ctx: &Ctx<'_>, child: &RelationEnd, field: &str) -> Stri
 fn copies_field(
     ctx: &Ctx<'_>,
     name: &str,
-    child: &RelationEnd,
+    (parent, child): (&str, &RelationEnd),
     keep: &[String],
     rel: &Relation,
     with_id: bool,
@@ -429,11 +429,9 @@ fn copies_field(
         field.children = children;
     }
     field.set_array(None);
-    field.type_name = Some(format!(
-        "{}{}",
-        child.entity,
-        crate::engine::fields::pascal(name)
-    ));
+    // Named after the list it types, as an array of extended references is (`TicketEvents` for
+    // a Ticket's `events`, `ShelfTopBins` for its `top_bins`), never child + list (`EventEvents`).
+    field.type_name = Some(format!("{parent}{}", crate::engine::fields::pascal(name)));
     field.relation = Some(rel.id.clone());
     field.source = Some(child.entity.clone());
     field
