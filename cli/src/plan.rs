@@ -1,5 +1,6 @@
 //! `squillion plan FILE [--json | --explain]`: the layout of every relationship and collection.
 
+use squillion_codegen::prose::n_of;
 use std::path::PathBuf;
 
 use crate::input::{read_schema, stderr_color};
@@ -82,17 +83,17 @@ fn summary(plan: &squillion_codegen::plan::Plan) -> String {
     out.push('\n');
     for c in &plan.collections {
         out.push_str(&format!(
-            "{:<28} {} fields, {} indexes, ~{} B\n",
+            "{:<28} {}, {}, ~{} B\n",
             c.name,
-            c.fields.len(),
-            c.indexes.len(),
+            n_of(c.fields.len() as u64, "field"),
+            n_of(c.indexes.len() as u64, "index"),
             c.size.average
         ));
     }
     if !plan.warnings.is_empty() {
         out.push_str(&format!(
-            "\n{} warnings (see --explain)\n",
-            plan.warnings.len()
+            "\n{} (see --explain)\n",
+            n_of(plan.warnings.len() as u64, "warning")
         ));
     }
     out

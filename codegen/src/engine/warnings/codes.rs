@@ -57,6 +57,9 @@ pub const SUMMARY_NOT_BUCKETED: &str = "W127";
 /// A value type no field of an entity, variant or relationship uses, directly or through other
 /// value types: nothing is stored in its shape.
 pub const UNUSED_VALUE: &str = "W128";
+/// `keep id` in a `latest`/`top` list of children that are elements without an `_id` (bucketed,
+/// or embedded in another entity): the copies cannot hold it.
+pub const KEPT_ID_DROPPED: &str = "W129";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -135,4 +138,8 @@ pub const ALL: &[(&str, &str)] = &[
         "summaries `per bucket` of children that are not bucketed",
     ),
     (UNUSED_VALUE, "a value type no stored field uses"),
+    (
+        KEPT_ID_DROPPED,
+        "`keep id` in a list of children that have no `_id`",
+    ),
 ];

@@ -152,6 +152,58 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
     );
 }
 
+/// W129 at a `latest`/`top` fact that keeps `id` of children the layout stores as elements
+/// without one (bucket elements; children embedded in another entity): the Plan's copies hold the
+/// other fields only, so the list cannot lead to a child on its own.
+pub(crate) fn kept_id_dropped(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    use crate::plan::ComputedFn;
+    // The lists of copies the Plan makes, and whether their copies hold the child's `_id`
+    // (embedded children without outlier are the latest N themselves: no list, nothing dropped).
+    let top = d.computed.iter().find_map(|c| match &c.function {
+        ComputedFn::TopN { child_id, .. } => Some(!child_id.is_empty()),
+        _ => None,
+    });
+    let lists = [
+        (
+            "latest",
+            rel.facts.latest.as_ref(),
+            d.subset.as_ref().map(|s| !s.child_id.is_empty()),
+        ),
+        ("top", rel.facts.top.as_ref(), top),
+    ];
+    for (fact, list, has_id) in lists {
+        let (Some(list), Some(false)) = (list, has_id) else {
+            continue;
+        };
+        if !list.keep.iter().any(|k| k == "_id") {
+            continue;
+        }
+        let place = if d.bucket.is_some() {
+            "bucket elements"
+        } else {
+            "embedded elements"
+        };
+        e.warn(
+            codes::KEPT_ID_DROPPED,
+            Severity::Warning,
+            RuleId::Subset,
+            list.span,
+            format!(
+                "`{fact} ... keep id`: {} are {place} ({}), which have no `_id`: the copies in each {} hold the other kept fields only",
+                plural(&d.child),
+                d.strategy.as_str(),
+                d.parent
+            ),
+            Some(format!(
+                "remove `id` from `keep`; to reach a {} on its own, make it `standalone {}` (a document of its own, whose copies keep its `_id`)",
+                d.child, d.child
+            )),
+            None,
+            Some(&d.id),
+        );
+    }
+}
+
 /// W128 at each value type that no stored field uses, directly or through other value types
 /// (`super::unused`): nothing the database holds has its shape.
 pub(crate) fn unused_values(e: &mut Emit<'_, '_>, unused: &[super::unused::UnusedValue<'_>]) {
