@@ -427,6 +427,45 @@ fn few_to_squillions_flips_embed_to_child_ref() {
     assert!(v.shape_changed && !v.must_bump);
 }
 
+/// Moves among the many-to-many layouts (ids on one side, on both, a link per pair) move the
+/// pairs' references, wherever the new layout keeps them: the diff says so, never "a reference in
+/// each of" the partners (that is the one-to-many move to child references).
+#[test]
+fn many_to_many_moves_say_the_references_move() {
+    let layouts = ["one_way", "two_way", "link_collection"];
+    let schema = |force: &str| {
+        format!(
+            "entity Student {{ name: string }}\nentity Course {{ title: string }}\n\
+             relation Student.courses: many(12) <-> Course.students: many(300) {{\n  navigate both\n  force {force}\n}}\n"
+        )
+    };
+    let mut seen = 0;
+    for from in layouts {
+        for to in layouts {
+            if from == to {
+                continue;
+            }
+            let (a, b) = (
+                plan_of("old.sqn", &schema(from)).unwrap(),
+                plan_of("new.sqn", &schema(to)).unwrap(),
+            );
+            let text = diff::render::text(&diff::diff(&a, &b));
+            assert!(
+                text.contains(&format!("`{from}` (forced) becomes `{to}`")),
+                "{text}"
+            );
+            assert!(
+                !text.contains("a reference in each of"),
+                "{from} -> {to}:\n{text}"
+            );
+            if text.contains("Data moved: the references to the Courses stored") {
+                seen += 1;
+            }
+        }
+    }
+    assert_eq!(seen, 6, "every move says what it moves");
+}
+
 /// The hostile schemas (names like keywords, doc comments and strings that break Markdown,
 /// invisible characters) against each other and an empty schema: the text and Markdown show no
 /// invisible character, and the Markdown's lines are list items, headings or the summary (nothing

@@ -137,7 +137,14 @@ fn because(when: &str, s: &DecisionState) -> String {
 /// `Data moved: the Books stored, about 300 (45 KB) per Author document.`
 fn moved_children(c: &DecisionChange, child: &str, parent: &str) -> Option<String> {
     let m = c.moved;
+    // Among the many-to-many layouts (ids on one side, on both, or a link per pair) what moves
+    // is the pairs' references, wherever the new layout keeps them; elsewhere, a reference is
+    // written in each child (or the children themselves move).
+    let pairs = |s: &crate::diff::DecisionState| {
+        matches!(s.layout.as_str(), "one_way" | "two_way" | "link_collection")
+    };
     let what = match &c.old {
+        Some(o) if pairs(o) && c.new.as_ref().is_some_and(pairs) => "the references to",
         Some(o) if !crate::diff::relocates_children(o, c.new.as_ref()) => "a reference in each of",
         _ => "",
     };
