@@ -1,4 +1,4 @@
-//! W129: `keep id` in a `latest`/`top` list whose copies cannot hold the child's `_id` (the
+//! W130: `keep id` in a `latest`/`top` list whose copies cannot hold the child's `_id` (the
 //! children are bucket elements, or embedded, and have none). The id asked for is left out of
 //! the copies by the Plan; the warning says so, where the fact was written, exactly when it
 //! happens: over placements (pages and time ranges in buckets, an outlier's embedded children,
@@ -48,16 +48,16 @@ fn keep_id_is_warned_exactly_where_the_copies_cannot_hold_it() {
                      relation Board.notes: {card} <-> Note.board: one {{\n  {fact}\n  {list}\n}}\n"
                 );
                 let plan = plan(&src);
-                let w129: Vec<_> = plan.warnings.iter().filter(|w| w.code == "W129").collect();
+                let w130: Vec<_> = plan.warnings.iter().filter(|w| w.code == "W130").collect();
                 let dropped =
                     keep_id && list_id(&plan, "Board.notes", top).is_some_and(|id| id.is_empty());
                 assert_eq!(
-                    w129.len(),
+                    w130.len(),
                     usize::from(dropped),
                     "{src}\n{:?}",
                     plan.warnings
                 );
-                if let Some(w) = w129.first() {
+                if let Some(w) = w130.first() {
                     warned += 1;
                     assert_eq!(w.position.line, 5, "at the list's fact\n{src}");
                     assert!(

@@ -59,7 +59,7 @@ pub const SUMMARY_NOT_BUCKETED: &str = "W127";
 pub const UNUSED_VALUE: &str = "W128";
 /// `keep id` in a `latest`/`top` list of children that are elements without an `_id` (bucketed,
 /// or embedded in another entity): the copies cannot hold it.
-pub const KEPT_ID_DROPPED: &str = "W129";
+pub const KEPT_ID_DROPPED: &str = "W130";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[

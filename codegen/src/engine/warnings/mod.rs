@@ -152,7 +152,7 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
     );
 }
 
-/// W129 at a `latest`/`top` fact that keeps `id` of children the layout stores as elements
+/// W130 at a `latest`/`top` fact that keeps `id` of children the layout stores as elements
 /// without one (bucket elements; children embedded in another entity): the Plan's copies hold the
 /// other fields only, so the list cannot lead to a child on its own.
 pub(crate) fn kept_id_dropped(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
