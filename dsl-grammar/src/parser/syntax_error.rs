@@ -374,6 +374,12 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if let Some(help) = unclosed_body_help(rest, before, expected) {
         return help;
     }
+    if let Some(help) = super::misplaced::misplaced_fact_help(rest, before, expected) {
+        return help;
+    }
+    if let Some(help) = super::misplaced::arrow_help(rest, expected) {
+        return help.into();
+    }
     // A keyword expected here, misspelt (`standalon`, `wher`): the help says it, as the fix
     // writes it.
     if !declaration_expected(before, expected) {
