@@ -47,9 +47,18 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
             continue;
         };
         out.extend(match layout {
-            Layout::Embed { unique, lists, .. } => {
+            Layout::Embed {
+                unique,
+                lists,
+                find_by,
+                ..
+            } => {
                 if f.bound.is_some() {
-                    embed_array(item, f, unique, lists)
+                    let mut out = embed_array(item, f, unique, lists);
+                    if let Some((to, id)) = find_by {
+                        out.extend(referenced_by(item, f, to, id));
+                    }
+                    out
                 } else {
                     embed_one(item, f)
                 }
@@ -443,6 +452,28 @@ fn child_ref(
         "How many documents reference this {to_name} (`countDocuments({{{path}: parent}})`)."
     );
     listing(item, f, &path, (parent_ty, find_doc, count_doc), order)
+}
+
+/// The other direction of a one-way many-to-many with fields (`[{id, since}]`): the documents
+/// whose array holds an element referencing one `to`, through the multikey index on `<f>.<id>`.
+fn referenced_by(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, id: &str) -> TokenStream {
+    let path = format!("{}.{id}", f.bson);
+    let to_name = quote!(#to).to_string().replace(' ', "");
+    let find_doc = format!(
+        "One page of the documents whose `{}` holds an element referencing this {to_name} (by \
+         `{path}`), in `_id` order: at most `per_page`, starting after `after` (`None`: the first \
+         page). Keyset paging (each page starts after the last document of the one before, never \
+         skipping), served by the multikey index on `{path}`; the page's `next` is the cursor of \
+         the page after it.",
+        f.bson
+    );
+    let count_doc = format!(
+        "How many documents hold an element referencing this {to_name} in `{}` \
+         (`countDocuments({{\"{path}\": id}})`).",
+        f.bson
+    );
+    let parent_ty = quote!(<#to as ::squillion::Document>::Id);
+    listing(item, f, &path, (parent_ty, find_doc, count_doc), &[])
 }
 
 /// `find_by_<f>` (keyset pages of the documents whose `path` holds a value, in `order` then
