@@ -170,3 +170,31 @@ proptest! {
         prop_assert_ne!(d.strategy, Layout::OneWay, "{}", src);
     }
 }
+
+/// Fields that are arrays or maps would nest in the small side's array (a student's 200 classes,
+/// each with its scores: seed 002's sample grades, one document per student and class): the pairs
+/// stay documents of a link collection, whatever the names and unbalanced bounds.
+#[test]
+fn unbalanced_sides_with_array_fields_keep_a_link_collection() {
+    for (a, b) in PAIRS {
+        for field in [
+            "scores: [Score; 10]",
+            "tags: [string; 5]",
+            "marks: map<int32; 8>",
+        ] {
+            for (small, large) in [(3u64, 500u64), (200, 2000), (30, 5000)] {
+                let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+                let src = format!(
+                    "value Score {{ kind: string  score: double }}\n\
+                     entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+                     relation {a}.{af}: {} <-> {b}.{bf}: {} {{\n  navigate both\n  fields {{ {field} }}\n}}\n",
+                    class(small),
+                    class(large)
+                );
+                let plan = plan(&src);
+                let d = decision(&plan, &format!("{a}.{af}"));
+                assert_eq!(d.strategy, Layout::LinkCollection, "{src}");
+            }
+        }
+    }
+}

@@ -199,7 +199,7 @@ pub(crate) fn against(x: &Against) -> String {
         Against::UnbalancedSecondArray { entity, max, holder } => format!(
             "{} would hold {}, rewritten on every change and read with the {entity} each time, where a query on the {holder} side's array finds the same {}",
             a(entity),
-            up_to(*max, &format!("{holder} id")),
+            format!("{} of {}", up_to(*max, "id"), plural(holder)),
             plural(holder)
         ),
         Against::SmallSideServesBoth { holder } => format!(

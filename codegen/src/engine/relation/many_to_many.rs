@@ -1,7 +1,7 @@
 //! Many-to-many: two_way, one_way (with the outlier modifier) or a link collection, and the
 //! relationship's own fields.
 
-use crate::model::{Layout, Navigate, Relation, RelationEnd, Side};
+use crate::model::{FieldType, Layout, Navigate, Relation, RelationEnd, Side};
 use crate::plan::RuleId;
 
 use super::super::basis::{Against, Fact, LinkWhy, Reason};
@@ -315,7 +315,8 @@ fn queried(ctx: &Ctx<'_>, rel: &Relation, end: &RelationEnd) -> Option<String> {
 /// student's 30 courses against a course's 2,000 students), read from both sides or from neither
 /// named: as without fields, only the small side holds the list (`{reference, fields}`), and the
 /// other direction is a query on its multikey index, rather than a collection of pairs joined on
-/// every read.
+/// every read. Not when a field is an array or a map, which would nest in the holder's array
+/// (seed 002's grades: one document per student and class, with its scores).
 fn lines_on_small_side(
     ctx: &Ctx<'_>,
     rel: &Relation,
@@ -391,7 +392,15 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
             Navigate::Both | Navigate::Parent => None,
         },
     };
-    if holder.is_none() && fits(l) && fits(r) {
+    // Fields that are arrays or maps would nest them in the holder's array (a student's 200
+    // classes, each with its scores): the pairs then stay documents of their own.
+    let nested = rel.fields.iter().any(|f| {
+        matches!(
+            f.ty,
+            FieldType::Array { .. } | FieldType::Map { .. } | FieldType::Counters { .. }
+        )
+    });
+    if holder.is_none() && fits(l) && fits(r) && !nested {
         if let Some(side) = unbalanced(ctx, rel) {
             return lines_on_small_side(ctx, rel, side, names, facts);
         }
