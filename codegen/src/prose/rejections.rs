@@ -197,9 +197,10 @@ pub(crate) fn against(x: &Against) -> String {
             thousands(*limit)
         ),
         Against::UnbalancedSecondArray { entity, max, holder } => format!(
-            "{} would hold {}, rewritten on every change and read with the {entity} each time, where a query on the {holder} side's array finds the same {}",
+            "{} would hold {} of {}, rewritten on every change and read with the {entity} each time, where a query on the {holder} side's array finds the same {}",
             a(entity),
-            format!("{} of {}", up_to(*max, "id"), plural(holder)),
+            up_to(*max, "id"),
+            plural(holder),
             plural(holder)
         ),
         Against::SmallSideServesBoth { holder } => format!(
