@@ -231,3 +231,64 @@ async fn the_holders_of_a_reference_with_fields_are_listed_by_its_index() {
         );
     }
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, squillion::Document)]
+#[squillion(collection = "followers")]
+pub struct Follower {
+    #[serde(rename = "_id")]
+    #[squillion(id)]
+    pub id: ObjectId,
+    #[squillion(parent_refs(to = Course, max = 4, find_by))]
+    pub following: BoundedVec<ObjectId, 4>,
+    #[squillion(computed(count, of = following))]
+    pub following_count: i32,
+}
+
+/// `computed(count, of = <ids>)` on an array of ids (a user's `following_count`, the `summary
+/// count` of a one-way many-to-many): every `add_` and `remove_` that changes the array leaves the
+/// count equal to its length, over random adds (new, repeated, beyond the bound) and removals
+/// (present or not), compared with a model.
+#[tokio::test]
+async fn the_count_of_an_array_of_ids_follows_its_adds_and_removals() {
+    let db = database("holders_count").await;
+    let repo = FollowerRepo::new(&db);
+    let targets: Vec<ObjectId> = (0..7).map(|_| ObjectId::new()).collect();
+    let mut rng = Lcg(5);
+    let mut model: BTreeMap<ObjectId, Vec<ObjectId>> = BTreeMap::new();
+    for _ in 0..6 {
+        let f = Follower {
+            id: ObjectId::new(),
+            following: BoundedVec::new(),
+            following_count: 0,
+        };
+        repo.insert(&f).await.unwrap();
+        model.insert(f.id, Vec::new());
+    }
+    let ids: Vec<ObjectId> = model.keys().copied().collect();
+    for _ in 0..150 {
+        let f = ids[rng.below(ids.len() as u64) as usize];
+        let t = targets[rng.below(targets.len() as u64) as usize];
+        let held = model.get_mut(&f).unwrap();
+        if rng.below(3) == 0 {
+            let removed = repo.remove_following(&f, &t).await.unwrap();
+            assert_eq!(removed, held.contains(&t));
+            held.retain(|x| *x != t);
+        } else {
+            match repo.add_following(&f, &t).await {
+                Ok(added) => {
+                    assert_eq!(added, !held.contains(&t));
+                    if added {
+                        held.push(t);
+                    }
+                }
+                Err(squillion::Error::BoundExceeded { .. }) => {
+                    assert!(held.len() == 4 && !held.contains(&t))
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let doc = repo.get(&f).await.unwrap().unwrap();
+        assert_eq!(doc.following.len(), held.len());
+        assert_eq!(doc.following_count as usize, held.len(), "{doc:?}");
+    }
+}

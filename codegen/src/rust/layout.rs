@@ -593,7 +593,12 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 let of = match (of.as_deref().and_then(|o| ident_of(c, o)), &children) {
                     (Some(of), _) => quote!(of = #of),
                     (None, Some((to, key))) => quote!(to = #to, key = #key),
-                    (None, None) => continue,
+                    // The count of an array of ids in this collection (a user's `following`):
+                    // its writes recompute it.
+                    (None, None) => match ids_counted(c, d, summary) {
+                        Some(of) => quote!(of = #of),
+                        None => continue,
+                    },
                 };
                 let field = x.field.as_deref().unwrap_or_default();
                 match summary {
@@ -725,4 +730,18 @@ fn index(i: &crate::plan::Index) -> TokenStream {
         args.push(quote!(collation(locale = #locale, strength = #strength)));
     }
     quote!(index(#(#args),*))
+}
+
+/// The array of ids of `d` in `c` whose length a `count` summary is (a user's `following`): the
+/// repository's `add_<f>` and `remove_<f>` recompute it.
+fn ids_counted(c: &Collection, d: &Decision, summary: &SummaryFn) -> Option<proc_macro2::Ident> {
+    // `parent_refs(..)` arrays only: a `two_way` array's links write both sides in a transaction
+    // that keeps no summary yet.
+    if *summary != SummaryFn::Count || !matches!(d.strategy, Layout::ParentRefs | Layout::OneWay) {
+        return None;
+    }
+    d.placement
+        .iter()
+        .find(|p| p.collection == c.name && top_level(&p.path) && p.shape == Shape::ArrayOfIds)
+        .and_then(|p| ident_of(c, &p.path))
 }

@@ -316,6 +316,8 @@ fn parent_refs(
          is checked by the update. True if the array changed."
     );
     let loads = loads(item, f, to, fields, None);
+    // Summaries of the array (`computed(count, of = <f>)`: a user's `following_count`).
+    let computed = computed_for(item, path);
     // The other direction of a one-way many-to-many: the documents whose array holds an id,
     // through the array's multikey index, as a child's reference lists its siblings.
     let listing = if find_by {
@@ -338,12 +340,21 @@ fn parent_refs(
 
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await
+            let changed = #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await?;
+            if changed {
+                #rt::summaries::resync(self.core.raw(), #rt::to_bson(id)?, #path, #computed).await?;
+            }
+            ::core::result::Result::Ok(changed)
         }
 
-        /// Removes a reference (`$pull`); true if it was there.
+        /// Removes a reference (`$pull`); true if it was there. The array's summaries
+        /// (`computed(count, of = <f>)`) are recomputed from it after a change.
         pub async fn #remove(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(reference)?).await
+            let changed = #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(reference)?).await?;
+            if changed {
+                #rt::summaries::resync(self.core.raw(), #rt::to_bson(id)?, #path, #computed).await?;
+            }
+            ::core::result::Result::Ok(changed)
         }
 
         #loads
