@@ -82,18 +82,42 @@ fn summary(plan: &squillion_codegen::plan::Plan) -> String {
     out.push('\n');
     for c in &plan.collections {
         out.push_str(&format!(
-            "{:<28} {} fields, {} indexes, ~{} B\n",
+            "{:<28} {}, {}, ~{} B\n",
             c.name,
-            c.fields.len(),
-            c.indexes.len(),
+            counted(c.fields.len(), "field", "fields"),
+            counted(c.indexes.len(), "index", "indexes"),
             c.size.average
         ));
     }
     if !plan.warnings.is_empty() {
         out.push_str(&format!(
-            "\n{} warnings (see --explain)\n",
-            plan.warnings.len()
+            "\n{} (see --explain)\n",
+            counted(plan.warnings.len(), "warning", "warnings")
         ));
     }
     out
+}
+
+/// `1 index`, `2 indexes`, `0 indexes`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        for (one, many) in [
+            ("field", "fields"),
+            ("index", "indexes"),
+            ("warning", "warnings"),
+        ] {
+            assert_eq!(counted(1, one, many), format!("1 {one}"));
+            for n in [0usize, 2, 3, 10, 101] {
+                assert_eq!(counted(n, one, many), format!("{n} {many}"));
+            }
+        }
+    }
 }
