@@ -55,3 +55,43 @@ proptest! {
         prop_assert!(code.contains(&format!("`add_{af}`")), "no add_{} listed:\n{}", af, src);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// W129: a many-to-many's summaries that no generated write keeps are reported, each named,
+    /// and only those: everything but the `count` of an array of ids (`one_way`, `parent_refs`).
+    /// Over bounds that give two_way, one_way and link collections, with and without fields of the
+    /// relationship, and every subset of summaries.
+    #[test]
+    fn summaries_no_write_keeps_are_reported(
+        (a, b) in prop::sample::select(&[("Playlist", "Song"), ("Student", "Course"), ("User", "Group")][..]),
+        left in prop_oneof![Just("few(5)".to_owned()), Just("many(40)".to_owned()), Just("many(3000)".to_owned())],
+        right in prop_oneof![Just("few(8)".to_owned()), Just("many(4000)".to_owned()), Just("squillions".to_owned())],
+        with_fields in any::<bool>(),
+        sums in prop::sample::subsequence(vec!["count", "total(n)", "max(n)", "min(n)"], 1..4),
+    ) {
+        let (af, bf) = ("links", "linked");
+        let fields = if with_fields { "fields { since: date }" } else { "" };
+        let src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string  n: int32 }}\n\
+             relation {a}.{af}: {left} <-> {b}.{bf}: {right} {{\n  summary {}\n  {fields}\n}}\n",
+            sums.join(", ")
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        let ids = matches!(d.strategy, Layout::OneWay | Layout::ParentRefs)
+            && d.placement.iter().any(|p| p.shape == squillion_codegen::plan::Shape::ArrayOfIds);
+        let unkept: Vec<&str> = sums.iter().copied().filter(|s| !(ids && *s == "count")).collect();
+        let w = plan.warnings.iter().find(|w| w.code == "W129");
+        if unkept.is_empty() {
+            prop_assert!(w.is_none(), "{:?}\n{}", w, src);
+        } else {
+            let w = w.unwrap_or_else(|| panic!("no W129 ({})\n{src}", d.strategy.as_str()));
+            for s in &sums {
+                let named = w.message.contains(&format!("`{s}`"));
+                prop_assert_eq!(named, unkept.contains(s), "{}: {}\n{}", s, w.message, src);
+            }
+        }
+    }
+}
