@@ -84,6 +84,12 @@ proptest! {
             && d.placement.iter().any(|p| p.shape == squillion_codegen::plan::Shape::ArrayOfIds);
         let unkept: Vec<&str> = sums.iter().copied().filter(|s| !(ids && *s == "count")).collect();
         let w = plan.warnings.iter().find(|w| w.code == "W129");
+        // The plan's costs never claim a write keeps what W129 says no write keeps.
+        for o in d.obligations.iter().filter(|o| o.contains("_count`") || o.contains("_total`") || o.contains("_max`") || o.contains("_min`")) {
+            let claims = o.contains("updates the") || o.contains("recomputes");
+            let kept = ids && o.contains("_count`");
+            prop_assert_eq!(claims, kept, "{}\n{}", o, src);
+        }
         if unkept.is_empty() {
             prop_assert!(w.is_none(), "{:?}\n{}", w, src);
         } else {
