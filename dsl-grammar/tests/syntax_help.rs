@@ -712,3 +712,28 @@ fn another_arrow_between_relation_ends_points_to_the_double_arrow() {
         }
     }
 }
+
+/// A condition whose operator is followed by nothing (the `?` left out, before `}`, `and` or the
+/// next clause) is told to add `?` with the condition as written, not that it wrote a literal;
+/// over operators, fields and what follows.
+#[test]
+fn a_condition_without_its_parameter_is_shown_with_it() {
+    for op in ["==", "!=", "<", ">=", "between", "in", "starts_with"] {
+        for field in ["x", "price", "created_at"] {
+            for tail in ["}", "and y == ? }", "sort y }", "limit 5 }"] {
+                let src = format!(
+                    "entity A {{ x: int32 price: int32 created_at: int32 y: int32 }}\n\
+                     query q on A {{ where {field} {op} {tail}\n"
+                );
+                let help = help_of(&src);
+                assert!(help.contains(&format!("`{field} {op} ?`")), "{src}\n{help}");
+                assert!(!help.contains("literal"), "{src}\n{help}");
+                let fixed = src.replace(&format!("{field} {op} "), &format!("{field} {op} ? "));
+                assert!(errors(&fixed).is_empty(), "{fixed}");
+            }
+        }
+    }
+    // A literal still hears that conditions take `?`.
+    let help = help_of("entity A { x: int32 }\nquery q on A { where x == 3 }\n");
+    assert!(help.contains("never a literal"), "{help}");
+}

@@ -69,3 +69,31 @@ pub(super) fn arrow_help(rest: &str, expected: &[String]) -> Option<&'static str
          is read in: `relation Author.books: many <-> Book.author: one`",
     )
 }
+
+/// The help when a condition's operator is followed by nothing it could compare with (the query's
+/// `}`, the next clause, `and`): the `?` was left out, no literal was written.
+pub(super) fn missing_parameter_help(rest: &str, before: &str) -> Option<String> {
+    const NEXT: [&str; 6] = ["and", "sort", "limit", "rate", "returns", "where"];
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let nothing =
+        rest.trim_start().is_empty() || rest.starts_with('}') || NEXT.contains(&word.as_str());
+    if !nothing {
+        return None;
+    }
+    let condition = before
+        .trim_end()
+        .rsplit("where")
+        .next()
+        .unwrap_or("")
+        .rsplit(" and ")
+        .next()
+        .unwrap_or("")
+        .trim();
+    Some(format!(
+        "the condition lacks its parameter: write `{condition} ?` (the generated method takes the \
+         value as an argument)"
+    ))
+}

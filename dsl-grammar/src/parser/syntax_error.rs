@@ -405,9 +405,11 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         }
     }
     if has("`?`") && in_condition && !rest.starts_with('?') {
-        return "a condition compares with a parameter `?`, never a literal: the generated method \
-                takes the value as an argument (`where status == ?`, `where status in ?`)"
-            .into();
+        return super::misplaced::missing_parameter_help(rest, before).unwrap_or_else(|| {
+            "a condition compares with a parameter `?`, never a literal: the generated method \
+             takes the value as an argument (`where status == ?`, `where status in ?`)"
+                .into()
+        });
     }
     if has("`<->`") {
         return "a relation joins two ends: `relation Author.books: many <-> Book.author: one`"
