@@ -709,6 +709,12 @@ fn another_arrow_between_relation_ends_points_to_the_double_arrow() {
             let help = help_of(&src);
             assert!(help.starts_with("did you mean `<->`?"), "{src}\n{help}");
             assert!(errors(&src.replace(arrow, "<->")).is_empty(), "{src}");
+            // The quick fix (the editor's "did you mean") replaces exactly the arrow.
+            let d = errors(&src);
+            let fix = d[0].fix.as_ref().unwrap_or_else(|| panic!("no fix: {src}"));
+            let mut fixed = src.clone();
+            fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+            assert!(errors(&fixed).is_empty(), "{src}\n{fixed}");
         }
     }
 }

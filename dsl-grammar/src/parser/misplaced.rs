@@ -58,16 +58,22 @@ pub(super) fn misplaced_fact_help(rest: &str, before: &str, expected: &[String])
 /// The help when two relation ends are joined by an arrow other than `<->` (`->`, `<-`, `--`,
 /// `<=>`, `=>`).
 pub(super) fn arrow_help(rest: &str, expected: &[String]) -> Option<&'static str> {
+    wrong_arrow(rest, expected).map(|_| {
+        "did you mean `<->`? a relation's two ends are joined by `<->`, whatever the direction it \
+         is read in: `relation Author.books: many <-> Book.author: one`"
+    })
+}
+
+/// The length of the arrow other than `<->` that starts `rest` where `<->` was expected (the
+/// quick fix replaces it).
+pub(super) fn wrong_arrow(rest: &str, expected: &[String]) -> Option<usize> {
     if !expected.iter().any(|e| e == "`<->`") {
         return None;
     }
-    let arrow = ["->", "<-", "--", "<=>", "=>", "<>", "-"]
+    ["<=>", "->", "<-", "--", "=>", "<>", "-"]
         .iter()
-        .any(|a| rest.starts_with(a));
-    arrow.then_some(
-        "did you mean `<->`? a relation's two ends are joined by `<->`, whatever the direction it \
-         is read in: `relation Author.books: many <-> Book.author: one`",
-    )
+        .find(|a| rest.starts_with(**a))
+        .map(|a| a.len())
 }
 
 /// The help when a condition's operator is followed by nothing it could compare with (the query's

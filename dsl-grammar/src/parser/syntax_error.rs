@@ -140,7 +140,11 @@ pub(super) fn syntax_diagnostic(
             format!("expected {} here", join_or(&expected))
         });
     let fix = syntax_fix(rest, &source[..at], &expected)
-        .map(|(head, kw)| (Span::new(span.start - head, span.end), kw));
+        .map(|(head, kw)| (Span::new(span.start - head, span.end), kw))
+        .or_else(|| {
+            super::misplaced::wrong_arrow(rest, &expected)
+                .map(|len| (Span::new(span.start, span.start + len), "<->".to_owned()))
+        });
     diagnostic
         .with_help(syntax_help(rest, &source[..at], &expected))
         .with_fix_from(fix.as_ref().map(|(span, kw)| (*span, kw.as_str())))
