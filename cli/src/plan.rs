@@ -1,6 +1,5 @@
 //! `squillion plan FILE [--json | --explain]`: the layout of every relationship and collection.
 
-use squillion_codegen::prose::n_of;
 use std::path::PathBuf;
 
 use crate::input::{read_schema, stderr_color};
@@ -85,16 +84,40 @@ fn summary(plan: &squillion_codegen::plan::Plan) -> String {
         out.push_str(&format!(
             "{:<28} {}, {}, ~{} B\n",
             c.name,
-            n_of(c.fields.len() as u64, "field"),
-            n_of(c.indexes.len() as u64, "index"),
+            counted(c.fields.len(), "field", "fields"),
+            counted(c.indexes.len(), "index", "indexes"),
             c.size.average
         ));
     }
     if !plan.warnings.is_empty() {
         out.push_str(&format!(
             "\n{} (see --explain)\n",
-            n_of(plan.warnings.len() as u64, "warning")
+            counted(plan.warnings.len(), "warning", "warnings")
         ));
     }
     out
+}
+
+/// `1 index`, `2 indexes`, `0 indexes`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        for (one, many) in [
+            ("field", "fields"),
+            ("index", "indexes"),
+            ("warning", "warnings"),
+        ] {
+            assert_eq!(counted(1, one, many), format!("1 {one}"));
+            for n in [0usize, 2, 3, 10, 101] {
+                assert_eq!(counted(n, one, many), format!("{n} {many}"));
+            }
+        }
+    }
 }

@@ -282,16 +282,37 @@ fn both_sides_unbounded_is_a_link_collection() {
 
 #[test]
 fn a_relationship_with_fields_of_its_own_is_a_link_collection() {
+    // Sides alike in size (20 against 150), nothing naming one: a collection of pairs.
     let p = plan(
         "entity User { name: string }
          entity Group { name: string }
-         relation User.groups: few(20) <-> Group.members: many(300) { fields { role: string since: date } }",
+         relation User.groups: few(20) <-> Group.members: few(150) { fields { role: string since: date } }",
     );
     let d = p.relationship("User.groups").unwrap();
     assert_eq!(d.strategy, Layout::LinkCollection);
     let link = p.collection("user_groups").unwrap();
     assert!(link.field("role").is_some());
     assert!(link.field("since").is_some());
+}
+
+#[test]
+fn a_relationship_with_fields_of_unbalanced_sides_keeps_them_on_the_small_side() {
+    // docs/language.md's example: a user's 20 groups against a group's 300 members (over a couple
+    // of hundred and ten times as many): each user holds `[{id, role, since}]`, and a group's
+    // members are found through `groups.id` (seed 003 relationship balance).
+    let p = plan(
+        "entity User { name: string }
+         entity Group { name: string }
+         relation User.groups: few(20) <-> Group.members: many(300) { fields { role: string since: date } }",
+    );
+    let d = p.relationship("User.groups").unwrap();
+    assert_eq!(d.strategy, Layout::OneWay);
+    assert_eq!(d.placement[0].holder, "User");
+    let users = p.collection("users").unwrap();
+    let groups = users.field("groups").unwrap();
+    assert!(groups.children.iter().any(|c| c.name == "role"));
+    assert!(users.indexes.iter().any(|i| i.keys[0].path == "groups.id"));
+    assert!(p.collection("user_groups").is_none());
 }
 
 // ---------------------------------------------------------------------------------------------

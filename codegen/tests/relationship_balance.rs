@@ -99,6 +99,62 @@ proptest! {
         }
     }
 
+    /// The balance holds for a relationship with fields of its own (an enrolment's date and
+    /// role): when the sides are unbalanced, the small side keeps `{reference, fields}` and the
+    /// other direction is a query on its multikey index, whether both directions are read
+    /// (`navigate both`) or nothing names one; sides alike in size, with nothing naming one, are
+    /// a collection of pairs as before.
+    #[test]
+    fn unbalanced_sides_with_fields_keep_the_lines_on_the_small_side(
+        (a, b) in prop::sample::select(PAIRS),
+        left in bound(),
+        right in bound(),
+        navigate_both in any::<bool>(),
+        (f1, f2) in prop::sample::select(&[("since", "role"), ("enrolled", "grade"), ("added", "weight")][..]),
+    ) {
+        let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+        let src = format!(
+            "entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+             relation {a}.{af}: {} <-> {b}.{bf}: {} {{\n  fields {{ {f1}: date  {f2}: int32 }}\n  {}\n}}\n",
+            class(left),
+            class(right),
+            if navigate_both { "navigate both" } else { "" }
+        );
+        let plan = plan(&src);
+        let d = decision(&plan, &format!("{a}.{af}"));
+        match reference(left, right) {
+            None => prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src),
+            Some(left_small) => {
+                let (holder, holder_field, other, other_field) =
+                    if left_small { (a, &af, b, &bf) } else { (b, &bf, a, &af) };
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(d.placement.len(), 1, "{}", src);
+                let p = &d.placement[0];
+                prop_assert_eq!(&p.holder, holder, "{}", src);
+                prop_assert_eq!(&p.path, holder_field, "{}", src);
+                let coll = plan.collection(&p.collection).unwrap();
+                prop_assert!(
+                    coll.indexes.iter().any(|i| i.keys[0].path == format!("{holder_field}.id")),
+                    "no index on {}.{}.id\n{}", p.collection, p.path, src
+                );
+                let other_coll = plan
+                    .collections
+                    .iter()
+                    .find(|c| c.entity == other && c.role == CollectionRole::Entity)
+                    .unwrap();
+                prop_assert!(other_coll.field(other_field).is_none(), "{} keeps a second array\n{}", other, src);
+                prop_assert!(d.because.contains("unbalanced"), "{}", d.because);
+                prop_assert!(d.because.contains(f1) && d.because.contains(f2), "{}", d.because);
+                for alt in ["two_way", "link_collection"] {
+                    prop_assert!(d.rejected.iter().any(|r| r.strategy == alt), "{} not among the rejected: {:?}", alt, d.rejected);
+                }
+                let code = generate(&plan, &RustSettings::default());
+                prop_assert!(code.contains(&format!("pub {f1}:")), "no `{}` in the holder's lines", f1);
+                prop_assert!(code.contains(&format!("find_by_{holder_field}")), "no find_by_{}", holder_field);
+            }
+        }
+    }
+
     /// The same bounds on an entity related to itself (a user's followed and followers) never
     /// move to one way: one collection holds both arrays, there is no small side to choose.
     #[test]
@@ -112,5 +168,33 @@ proptest! {
         let plan = plan(&src);
         let d = decision(&plan, "User.following");
         prop_assert_ne!(d.strategy, Layout::OneWay, "{}", src);
+    }
+}
+
+/// Fields that are arrays or maps would nest in the small side's array (a student's 200 classes,
+/// each with its scores: seed 002's sample grades, one document per student and class): the pairs
+/// stay documents of a link collection, whatever the names and unbalanced bounds.
+#[test]
+fn unbalanced_sides_with_array_fields_keep_a_link_collection() {
+    for (a, b) in PAIRS {
+        for field in [
+            "scores: [Score; 10]",
+            "tags: [string; 5]",
+            "marks: map<int32; 8>",
+        ] {
+            for (small, large) in [(3u64, 500u64), (200, 2000), (30, 5000)] {
+                let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
+                let src = format!(
+                    "value Score {{ kind: string  score: double }}\n\
+                     entity {a} {{ name: string }}\nentity {b} {{ title: string }}\n\
+                     relation {a}.{af}: {} <-> {b}.{bf}: {} {{\n  navigate both\n  fields {{ {field} }}\n}}\n",
+                    class(small),
+                    class(large)
+                );
+                let plan = plan(&src);
+                let d = decision(&plan, &format!("{a}.{af}"));
+                assert_eq!(d.strategy, Layout::LinkCollection, "{src}");
+            }
+        }
     }
 }

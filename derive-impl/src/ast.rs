@@ -421,10 +421,17 @@ fn resolve_fields(cx: &Ctxt, item: &mut Item<'_>) {
                         )) => {
                             computed_of = Some(target.bson.clone())
                         }
+                        // The count of an array of ids: its `add_` and `remove_` recompute it
+                        // (a user's `following_count`).
+                        Some((Layout::ParentRefs { .. }, _))
+                            if matches!(c.summary, crate::attr::SummaryDecl::Count) =>
+                        {
+                            computed_of = Some(target.bson.clone())
+                        }
                         Some((other, _)) => cx.error_spanned_by(
                             of,
                             format!(
-                                "computed `of` names `{of}`, a `{}` array: no generated write of it keeps a summary, so the value would go stale; summarise an embedded array, an outlier's children, a bucket's children or a subset",
+                                "computed `of` names `{of}`, a `{}` array: no generated write of it keeps a summary, so the value would go stale; summarise an embedded array, an outlier's children, a bucket's children or a subset (or count an array of ids: `computed(count, of = ids)`)",
                                 other.name()
                             ),
                         ),

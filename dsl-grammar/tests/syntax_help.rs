@@ -647,3 +647,99 @@ fn a_field_named_like_a_keyword_is_no_open_body() {
     let help = help_of("entity A {\n  entity string\n}\n");
     assert!(!help.contains("not closed"), "{help}");
 }
+
+/// A relation fact written among an entity's fields or a query's clauses (a newcomer's
+/// `entity Post { text: string  standalone Post }`, `query q on Post { where a == ? page 20 }`)
+/// is named as a relation fact, with where it goes; every fact keyword, in entities and value
+/// types of several names, and in queries.
+#[test]
+fn a_relation_fact_in_an_entity_or_a_query_says_where_it_belongs() {
+    let facts = [
+        ("standalone", "B"),
+        ("show", "A.x on B ratio 10:1"),
+        ("navigate", "both"),
+        ("growth", "append_heavy"),
+        ("page", "20 by x"),
+        ("latest", "5 by x desc"),
+        ("top", "5 by x desc"),
+        ("summary", "count"),
+        ("time_range", "by x"),
+        ("force", "embed"),
+    ];
+    for (kw, args) in facts {
+        for (decl, name) in [
+            ("entity", "Post"),
+            ("value", "Address"),
+            ("entity", "LogMessage"),
+        ] {
+            let src = format!("{decl} {name} {{\n  x: string\n  {kw} {args}\n}}\n");
+            let help = help_of(&src);
+            assert!(
+                help.contains(&format!("`{kw}` is a relation fact")),
+                "{src}\n{help}"
+            );
+            assert!(help.contains(&format!("`{kw}: type`")), "{src}\n{help}");
+        }
+        let src = format!(
+            "entity Post {{ x: string }}\nquery q on Post {{ where x == ? {kw} {args} }}\n"
+        );
+        let help = help_of(&src);
+        assert!(
+            help.contains(&format!("`{kw}` is a relation fact, not a query clause")),
+            "{src}\n{help}"
+        );
+    }
+    // `page` says how a query is read in pages instead.
+    let help = help_of("entity A { x: int32 }\nquery q on A { where x == ? page 20 }\n");
+    assert!(help.contains("`_page`"), "{help}");
+    // A field named like a fact, written properly, parses.
+    assert!(errors("entity A { show: string  page: int32 }\n").is_empty());
+}
+
+/// An arrow other than `<->` between two relation ends (`->`, `<-`, `--`, `=>`) is corrected to
+/// `<->`, whichever ends and cardinalities surround it, and the corrected file parses.
+#[test]
+fn another_arrow_between_relation_ends_points_to_the_double_arrow() {
+    for arrow in ["->", "<-", "--", "=>", "<=>"] {
+        for (left, right) in [("many", "one"), ("few(3)", "one?"), ("squillions", "one")] {
+            let src = format!(
+                "entity A {{ x: string }}\nentity B {{ y: string }}\n\
+                 relation A.bs: {left} {arrow} B.a: {right}\n"
+            );
+            let help = help_of(&src);
+            assert!(help.starts_with("did you mean `<->`?"), "{src}\n{help}");
+            assert!(errors(&src.replace(arrow, "<->")).is_empty(), "{src}");
+            // The quick fix (the editor's "did you mean") replaces exactly the arrow.
+            let d = errors(&src);
+            let fix = d[0].fix.as_ref().unwrap_or_else(|| panic!("no fix: {src}"));
+            let mut fixed = src.clone();
+            fixed.replace_range(fix.span.start..fix.span.end, &fix.replacement);
+            assert!(errors(&fixed).is_empty(), "{src}\n{fixed}");
+        }
+    }
+}
+
+/// A condition whose operator is followed by nothing (the `?` left out, before `}`, `and` or the
+/// next clause) is told to add `?` with the condition as written, not that it wrote a literal;
+/// over operators, fields and what follows.
+#[test]
+fn a_condition_without_its_parameter_is_shown_with_it() {
+    for op in ["==", "!=", "<", ">=", "between", "in", "starts_with"] {
+        for field in ["x", "price", "created_at"] {
+            for tail in ["}", "and y == ? }", "sort y }", "limit 5 }"] {
+                let src = format!(
+                    "entity A {{ x: int32 price: int32 created_at: int32 y: int32 }}\n\
+                     query q on A {{ where {field} {op} {tail}\n"
+                );
+                let help = help_of(&src);
+                assert!(help.contains(&format!("`{field} {op} ?`")), "{src}\n{help}");
+                assert!(!help.contains("literal"), "{src}\n{help}");
+                let fixed = src.replace(&format!("{field} {op} "), &format!("{field} {op} ? "));
+                assert!(errors(&fixed).is_empty(), "{fixed}");
+            }
+        }
+    }
+    // A literal still hears that conditions take `?`.
+    let help = help_of("entity A { x: int32 }\nquery q on A { where x == 3 }\n");
+    assert!(help.contains("never a literal"), "{help}");
+}

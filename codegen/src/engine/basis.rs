@@ -294,6 +294,18 @@ pub(crate) enum Reason {
         /// `None` when `navigate` chose between two sides that both could.
         other_max: Option<Max>,
     },
+    /// Many-to-many with fields, both sides bounded but unbalanced (seed 003 relationship
+    /// balance): the small side keeps `{reference, fields}`, the other direction is a query on its
+    /// multikey index.
+    LinesOnSmallSide {
+        holder: String,
+        field: String,
+        holder_max: Max,
+        other: String,
+        other_field: String,
+        other_max: Max,
+        fields: Vec<String>,
+    },
     /// Many-to-many with fields in a link collection.
     LinkForFields {
         left: String,

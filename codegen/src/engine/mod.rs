@@ -351,6 +351,7 @@ fn attempt(
         warnings::expiring_kept(&mut emit, rel, d);
         warnings::summary_not_bucketed(&mut emit, rel, d);
         warnings::kept_id_dropped(&mut emit, rel, d);
+        warnings::summary_not_kept(&mut emit, rel, d);
         warnings::counters_in_arrays(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);

@@ -457,6 +457,15 @@ pub(crate) fn reason(r: &Reason) -> String {
             },
             list(fields)
         ),
+        Reason::LinesOnSmallSide { holder, field, holder_max, other, other_field, other_max, fields } => format!(
+            "the relationship carries fields of its own ({}) and its sides are unbalanced ({holder}.{field} holds {}, {other}.{other_field} would hold {}): only the small side keeps the list, each {holder} an array of {{{other} id, {}}} in {holder}.{field}, and the {} of {} are found by one query on its multikey index (seed 003 relationship balance: one-way embedding)",
+            list(fields),
+            up_to(*holder_max, other),
+            up_to(*other_max, holder),
+            list(fields),
+            plural(holder),
+            a(other)
+        ),
         Reason::LinkForFields { left, right, fields, why } => format!(
             "the relationship carries fields of its own ({}), which belong to neither {left} nor {right}, and {}: one document per pair in a collection of its own, indexed from both ends",
             list(fields),

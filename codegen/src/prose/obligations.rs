@@ -124,6 +124,34 @@ pub(crate) fn obligation(o: &Obligation, d: &Decision) -> String {
             a(child),
             d.parent,
         ),
+        // A many-to-many's summary: the count of an array of ids is recomputed after each change
+        // of it (`add_`, `remove_`); the others are not kept (warning W129).
+        Obligation::SummaryUpdate { child, path, .. }
+            if matches!(
+                d.strategy,
+                crate::model::Layout::OneWay
+                    | crate::model::Layout::TwoWay
+                    | crate::model::Layout::LinkCollection
+            ) && d.kind == crate::model::RelationKind::ManyToMany =>
+        {
+            let ids = matches!(d.strategy, crate::model::Layout::OneWay)
+                && path.ends_with("_count")
+                && d.placement
+                    .iter()
+                    .any(|p| p.shape == crate::plan::Shape::ArrayOfIds);
+            if ids {
+                format!(
+                    "adding or removing {} recomputes the {}'s `{path}` from its array, in a guarded write after the array's",
+                    a(child),
+                    d.parent
+                )
+            } else {
+                format!(
+                    "the {}'s `{path}` is not kept by the generated repository (warning W129)",
+                    d.parent
+                )
+            }
+        }
         Obligation::SummaryUpdate {
             child,
             path,

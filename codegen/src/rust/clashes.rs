@@ -240,9 +240,11 @@ fn repository_methods(
             .filter_map(attr_name)
             .filter(|l| !derived::layout_methods(l).is_empty())
             .collect();
-        // `parent_refs(.., find_by)` lists the holders of an id too.
+        // `parent_refs(.., find_by)` lists the holders of an id too, and so does
+        // `embed(.., find_by(to = T, id = "id"))` the holders of an element referencing one.
         let lists_holders = attrs.fields.get(&f.name).into_iter().flatten().any(|a| {
-            attr_name(a).as_deref() == Some("parent_refs") && layout::has_flag(a, "find_by")
+            matches!(attr_name(a).as_deref(), Some("parent_refs" | "embed"))
+                && layout::has_flag(a, "find_by")
         });
         if lists_holders {
             layouts.push("find_by".to_owned());

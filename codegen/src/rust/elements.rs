@@ -149,3 +149,18 @@ impl Generator<'_> {
         out
     }
 }
+
+/// Whether the Plan indexes `path` first in `c` for decision `d` (its reasons name the decision):
+/// the index that serves the other direction of an array of references, whose holders the
+/// repository then lists (`find_by_<f>`).
+pub(super) fn indexed_for(
+    c: &crate::plan::Collection,
+    d: &crate::plan::Decision,
+    path: &str,
+) -> bool {
+    let marker = format!("{} ({})", d.strategy.as_str(), d.id);
+    c.indexes.iter().any(|i| {
+        i.keys.first().is_some_and(|k| k.path == path)
+            && i.reasons.iter().any(|r| r.starts_with(&marker))
+    })
+}

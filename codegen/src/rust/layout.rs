@@ -403,9 +403,17 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 let Some(m) = max else {
                     continue;
                 };
-                if let Some(k) = c.field(&p.path).and_then(super::elements::key_of_reference) {
-                    out.keyed.insert(p.path.clone(), k);
+                let key = c.field(&p.path).and_then(super::elements::key_of_reference);
+                if let Some(k) = &key {
+                    out.keyed.insert(p.path.clone(), k.clone());
                 }
+                // Where the Plan indexes the elements' reference for the other direction (a
+                // one-way many-to-many with fields), the repository lists the holders of one.
+                let find_by = key.as_ref().and_then(|k| {
+                    let to = lookup.document_type(&p.target)?;
+                    super::elements::indexed_for(c, d, &format!("{}.{k}", p.path))
+                        .then(|| quote!(, find_by(to = #to, id = #k)))
+                });
                 let mut unique: Vec<String> = c
                     .field(&p.path)
                     .and_then(|f| f.children.iter().find(|x| x.kind == FieldKind::Ref))
@@ -421,9 +429,9 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                     }
                 }
                 if unique.is_empty() {
-                    quote!(embed(max = #m))
+                    quote!(embed(max = #m #find_by))
                 } else {
-                    quote!(embed(max = #m, unique(#(#unique),*)))
+                    quote!(embed(max = #m, unique(#(#unique),*) #find_by))
                 }
             }
             (Layout::ParentRefs | Layout::OneWay, Shape::ArrayOfIds) => {
@@ -432,12 +440,7 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 };
                 // Where the Plan indexes the array for the other direction (one_way, or
                 // parent_refs read from the child), the repository lists the holders of an id.
-                let marker = format!("{} ({})", d.strategy.as_str(), d.id);
-                let listed = c.indexes.iter().any(|i| {
-                    i.keys.first().is_some_and(|k| k.path == p.path)
-                        && i.reasons.iter().any(|r| r.starts_with(&marker))
-                });
-                if listed {
+                if super::elements::indexed_for(c, d, &p.path) {
                     quote!(parent_refs(to = #to, max = #m, find_by))
                 } else {
                     quote!(parent_refs(to = #to, max = #m))
@@ -560,7 +563,12 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 let of = match (of.as_deref().and_then(|o| ident_of(c, o)), &children) {
                     (Some(of), _) => quote!(of = #of),
                     (None, Some((to, key))) => quote!(to = #to, key = #key),
-                    (None, None) => continue,
+                    // The count of an array of ids in this collection (a user's `following`):
+                    // its writes recompute it.
+                    (None, None) => match ids_counted(c, d, summary) {
+                        Some(of) => quote!(of = #of),
+                        None => continue,
+                    },
                 };
                 let field = x.field.as_deref().unwrap_or_default();
                 match summary {
@@ -692,4 +700,18 @@ fn index(i: &crate::plan::Index) -> TokenStream {
         args.push(quote!(collation(locale = #locale, strength = #strength)));
     }
     quote!(index(#(#args),*))
+}
+
+/// The array of ids of `d` in `c` whose length a `count` summary is (a user's `following`): the
+/// repository's `add_<f>` and `remove_<f>` recompute it.
+fn ids_counted(c: &Collection, d: &Decision, summary: &SummaryFn) -> Option<proc_macro2::Ident> {
+    // `parent_refs(..)` arrays only: a `two_way` array's links write both sides in a transaction
+    // that keeps no summary yet.
+    if *summary != SummaryFn::Count || !matches!(d.strategy, Layout::ParentRefs | Layout::OneWay) {
+        return None;
+    }
+    d.placement
+        .iter()
+        .find(|p| p.collection == c.name && top_level(&p.path) && p.shape == Shape::ArrayOfIds)
+        .and_then(|p| ident_of(c, &p.path))
 }

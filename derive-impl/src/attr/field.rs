@@ -98,6 +98,7 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                     let mut unique = Vec::new();
                     let mut unique_span = None;
                     let mut lists = Vec::new();
+                    let mut find_by = None;
                     if meta.input.peek(syn::token::Paren) {
                         meta.parse_nested_meta(|m| {
                             match key_name(&m).as_str() {
@@ -107,15 +108,16 @@ pub fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                                     unique = name_list(&m)?;
                                 }
                                 kind @ ("latest" | "top") => kept_list(&m, cx, kind, &mut lists)?,
+                                "find_by" => find_by = find_by_of(&m, cx)?,
                                 other => {
-                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max, unique, latest, top"));
+                                    cx.error_spanned_by(&m.path, format!("unknown embed option `{other}`; expected max, unique, latest, top, find_by"));
                                     skip_value(&m)?;
                                 }
                             }
                             Ok(())
                         })?;
                     }
-                    set_layout(&mut out.layout, cx, span, Layout::Embed { max, unique, unique_span, lists });
+                    set_layout(&mut out.layout, cx, span, Layout::Embed { max, unique, unique_span, lists, find_by });
                 }
                 "parent_refs" | "child_ref" | "two_way" | "subset" => {
                     let mut to = None;
@@ -579,4 +581,34 @@ fn kept_list(
         _ => cx.error_spanned_by(&m.path, format!("`{kind}` needs `path = \"field\"` (the owner's array), `n = N` and `sort = \"field\"`")),
     }
     Ok(())
+}
+
+/// `find_by(to = Course, id = "id")` in `embed(...)`: the elements reference a `Course` through
+/// their field `id`, and the repository lists the documents whose array references one.
+fn find_by_of(m: &ParseNestedMeta<'_>, cx: &Ctxt) -> syn::Result<Option<(syn::Path, String)>> {
+    let (mut to, mut id) = (None, None);
+    m.parse_nested_meta(|l| {
+        match key_name(&l).as_str() {
+            "to" => to = Some(path_value(&l)?),
+            "id" => id = Some(name_value(&l)?),
+            other => {
+                cx.error_spanned_by(
+                    &l.path,
+                    format!("unknown `find_by` option `{other}`; expected to, id"),
+                );
+                skip_value(&l)?;
+            }
+        }
+        Ok(())
+    })?;
+    match (to, id) {
+        (Some(to), Some(id)) => Ok(Some((to, id))),
+        _ => {
+            cx.error_spanned_by(
+                &m.path,
+                "`find_by` needs `to = Type` (the referenced document) and `id = \"field\"` (its id in each element)",
+            );
+            Ok(None)
+        }
+    }
 }

@@ -148,6 +148,10 @@ pub enum Layout {
         /// The owner's lists of copies of the elements (`top N`), kept by every write of the
         /// array: pushed with the element, recomputed from the array after a removal.
         lists: Vec<KeptList>,
+        /// `find_by(to = T, id = "id")`: the elements reference a `T` through their field `id`
+        /// (a one-way many-to-many with fields: `[{id, since}]`), and the documents whose array
+        /// references one are listed by the array's index (`find_by_<f>`, `count_by_<f>`).
+        find_by: Option<(syn::Path, String)>,
     },
     ParentRefs {
         to: syn::Path,

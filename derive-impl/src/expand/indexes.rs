@@ -73,6 +73,18 @@ pub fn collect(item: &Item<'_>) -> Vec<IndexOut> {
                     false,
                 ));
             }
+            // `find_by_<f>` of an array of references with fields pages the documents holding
+            // an element that references one, in `_id` order.
+            Some(Layout::Embed {
+                find_by: Some((_, id)),
+                ..
+            }) => {
+                let path = format!("{}.{id}", f.bson);
+                implied.push(plain(
+                    &[(&path, KeyKind::Asc), ("_id", KeyKind::Asc)],
+                    false,
+                ));
+            }
             Some(Layout::Bucket {
                 keys: bucket_keys,
                 count,

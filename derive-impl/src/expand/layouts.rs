@@ -47,9 +47,18 @@ pub fn methods(item: &Item<'_>) -> TokenStream {
             continue;
         };
         out.extend(match layout {
-            Layout::Embed { unique, lists, .. } => {
+            Layout::Embed {
+                unique,
+                lists,
+                find_by,
+                ..
+            } => {
                 if f.bound.is_some() {
-                    embed_array(item, f, unique, lists)
+                    let mut out = embed_array(item, f, unique, lists);
+                    if let Some((to, id)) = find_by {
+                        out.extend(referenced_by(item, f, to, id));
+                    }
+                    out
                 } else {
                     embed_one(item, f)
                 }
@@ -307,6 +316,8 @@ fn parent_refs(
          is checked by the update. True if the array changed."
     );
     let loads = loads(item, f, to, fields, None);
+    // Summaries of the array (`computed(count, of = <f>)`: a user's `following_count`).
+    let computed = computed_for(item, path);
     // The other direction of a one-way many-to-many: the documents whose array holds an id,
     // through the array's multikey index, as a child's reference lists its siblings.
     let listing = if find_by {
@@ -329,12 +340,21 @@ fn parent_refs(
 
         #[doc = #add_doc]
         pub async fn #add(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await
+            let changed = #rt::arrays::add_ref_bounded(self.core.raw(), #rt::to_bson(id)?, #path, #bound, self.core.with_copies(#each, #rt::to_bson(reference)?).await?).await?;
+            if changed {
+                #rt::summaries::resync(self.core.raw(), #rt::to_bson(id)?, #path, #computed).await?;
+            }
+            ::core::result::Result::Ok(changed)
         }
 
-        /// Removes a reference (`$pull`); true if it was there.
+        /// Removes a reference (`$pull`); true if it was there. The array's summaries
+        /// (`computed(count, of = <f>)`) are recomputed from it after a change.
         pub async fn #remove(&self, id: &#id_ty, reference: &#elem) -> ::squillion::Result<bool> {
-            #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(reference)?).await
+            let changed = #rt::arrays::pull(self.core.raw(), #rt::to_bson(id)?, #path, #rt::to_bson(reference)?).await?;
+            if changed {
+                #rt::summaries::resync(self.core.raw(), #rt::to_bson(id)?, #path, #computed).await?;
+            }
+            ::core::result::Result::Ok(changed)
         }
 
         #loads
@@ -443,6 +463,28 @@ fn child_ref(
         "How many documents reference this {to_name} (`countDocuments({{{path}: parent}})`)."
     );
     listing(item, f, &path, (parent_ty, find_doc, count_doc), order)
+}
+
+/// The other direction of a one-way many-to-many with fields (`[{id, since}]`): the documents
+/// whose array holds an element referencing one `to`, through the multikey index on `<f>.<id>`.
+fn referenced_by(item: &Item<'_>, f: &Field<'_>, to: &syn::Path, id: &str) -> TokenStream {
+    let path = format!("{}.{id}", f.bson);
+    let to_name = quote!(#to).to_string().replace(' ', "");
+    let find_doc = format!(
+        "One page of the documents whose `{}` holds an element referencing this {to_name} (by \
+         `{path}`), in `_id` order: at most `per_page`, starting after `after` (`None`: the first \
+         page). Keyset paging (each page starts after the last document of the one before, never \
+         skipping), served by the multikey index on `{path}`; the page's `next` is the cursor of \
+         the page after it.",
+        f.bson
+    );
+    let count_doc = format!(
+        "How many documents hold an element referencing this {to_name} in `{}` \
+         (`countDocuments({{\"{path}\": id}})`).",
+        f.bson
+    );
+    let parent_ty = quote!(<#to as ::squillion::Document>::Id);
+    listing(item, f, &path, (parent_ty, find_doc, count_doc), &[])
 }
 
 /// `find_by_<f>` (keyset pages of the documents whose `path` holds a value, in `order` then

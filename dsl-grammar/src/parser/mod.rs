@@ -5,6 +5,7 @@
 //! run reports every broken declaration, not only the first.
 
 mod habits;
+mod misplaced;
 mod queries;
 mod relations;
 mod syntax_error;

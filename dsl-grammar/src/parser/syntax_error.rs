@@ -140,7 +140,11 @@ pub(super) fn syntax_diagnostic(
             format!("expected {} here", join_or(&expected))
         });
     let fix = syntax_fix(rest, &source[..at], &expected)
-        .map(|(head, kw)| (Span::new(span.start - head, span.end), kw));
+        .map(|(head, kw)| (Span::new(span.start - head, span.end), kw))
+        .or_else(|| {
+            super::misplaced::wrong_arrow(rest, &expected)
+                .map(|len| (Span::new(span.start, span.start + len), "<->".to_owned()))
+        });
     diagnostic
         .with_help(syntax_help(rest, &source[..at], &expected))
         .with_fix_from(fix.as_ref().map(|(span, kw)| (*span, kw.as_str())))
@@ -374,6 +378,12 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if let Some(help) = unclosed_body_help(rest, before, expected) {
         return help;
     }
+    if let Some(help) = super::misplaced::misplaced_fact_help(rest, before, expected) {
+        return help;
+    }
+    if let Some(help) = super::misplaced::arrow_help(rest, expected) {
+        return help.into();
+    }
     // A keyword expected here, misspelt (`standalon`, `wher`): the help says it, as the fix
     // writes it.
     if !declaration_expected(before, expected) {
@@ -399,9 +409,11 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         }
     }
     if has("`?`") && in_condition && !rest.starts_with('?') {
-        return "a condition compares with a parameter `?`, never a literal: the generated method \
-                takes the value as an argument (`where status == ?`, `where status in ?`)"
-            .into();
+        return super::misplaced::missing_parameter_help(rest, before).unwrap_or_else(|| {
+            "a condition compares with a parameter `?`, never a literal: the generated method \
+             takes the value as an argument (`where status == ?`, `where status in ?`)"
+                .into()
+        });
     }
     if has("`<->`") {
         return "a relation joins two ends: `relation Author.books: many <-> Book.author: one`"

@@ -10,7 +10,7 @@
 /// Layout of `Order.products`: one_way. The relationship carries fields of its own (qty, weight) and only Order can hold a list of them (up to 20 Products per Order; a Product has an unbounded number of Orders, too many for an array, rule 3): each Order keeps an array of {Product id, qty, weight} in Order.products, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 6.
 ///
-/// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_products`, `remove_products`, `pull_products`, `set_products`, `set_placed`, `inc_products_qty`, `dec_products_qty`, `inc_products_weight`.
+/// Repository: `OrderRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_products`, `remove_products`, `pull_products`, `set_products`, `find_by_products`, `count_by_products`, `set_placed`, `inc_products_qty`, `dec_products_qty`, `inc_products_weight`.
 #[derive(
     Debug,
     Clone,
@@ -33,7 +33,7 @@ pub struct Order {
     /// `placed` (BSON `date`).
     pub placed: ::squillion::bson::DateTime,
     /// one_way (Order.products): the relationship carries fields of its own (qty, weight) and only Order can hold a list of them (up to 20 Products per Order; a Product has an unbounded number of Orders, too many for an array, rule 3): each Order keeps an array of {Product id, qty, weight} in Order.products, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
-    #[squillion(embed(max = 20, unique("id")))]
+    #[squillion(embed(max = 20, unique("id"), find_by(to = Product, id = "id")))]
     #[squillion(
         element(
             path = "qty",

@@ -76,7 +76,7 @@ impl Organization {
 /// Layout of `Agent.following`: one_way. The relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding).
 /// Rules: one-way embedding, rule 6.
 ///
-/// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_following`, `remove_following`, `pull_following`, `set_following`, `set_name`, `set_email`, `set_role`, `set_active`.
+/// Repository: `AgentRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_following`, `remove_following`, `pull_following`, `set_following`, `find_by_following`, `count_by_following`, `set_name`, `set_email`, `set_role`, `set_active`.
 #[derive(
     Debug,
     Clone,
@@ -112,7 +112,7 @@ pub struct Agent {
     /// `active` (BSON `bool`).
     pub active: bool,
     /// one_way (Agent.following): the relationship carries fields of its own (since) and only Agent can hold a list of them (up to 200 Tickets per Agent; a Ticket has an unbounded number of Agents, too many for an array, rule 3): each Agent keeps an array of {Ticket id, since} in Agent.following, and the other direction is one query on its multikey index (order lines; seed 003 one-way embedding)
-    #[squillion(embed(max = 200, unique("id")))]
+    #[squillion(embed(max = 200, unique("id"), find_by(to = Ticket, id = "id")))]
     pub following: ::squillion::BoundedVec<AgentFollowing, 200>,
 }
 impl Agent {

@@ -1,7 +1,7 @@
 //! Many-to-many: two_way, one_way (with the outlier modifier) or a link collection, and the
 //! relationship's own fields.
 
-use crate::model::{Layout, Navigate, Relation, RelationEnd, Side};
+use crate::model::{FieldType, Layout, Navigate, Relation, RelationEnd, Side};
 use crate::plan::RuleId;
 
 use super::super::basis::{Against, Fact, LinkWhy, Reason};
@@ -311,6 +311,64 @@ fn queried(ctx: &Ctx<'_>, rel: &Relation, end: &RelationEnd) -> Option<String> {
         .map(|q| q.name.clone())
 }
 
+/// A many-to-many relationship with fields whose sides are both bounded but unbalanced (a
+/// student's 30 courses against a course's 2,000 students), read from both sides or from neither
+/// named: as without fields, only the small side holds the list (`{reference, fields}`), and the
+/// other direction is a query on its multikey index, rather than a collection of pairs joined on
+/// every read. Not when a field is an array or a map, which would nest in the holder's array
+/// (seed 002's grades: one document per student and class, with its scores).
+fn lines_on_small_side(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    side: Side,
+    names: Vec<String>,
+    facts: Vec<Fact>,
+) -> Choice {
+    let s = ctx.settings;
+    let holder = rel.end(side);
+    let other = if side == Side::Left {
+        &rel.right
+    } else {
+        &rel.left
+    };
+    let reason = Reason::LinesOnSmallSide {
+        holder: holder.entity.clone(),
+        field: holder.field.clone(),
+        holder_max: holder.cardinality.max(s),
+        other: other.entity.clone(),
+        other_field: other.field.clone(),
+        other_max: other.cardinality.max(s),
+        fields: names.clone(),
+    };
+    let rej = vec![
+        rejected(
+            Layout::LinkCollection,
+            &[RuleId::Rule1],
+            Against::LinkForBoundedList {
+                holder: holder.entity.clone(),
+                other: other.entity.clone(),
+            },
+        ),
+        rejected(
+            Layout::TwoWay,
+            &[RuleId::Rule3, RuleId::Rule6],
+            Against::UnbalancedSecondArray {
+                entity: other.entity.clone(),
+                max: other.cardinality.max(s),
+                holder: holder.entity.clone(),
+            },
+        ),
+    ];
+    choice(
+        Layout::OneWay,
+        side,
+        vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule6],
+        reason,
+        facts,
+        rej,
+    )
+}
+
 /// A many-to-many relationship that carries fields of its own (an order's lines: quantity,
 /// price). When exactly one side is bounded enough to hold a list, that side keeps an array of
 /// `{reference, fields}` whichever side is read: the other direction is one query on the
@@ -334,6 +392,19 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
             Navigate::Both | Navigate::Parent => None,
         },
     };
+    // Fields that are arrays or maps would nest them in the holder's array (a student's 200
+    // classes, each with its scores): the pairs then stay documents of their own.
+    let nested = rel.fields.iter().any(|f| {
+        matches!(
+            f.ty,
+            FieldType::Array { .. } | FieldType::Map { .. } | FieldType::Counters { .. }
+        )
+    });
+    if holder.is_none() && fits(l) && fits(r) && !nested {
+        if let Some(side) = unbalanced(ctx, rel) {
+            return lines_on_small_side(ctx, rel, side, names, facts);
+        }
+    }
     if let Some((end, side)) = holder {
         let other = if side == Side::Left { r } else { l };
         let reason = Reason::LinesOnOneSide {

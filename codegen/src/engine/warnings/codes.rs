@@ -57,6 +57,9 @@ pub const SUMMARY_NOT_BUCKETED: &str = "W127";
 /// A value type no field of an entity, variant or relationship uses, directly or through other
 /// value types: nothing is stored in its shape.
 pub const UNUSED_VALUE: &str = "W128";
+/// Summaries of a many-to-many relationship that the generated repository does not keep: only
+/// the `count` of an array of ids (`one_way`, `parent_refs`) is recomputed by its writes.
+pub const SUMMARY_NOT_KEPT: &str = "W129";
 /// `keep id` in a `latest`/`top` list of children that are elements without an `_id` (bucketed,
 /// or embedded in another entity): the copies cannot hold it.
 pub const KEPT_ID_DROPPED: &str = "W130";
@@ -136,6 +139,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         SUMMARY_NOT_BUCKETED,
         "summaries `per bucket` of children that are not bucketed",
+    ),
+    (
+        SUMMARY_NOT_KEPT,
+        "summaries of a many-to-many that no generated write keeps",
     ),
     (UNUSED_VALUE, "a value type no stored field uses"),
     (

@@ -3,8 +3,8 @@
 
 use squillion_grammar::Span;
 
-use crate::model::{Layout, Relation};
-use crate::plan::{citation, Decision, RuleId, Severity, Warning};
+use crate::model::{Layout, Relation, RelationKind, SummaryFn};
+use crate::plan::{citation, Decision, RuleId, Severity, Shape, Warning};
 use crate::prose::plural;
 
 use super::context::{Ctx, Warnings};
@@ -152,6 +152,47 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
     );
 }
 
+/// Summaries of a many-to-many relationship that no generated write keeps: the repository
+/// recomputes only the `count` of an array of ids (`one_way`, `parent_refs`: a user's
+/// `following_count`); a `two_way` link, a link collection, an array of references with fields,
+/// and totals, largest or smallest values of the other side's fields, are not kept.
+pub(crate) fn summary_not_kept(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decision) {
+    if rel.kind != RelationKind::ManyToMany || rel.facts.summary.is_empty() {
+        return;
+    }
+    let ids = matches!(d.strategy, Layout::OneWay | Layout::ParentRefs)
+        && d.placement.iter().any(|p| p.shape == Shape::ArrayOfIds);
+    let unkept: Vec<String> = rel
+        .facts
+        .summary
+        .iter()
+        .filter(|s| !(ids && s.function == SummaryFn::Count))
+        .map(|s| match &s.field {
+            Some(f) => format!("{}({f})", s.function.as_str()),
+            None => s.function.as_str().to_owned(),
+        })
+        .collect();
+    if unkept.is_empty() {
+        return;
+    }
+    e.warn(
+        codes::SUMMARY_NOT_KEPT,
+        Severity::Warning,
+        RuleId::Computed,
+        rel.span,
+        format!(
+            "the summaries {} of many-to-many {} ({}) are not kept by any generated write: they would stay at their initial value",
+            unkept.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", "),
+            d.id,
+            d.strategy.as_str()
+        ),
+        Some(
+            "read the count from the array the document holds, or count with a declared query's `count_<q>`, or keep the value in the application; only `summary count` of an array of ids (`one_way`, `parent_refs`) is kept on write"
+                .to_owned(),
+        ),
+        None,
+        Some(&d.id),
+    );
 /// W130 at a `latest`/`top` fact that keeps `id` of children the layout stores as elements
 /// without one (bucket elements; children embedded in another entity): the Plan's copies hold the
 /// other fields only, so the list cannot lead to a child on its own.
