@@ -193,6 +193,8 @@ pub(crate) fn summary_not_kept(e: &mut Emit<'_, '_>, rel: &Relation, d: &Decisio
         None,
         Some(&d.id),
     );
+}
+
 /// W130 at a `latest`/`top` fact that keeps `id` of children the layout stores as elements
 /// without one (bucket elements; children embedded in another entity): the Plan's copies hold the
 /// other fields only, so the list cannot lead to a child on its own.
