@@ -35,7 +35,8 @@ enum Placed {
     /// A `few(n) <-> squillions` relationship whose own `fields` hold the counter, beside
     /// references in an array (one_way, order lines).
     RelationFields,
-    /// A `few(n) <-> many` relationship with fields: a link collection, each link a document.
+    /// A `few(n) <-> few(150)` relationship with fields (sides alike, none read alone): a link
+    /// collection, each link a document.
     RelationLink,
 }
 
@@ -97,7 +98,7 @@ fn schema(
     let (child_fields, rel) = match placed {
         Placed::RelationFields | Placed::RelationLink => {
             let other_end = if placed == Placed::RelationLink {
-                "many"
+                "few(150)"
             } else {
                 "squillions"
             };
