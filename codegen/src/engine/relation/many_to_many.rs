@@ -127,42 +127,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 );
             }
             if let Some(side) = unbalanced(ctx, rel) {
-                let holder = rel.end(side);
-                let other = if side == Side::Left { r } else { l };
-                let reason = Reason::Unbalanced {
-                    holder: holder.entity.clone(),
-                    holder_field: holder.field.clone(),
-                    holder_max: holder.cardinality.max(s),
-                    other: other.entity.clone(),
-                    other_field: other.field.clone(),
-                    other_max: other.cardinality.max(s),
-                };
-                let rej = vec![
-                    rejected(
-                        Layout::TwoWay,
-                        &[RuleId::Rule3, RuleId::Rule6],
-                        Against::UnbalancedSecondArray {
-                            entity: other.entity.clone(),
-                            max: other.cardinality.max(s),
-                            holder: holder.entity.clone(),
-                        },
-                    ),
-                    rejected(
-                        Layout::LinkCollection,
-                        &[RuleId::Rule1],
-                        Against::SmallSideServesBoth {
-                            holder: holder.entity.clone(),
-                        },
-                    ),
-                ];
-                return choice(
-                    Layout::OneWay,
-                    side,
-                    vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule4],
-                    reason,
-                    facts,
-                    rej,
-                );
+                return small_side(ctx, rel, side, facts, true);
             }
             let reason = Reason::BothSmall {
                 left: l.entity.clone(),
@@ -189,42 +154,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
         }
         (true, false) | (false, true) => {
             let side = if fits(l_max) { Side::Left } else { Side::Right };
-            let holder = rel.end(side);
-            let other = if side == Side::Left { r } else { l };
-            let reason = Reason::SmallSide {
-                holder: holder.entity.clone(),
-                holder_field: holder.field.clone(),
-                holder_max: holder.cardinality.max(s),
-                other: other.entity.clone(),
-                other_field: other.field.clone(),
-                other_max: other.cardinality.max(s),
-            };
-            let rej = vec![
-                rejected(
-                    Layout::TwoWay,
-                    &[RuleId::Rule3],
-                    Against::LargeSideTooMany {
-                        entity: other.entity.clone(),
-                        max: other.cardinality.max(s),
-                        limit: s.id_array_max,
-                    },
-                ),
-                rejected(
-                    Layout::LinkCollection,
-                    &[RuleId::Rule1],
-                    Against::SmallSideServesBoth {
-                        holder: holder.entity.clone(),
-                    },
-                ),
-            ];
-            choice(
-                Layout::OneWay,
-                side,
-                vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule4],
-                reason,
-                facts,
-                rej,
-            )
+            small_side(ctx, rel, side, facts, false)
         }
         (false, false) => {
             let reason = Reason::NeitherSide {
@@ -255,6 +185,89 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             )
         }
     }
+}
+
+/// One-way embedding on `side`, the small one: the other side's array would be past rule 3's
+/// bound for ids, or, with `unbalanced`, within it but far larger than this side's (seed 003's
+/// relationship balance).
+fn small_side(
+    ctx: &Ctx<'_>,
+    rel: &Relation,
+    side: Side,
+    facts: Vec<Fact>,
+    unbalanced: bool,
+) -> Choice {
+    let s = ctx.settings;
+    let holder = rel.end(side);
+    let other = if side == Side::Left {
+        &rel.right
+    } else {
+        &rel.left
+    };
+    let (holder_max, other_max) = (holder.cardinality.max(s), other.cardinality.max(s));
+    let (h, f, o, of) = (
+        holder.entity.clone(),
+        holder.field.clone(),
+        other.entity.clone(),
+        other.field.clone(),
+    );
+    let (reason, two_way) = if unbalanced {
+        (
+            Reason::Unbalanced {
+                holder: h.clone(),
+                holder_field: f,
+                holder_max,
+                other: o.clone(),
+                other_field: of,
+                other_max,
+            },
+            rejected(
+                Layout::TwoWay,
+                &[RuleId::Rule3, RuleId::Rule6],
+                Against::UnbalancedSecondArray {
+                    entity: o,
+                    max: other_max,
+                    holder: h.clone(),
+                },
+            ),
+        )
+    } else {
+        (
+            Reason::SmallSide {
+                holder: h.clone(),
+                holder_field: f,
+                holder_max,
+                other: o.clone(),
+                other_field: of,
+                other_max,
+            },
+            rejected(
+                Layout::TwoWay,
+                &[RuleId::Rule3],
+                Against::LargeSideTooMany {
+                    entity: o,
+                    max: other_max,
+                    limit: s.id_array_max,
+                },
+            ),
+        )
+    };
+    let rej = vec![
+        two_way,
+        rejected(
+            Layout::LinkCollection,
+            &[RuleId::Rule1],
+            Against::SmallSideServesBoth { holder: h },
+        ),
+    ];
+    choice(
+        Layout::OneWay,
+        side,
+        vec![RuleId::OneWayEmbedding, RuleId::Rule3, RuleId::Rule4],
+        reason,
+        facts,
+        rej,
+    )
 }
 
 /// The small side of a relationship whose sides are unbalanced (seed 003, "establish relationship
