@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use squillion_codegen::prose::n_of;
+
 use crate::input::{read_schema, stderr_color};
 use crate::Exit;
 
@@ -84,28 +86,23 @@ fn summary(plan: &squillion_codegen::plan::Plan) -> String {
         out.push_str(&format!(
             "{:<28} {}, {}, ~{} B\n",
             c.name,
-            counted(c.fields.len(), "field", "fields"),
-            counted(c.indexes.len(), "index", "indexes"),
+            n_of(c.fields.len() as u64, "field"),
+            n_of(c.indexes.len() as u64, "index"),
             c.size.average
         ));
     }
     if !plan.warnings.is_empty() {
         out.push_str(&format!(
             "\n{} (see --explain)\n",
-            counted(plan.warnings.len(), "warning", "warnings")
+            n_of(plan.warnings.len() as u64, "warning")
         ));
     }
     out
 }
 
-/// `1 index`, `2 indexes`, `0 indexes`.
-fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::counted;
+    use squillion_codegen::prose::n_of;
 
     #[test]
     fn one_is_singular_and_every_other_count_plural() {
@@ -114,9 +111,9 @@ mod tests {
             ("index", "indexes"),
             ("warning", "warnings"),
         ] {
-            assert_eq!(counted(1, one, many), format!("1 {one}"));
-            for n in [0usize, 2, 3, 10, 101] {
-                assert_eq!(counted(n, one, many), format!("{n} {many}"));
+            assert_eq!(n_of(1, one), format!("1 {one}"));
+            for n in [0u64, 2, 3, 10, 101] {
+                assert_eq!(n_of(n, one), format!("{n} {many}"));
             }
         }
     }

@@ -11,8 +11,9 @@
 //! ten times the small side's.
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use squillion_codegen::model::Layout;
-use squillion_codegen::plan::CollectionRole;
+use squillion_codegen::plan::{CollectionRole, Decision, Plan};
 use squillion_codegen::rust::{generate, RustSettings};
 
 mod planned;
@@ -45,6 +46,53 @@ fn class(n: u64) -> String {
     }
 }
 
+/// What both properties require of an unbalanced relationship: one_way, held by the small side's
+/// end alone, the array indexed first on `indexed` for the other direction, no second array on
+/// the large side, a reason saying the sides are unbalanced, and `find_by_<array>` in the
+/// generated code (returned, for the property's own checks).
+fn one_way_on_the_small_side(
+    plan: &Plan,
+    d: &Decision,
+    (holder, holder_field, other, other_field): (&str, &str, &str, &str),
+    indexed: &str,
+    src: &str,
+) -> Result<String, TestCaseError> {
+    prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+    prop_assert_eq!(d.placement.len(), 1, "{}", src);
+    let p = &d.placement[0];
+    prop_assert_eq!(p.holder.as_str(), holder, "{}", src);
+    prop_assert_eq!(p.path.as_str(), holder_field, "{}", src);
+    // The other direction is read through the holder's array: indexed.
+    let coll = plan.collection(&p.collection).unwrap();
+    prop_assert!(
+        coll.indexes.iter().any(|i| i.keys[0].path == indexed),
+        "no index on {}.{}\n{}",
+        p.collection,
+        indexed,
+        src
+    );
+    let other_coll = plan
+        .collections
+        .iter()
+        .find(|c| c.entity == other && c.role == CollectionRole::Entity)
+        .unwrap();
+    prop_assert!(
+        other_coll.field(other_field).is_none(),
+        "{} keeps a second array\n{}",
+        other,
+        src
+    );
+    prop_assert!(d.because.contains("unbalanced"), "{}", d.because);
+    // The repository reads the other direction: `find_by_<array>`.
+    let code = generate(plan, &RustSettings::default());
+    prop_assert!(
+        code.contains(&format!("find_by_{holder_field}")),
+        "no find_by_{}",
+        holder_field
+    );
+    Ok(code)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, .. ProptestConfig::default() })]
 
@@ -68,32 +116,11 @@ proptest! {
         match reference(left, right) {
             None => prop_assert_eq!(d.strategy, Layout::TwoWay, "{}", src),
             Some(left_small) => {
-                let (holder, holder_field, other, other_field) =
-                    if left_small { (a, &af, b, &bf) } else { (b, &bf, a, &af) };
-                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
-                prop_assert_eq!(d.placement.len(), 1, "{}", src);
-                let p = &d.placement[0];
-                prop_assert_eq!(&p.holder, holder, "{}", src);
-                prop_assert_eq!(&p.path, holder_field, "{}", src);
-                // The other direction is read through the holder's array: indexed.
-                let coll = plan.collection(&p.collection).unwrap();
-                prop_assert!(
-                    coll.indexes.iter().any(|i| i.keys[0].path == p.path),
-                    "no index on {}.{}\n{}", p.collection, p.path, src
-                );
-                let other_coll = plan
-                    .collections
-                    .iter()
-                    .find(|c| c.entity == other && c.role == CollectionRole::Entity)
-                    .unwrap();
-                prop_assert!(other_coll.field(other_field).is_none(), "{} keeps a second array\n{}", other, src);
-                // The reason and the rejected two_way say why, with both bounds.
-                prop_assert!(d.because.contains("unbalanced"), "{}", d.because);
+                let ends = if left_small { (a, af.as_str(), b, bf.as_str()) } else { (b, bf.as_str(), a, af.as_str()) };
+                let holder_field = ends.1;
+                let code = one_way_on_the_small_side(&plan, d, ends, holder_field, &src)?;
                 let two_way = d.rejected.iter().find(|r| r.strategy == "two_way");
                 prop_assert!(two_way.is_some(), "two_way not among the rejected: {:?}", d.rejected);
-                // The repository reads the other direction: `find_by_<array>` and its count.
-                let code = generate(&plan, &RustSettings::default());
-                prop_assert!(code.contains(&format!("find_by_{holder_field}")), "no find_by_{}", holder_field);
                 prop_assert!(code.contains(&format!("count_by_{holder_field}")), "no count_by_{}", holder_field);
             }
         }
@@ -125,32 +152,14 @@ proptest! {
         match reference(left, right) {
             None => prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src),
             Some(left_small) => {
-                let (holder, holder_field, other, other_field) =
-                    if left_small { (a, &af, b, &bf) } else { (b, &bf, a, &af) };
-                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
-                prop_assert_eq!(d.placement.len(), 1, "{}", src);
-                let p = &d.placement[0];
-                prop_assert_eq!(&p.holder, holder, "{}", src);
-                prop_assert_eq!(&p.path, holder_field, "{}", src);
-                let coll = plan.collection(&p.collection).unwrap();
-                prop_assert!(
-                    coll.indexes.iter().any(|i| i.keys[0].path == format!("{holder_field}.id")),
-                    "no index on {}.{}.id\n{}", p.collection, p.path, src
-                );
-                let other_coll = plan
-                    .collections
-                    .iter()
-                    .find(|c| c.entity == other && c.role == CollectionRole::Entity)
-                    .unwrap();
-                prop_assert!(other_coll.field(other_field).is_none(), "{} keeps a second array\n{}", other, src);
-                prop_assert!(d.because.contains("unbalanced"), "{}", d.because);
+                let ends = if left_small { (a, af.as_str(), b, bf.as_str()) } else { (b, bf.as_str(), a, af.as_str()) };
+                let holder_field = ends.1;
+                let code = one_way_on_the_small_side(&plan, d, ends, &format!("{holder_field}.id"), &src)?;
                 prop_assert!(d.because.contains(f1) && d.because.contains(f2), "{}", d.because);
                 for alt in ["two_way", "link_collection"] {
                     prop_assert!(d.rejected.iter().any(|r| r.strategy == alt), "{} not among the rejected: {:?}", alt, d.rejected);
                 }
-                let code = generate(&plan, &RustSettings::default());
                 prop_assert!(code.contains(&format!("pub {f1}:")), "no `{}` in the holder's lines", f1);
-                prop_assert!(code.contains(&format!("find_by_{holder_field}")), "no find_by_{}", holder_field);
             }
         }
     }
