@@ -6,7 +6,7 @@
 
 /// The migration from `plain.sqn` to `copied.sqn`: its checkpoint id and its steps' names.
 pub const MIGRATION: ::squillion::migrate::Migration<'static> = ::squillion::migrate::Migration {
-    id: "d51170ab09c4477e..31f010eb406f7df4",
+    id: "f2103162329fa76f..7691349c7e2ae1eb",
     from: "plain.sqn",
     to: "copied.sqn",
     steps: &STEPS,
@@ -331,7 +331,7 @@ pub async fn step_06_set_the_new_validator_of_books_strict(
 /// Migrates a database from `plain.sqn` to `copied.sqn`: expand (what the new code needs, while the old code
 /// still runs), move (the data), contract (what only the old code needed).
 ///
-/// Each step done is recorded in the checkpoint document `d51170ab09c4477e..31f010eb406f7df4` of `squillion_migrations`, under the
+/// Each step done is recorded in the checkpoint document `f2103162329fa76f..7691349c7e2ae1eb` of `squillion_migrations`, under the
 /// same names `squillion migrate` uses: steps recorded are skipped, so this function, the CLI and the
 /// mongosh script can each finish what another started, and a second run changes nothing.
 /// `progress` hears each step start, each batch walked and each step done (`|p| eprintln!("{p}")`

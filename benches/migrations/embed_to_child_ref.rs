@@ -6,7 +6,7 @@
 
 /// The migration from `embed.sqn` to `child_ref.sqn`: its checkpoint id and its steps' names.
 pub const MIGRATION: ::squillion::migrate::Migration<'static> = ::squillion::migrate::Migration {
-    id: "f89651b3ce1a374f..c302ff2e733e8f3b",
+    id: "f89651b3ce1a374f..aba0912277d4fde0",
     from: "embed.sqn",
     to: "child_ref.sqn",
     steps: &STEPS,
@@ -325,7 +325,7 @@ pub async fn step_06_set_the_new_validator_of_authors_strict(
 /// Migrates a database from `embed.sqn` to `child_ref.sqn`: expand (what the new code needs, while the old code
 /// still runs), move (the data), contract (what only the old code needed).
 ///
-/// Each step done is recorded in the checkpoint document `f89651b3ce1a374f..c302ff2e733e8f3b` of `squillion_migrations`, under the
+/// Each step done is recorded in the checkpoint document `f89651b3ce1a374f..aba0912277d4fde0` of `squillion_migrations`, under the
 /// same names `squillion migrate` uses: steps recorded are skipped, so this function, the CLI and the
 /// mongosh script can each finish what another started, and a second run changes nothing.
 /// `progress` hears each step start, each batch walked and each step done (`|p| eprintln!("{p}")`

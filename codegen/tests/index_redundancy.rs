@@ -2,12 +2,14 @@
 //! either direction, so an index serves every query of another whose keys are a prefix of its own
 //! (`{a: 1}` beside `{a: 1, b: 1}`) or that prefix reversed as a whole (`{a: -1, _id: -1}` beside
 //! `{a: 1, _id: 1, b: 1}`), with the same options (unique, sparse, partial filter, collation, TTL).
-//! A second such index only costs writes and memory (DOMAIN.md: unnecessary indexes). Over
-//! generated schemas (`schemagen`, elements on and off), every example and the real-world corpus.
+//! A second such index only costs writes and memory (DOMAIN.md: unnecessary indexes). And every
+//! index says, as data (`serves`), what it is for, naming what exists: the code generator finds
+//! a relationship's indexes by it (never by reading the reasons' sentences). Over generated
+//! schemas (`schemagen`, elements on and off), every example and the real-world corpus.
 
 use std::path::PathBuf;
 
-use squillion_codegen::plan::{Index, Plan};
+use squillion_codegen::plan::{Index, IndexUse, Layout, Plan, RelationshipUse, Shape};
 use squillion_grammar::SourceFile;
 
 fn plan_of(name: &str, text: &str) -> Option<Plan> {
@@ -70,10 +72,9 @@ fn sqn_files(dir: &str) -> Vec<PathBuf> {
     files
 }
 
-#[test]
-fn no_index_is_served_by_another() {
-    let mut failures = Vec::new();
-    let mut planned = 0;
+/// Every example, evolution and generated-example schema, the real-world corpus and 120
+/// generated schemas, by name.
+fn schemas() -> Vec<(String, String)> {
     let mut texts: Vec<(String, String)> = Vec::new();
     for dir in [
         "../examples",
@@ -101,16 +102,124 @@ fn no_index_is_served_by_another() {
             texts.push((format!("generated {n} (elements {elements})\n{text}"), text));
         }
     }
-    for (name, text) in &texts {
-        let Some(plan) = plan_of("gen.sqn", text) else {
-            continue;
-        };
-        planned += 1;
+    texts
+}
+
+/// The plans of [`schemas`] that check, by name; at least 150 of them.
+fn plans() -> Vec<(String, Plan)> {
+    let plans: Vec<(String, Plan)> = schemas()
+        .into_iter()
+        .filter_map(|(name, text)| Some((name, plan_of("gen.sqn", &text)?)))
+        .collect();
+    assert!(plans.len() >= 150, "only {} schemas planned", plans.len());
+    plans
+}
+
+#[test]
+fn no_index_is_served_by_another() {
+    let mut failures = Vec::new();
+    for (name, plan) in plans() {
         for r in redundant(&plan) {
             failures.push(format!("{name}: {r}"));
         }
     }
-    assert!(planned >= 150, "only {planned} schemas planned");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What is wrong with the `serves` of `plan`'s indexes: an index serving nothing, a use naming a
+/// relationship, query or field that does not exist, a query whose Plan names an index that
+/// does not serve it, a `child_ref` reference with no index listing the children by it.
+fn uses_wrong(plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &plan.collections {
+        for i in &c.indexes {
+            if i.serves.is_empty() {
+                out.push(format!("{}: {} serves nothing", c.name, i.name));
+            }
+            for u in &i.serves {
+                let exists = match u {
+                    IndexUse::Declared { path } => c.field_at(path).is_some(),
+                    IndexUse::Query { name } => plan.queries.iter().any(|q| q.name == *name),
+                    IndexUse::Pattern => true,
+                    IndexUse::Relationship { id, .. } => plan.relationship(id).is_some(),
+                };
+                if !exists {
+                    out.push(format!(
+                        "{}: {} serves {u:?}, which is not there",
+                        c.name, i.name
+                    ));
+                }
+            }
+        }
+    }
+    for q in &plan.queries {
+        let Some(name) = &q.index else { continue };
+        let served = plan
+            .collections
+            .iter()
+            .filter(|c| c.name == q.collection)
+            .flat_map(|c| &c.indexes)
+            .any(|i| i.name == *name && i.serves_query(&q.name));
+        if !served {
+            out.push(format!(
+                "query {}: its index {name} does not serve it",
+                q.name
+            ));
+        }
+    }
+    for d in plan
+        .relationships
+        .iter()
+        .filter(|d| d.strategy == Layout::ChildRef)
+    {
+        for p in &d.placement {
+            let top_level =
+                matches!(p.shape, Shape::Id | Shape::ExtendedRef) && !p.path.contains('.');
+            let Some(c) = plan.collections.iter().find(|c| c.name == p.collection) else {
+                continue;
+            };
+            if !top_level || c.field_at(&p.path).is_none() {
+                continue;
+            }
+            let key = match c.field_at(&p.path) {
+                Some(f) if f.bson_type == "object" => format!("{}.id", p.path),
+                _ => p.path.clone(),
+            };
+            let listed = c.indexes.iter().any(|i| {
+                i.keys.first().is_some_and(|k| k.path == key)
+                    && i.serves_relationship(&d.id, RelationshipUse::Children)
+            });
+            if !listed {
+                out.push(format!(
+                    "{}: no index lists its children by {}.{key}",
+                    d.id, c.name
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_index_says_what_it_serves() {
+    let mut failures = Vec::new();
+    let mut relationship_uses = 0;
+    for (name, plan) in plans() {
+        for r in uses_wrong(&plan) {
+            failures.push(format!("{name}: {r}"));
+        }
+        relationship_uses += plan
+            .collections
+            .iter()
+            .flat_map(|c| &c.indexes)
+            .flat_map(|i| &i.serves)
+            .filter(|u| matches!(u, IndexUse::Relationship { .. }))
+            .count();
+    }
+    assert!(
+        relationship_uses >= 100,
+        "only {relationship_uses} relationship indexes"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -139,6 +248,7 @@ fn the_checker_finds_what_it_should() {
         expire_after_seconds: None,
         multikey: false,
         reasons: Vec::new(),
+        serves: Vec::new(),
     };
     let host = index(&[("a", 1), ("_id", 1), ("b", -1)]);
     assert!(serves(&host, &index(&[("a", 1)])));

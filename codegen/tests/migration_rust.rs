@@ -89,6 +89,7 @@ fn extended_json_is_refused_naming_the_step() {
         expire_after_seconds: None,
         multikey: false,
         reasons: Vec::new(),
+        serves: Vec::new(),
     };
     let step = |index: Index| Step {
         phase: Phase::Expand,

@@ -185,6 +185,7 @@ mod tests {
             expire_after_seconds: None,
             multikey: false,
             reasons: vec![],
+            serves: vec![],
         }
     }
 

@@ -189,11 +189,10 @@ pub(crate) fn plan(
                 .map(|f| f.name.clone())
                 .collect(),
         };
-        let marker = format!("query `{}`", q.name);
         let index = c
             .indexes
             .iter()
-            .find(|i| i.reasons.iter().any(|r| r.starts_with(&marker)))
+            .find(|i| i.serves_query(&q.name))
             .map(|i| i.name.clone());
         out.push(QueryPlan {
             name: q.name.clone(),

@@ -373,8 +373,73 @@ pub struct Index {
     pub expire_after_seconds: Option<u64>,
     /// Indexes an array (multikey).
     pub multikey: bool,
-    /// Why it exists: the queries and rules it serves.
+    /// Why it exists: the queries and rules it serves, in words.
     pub reasons: Vec<String>,
+    /// What it serves, as data (one entry per reason): what code reads to find the index of a
+    /// query or of a relationship's reads, never the sentences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub serves: Vec<IndexUse>,
+}
+
+/// One use of an index.
+#[derive(Debug, Clone, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum IndexUse {
+    /// A field's declared fact (`@unique`, `@index`, `@expires`) at `path`.
+    Declared {
+        /// The field's stored path.
+        path: String,
+    },
+    /// A declared query.
+    Query {
+        /// The query's name.
+        name: String,
+    },
+    /// An entity pattern's reads (a tree's, a queue's claim, versions, the attribute pattern).
+    Pattern,
+    /// A relationship's own reads or writes.
+    Relationship {
+        /// The relationship's id (`Author.books`).
+        id: String,
+        /// Which.
+        role: RelationshipUse,
+    },
+}
+
+/// What a relationship's index is for.
+#[derive(Debug, Clone, Copy, schemars::JsonSchema, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationshipUse {
+    /// The holders of an id found through their array of references (`one_way`, `parent_refs`
+    /// read from the child): the repository's `find_by_<array>`.
+    Holders,
+    /// A parent's children found through their reference (`child_ref`), in the relationship's
+    /// order: the repository's `find_by_<reference>`.
+    Children,
+    /// The copies of a source found when it changes (the fan-out).
+    FanOut,
+    /// A bucket's append upsert, or its pages or time ranges.
+    Bucket,
+    /// A link collection's pairs, from either side.
+    Link,
+    /// An outlier's overflow documents.
+    Overflow,
+}
+
+impl Index {
+    /// Whether the index serves `role` of relationship `id`.
+    pub fn serves_relationship(&self, id: &str, role: RelationshipUse) -> bool {
+        self.serves.iter().any(
+            |u| matches!(u, IndexUse::Relationship { id: i, role: r } if i == id && *r == role),
+        )
+    }
+
+    /// Whether the index serves the declared query `name`.
+    pub fn serves_query(&self, name: &str) -> bool {
+        self.serves
+            .iter()
+            .any(|u| matches!(u, IndexUse::Query { name: n } if n == name))
+    }
 }
 
 /// One index key.

@@ -17,7 +17,8 @@ use serde::Serialize;
 pub use crate::model::{BsonType, CardinalityClass, Layout, RelationKind, Settings, SummaryFn};
 pub use collections::{
     Collection, CollectionRole, Container, ContainerKind, FieldFlags, FieldKind, IdPlan, Index,
-    IndexCollation, IndexKey, PatternUse, PlanField, SizeEstimate, Variants, GEO_POINT,
+    IndexCollation, IndexKey, IndexUse, PatternUse, PlanField, RelationshipUse, SizeEstimate,
+    Variants, GEO_POINT,
 };
 pub use patterns::{
     BucketPlan, BucketPurpose, Computed, ComputedFn, Denormalized, FanOut, OutlierPlan,

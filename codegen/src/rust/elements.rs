@@ -150,7 +150,7 @@ impl Generator<'_> {
     }
 }
 
-/// Whether the Plan indexes `path` first in `c` for decision `d` (its reasons name the decision):
+/// Whether the Plan indexes `path` first in `c` to find the holders of an id for decision `d`:
 /// the index that serves the other direction of an array of references, whose holders the
 /// repository then lists (`find_by_<f>`).
 pub(super) fn indexed_for(
@@ -158,9 +158,8 @@ pub(super) fn indexed_for(
     d: &crate::plan::Decision,
     path: &str,
 ) -> bool {
-    let marker = format!("{} ({})", d.strategy.as_str(), d.id);
     c.indexes.iter().any(|i| {
         i.keys.first().is_some_and(|k| k.path == path)
-            && i.reasons.iter().any(|r| r.starts_with(&marker))
+            && i.serves_relationship(&d.id, crate::plan::RelationshipUse::Holders)
     })
 }

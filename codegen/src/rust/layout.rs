@@ -10,7 +10,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::model::{Layout, SummaryFn};
-use crate::plan::{Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, Shape};
+use crate::plan::{
+    Collection, CollectionRole, ComputedFn, Decision, FieldKind, Plan, RelationshipUse, Shape,
+};
 
 use super::kept::{bucket_kept, kept_by, kept_lists, subset, summarised_array};
 use super::names::{field_ident, type_ident};
@@ -452,11 +454,10 @@ fn relationship(lookup: &PlanIndex<'_>, c: &Collection, d: &Decision, out: &mut 
                 };
                 // `find_by_<f>` pages in the order the relation declares (`page N by f desc`),
                 // the keys the Plan's index puts after the reference.
-                let marker = format!("child_ref ({})", d.id);
                 let order: Vec<TokenStream> = c
                     .indexes
                     .iter()
-                    .find(|i| i.reasons.iter().any(|r| r.starts_with(&marker)))
+                    .find(|i| i.serves_relationship(&d.id, RelationshipUse::Children))
                     .map(|i| {
                         i.keys
                             .iter()

@@ -88,6 +88,7 @@ fn index(name: &str, keys: &[(&str, i32)], reasons: &[&str]) -> Index {
         expire_after_seconds: None,
         multikey: false,
         reasons: reasons.iter().map(|r| (*r).to_owned()).collect(),
+        serves: Vec::new(),
     }
 }
 

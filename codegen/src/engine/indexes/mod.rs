@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use crate::model::{Layout, Navigate, Versioning};
 use crate::plan::{
-    Collection, CollectionRole, Decision, FieldKind, Index, IndexCollation, IndexKey, PlanField,
+    Collection, CollectionRole, Decision, FieldKind, Index, IndexCollation, IndexKey, IndexUse,
+    PlanField, RelationshipUse,
 };
 
 use super::context::Ctx;
@@ -23,7 +24,7 @@ struct Want {
     index: Index,
 }
 
-fn index(keys: &[(&str, i32)], reason: impl Into<String>) -> Index {
+fn index(keys: &[(&str, i32)], reason: impl Into<String>, serves: IndexUse) -> Index {
     Index {
         name: String::new(),
         keys: keys
@@ -37,6 +38,7 @@ fn index(keys: &[(&str, i32)], reason: impl Into<String>) -> Index {
         expire_after_seconds: None,
         multikey: false,
         reasons: vec![reason.into()],
+        serves: vec![serves],
     }
 }
 
@@ -124,6 +126,9 @@ fn declared(c: &Collection, fields: &[PlanField], placed: Option<FieldKind>, out
                     f.path,
                     if flags.unique { "@unique" } else { "@index" }
                 ),
+                IndexUse::Declared {
+                    path: f.path.clone(),
+                },
             );
             let in_array = path_in_array(&c.fields, &f.path);
             i.unique = flags.unique;
@@ -152,6 +157,9 @@ fn declared(c: &Collection, fields: &[PlanField], placed: Option<FieldKind>, out
             let mut i = index(
                 &[(&f.path, 1)],
                 format!("documents expire {ttl} s after `{}` (TTL)", f.path),
+                IndexUse::Declared {
+                    path: f.path.clone(),
+                },
             );
             i.expire_after_seconds = Some(ttl);
             out.push(Want {
@@ -172,7 +180,7 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
     let mut add = |keys: &[(&str, i32)], reason: &str| {
         out.push(Want {
             collection: c.name.clone(),
-            index: index(keys, reason),
+            index: index(keys, reason, IndexUse::Pattern),
         })
     };
     match &c.role {
@@ -183,6 +191,7 @@ fn patterns(ctx: &Ctx<'_>, c: &Collection, out: &mut Vec<Want>) {
             let mut i = index(
                 &[("document_id", 1), ("version", -1)],
                 "document versioning: a document's history, newest first, one record per version",
+                IndexUse::Pattern,
             );
             i.unique = true;
             out.push(Want {
@@ -266,12 +275,20 @@ fn relationship(
     let Some(rel) = ctx.relation(&d.id) else {
         return;
     };
-    let mut add = |collection: &str, keys: Vec<(String, i32)>, reason: String, unique: bool| {
+    let mut add = |collection: &str,
+                   keys: Vec<(String, i32)>,
+                   reason: String,
+                   role: RelationshipUse,
+                   unique: bool| {
         if !collections.contains_key(collection) {
             return;
         }
         let k: Vec<(&str, i32)> = keys.iter().map(|(p, d)| (p.as_str(), *d)).collect();
-        let mut i = index(&k, reason);
+        let serves = IndexUse::Relationship {
+            id: d.id.clone(),
+            role,
+        };
+        let mut i = index(&k, reason, serves);
         i.unique = unique;
         // A child that may have no parent (`one?`) is stored without the reference: a unique
         // index on it would hold every such child under one missing key, so it skips them.
@@ -314,6 +331,7 @@ fn relationship(
                         "one_way ({}): the other direction, through the multikey index on `{path}`",
                         d.id
                     ),
+                    RelationshipUse::Holders,
                     false,
                 );
             }
@@ -332,6 +350,7 @@ fn relationship(
                         crate::prose::a(&d.child),
                         d.parent
                     ),
+                    RelationshipUse::Holders,
                     false,
                 );
             }
@@ -375,6 +394,7 @@ fn relationship(
                     d.id,
                     crate::prose::a(&d.parent)
                 ),
+                RelationshipUse::Children,
                 unique,
             );
         }
@@ -394,6 +414,7 @@ fn relationship(
                 "fan-out ({}): updating {} finds its copies through `{}`",
                 d.id, copy.source, f.match_path
             ),
+            RelationshipUse::FanOut,
             false,
         );
     }
@@ -406,6 +427,7 @@ fn relationship(
                 "bucket ({}): the append upsert finds the open bucket by {{{parent}, count < {}}}",
                 d.id, b.size
             ),
+            RelationshipUse::Bucket,
             false,
         );
         if let Some(t) = &b.time_range {
@@ -413,6 +435,7 @@ fn relationship(
                 &b.collection,
                 vec![(parent.clone(), 1), (t.start_path.clone(), 1)],
                 format!("bucket ({}): reads by time range", d.id),
+                RelationshipUse::Bucket,
                 false,
             );
         } else {
@@ -423,6 +446,7 @@ fn relationship(
                     "bucket ({}): page k of a parent (buckets in creation order)",
                     d.id
                 ),
+                RelationshipUse::Bucket,
                 false,
             );
         }
@@ -430,7 +454,7 @@ fn relationship(
     if d.strategy == Layout::LinkCollection {
         let (lk, rk) = super::placement::link_keys(rel);
         if let Some(link) = d.placement.first().map(|p| p.collection.clone()) {
-            add(&link, vec![(lk.clone(), 1), (rk.clone(), 1)], format!("link_collection ({}): one document per pair (links are idempotent), {}'s partners", d.id, rel.left.entity), true);
+            add(&link, vec![(lk.clone(), 1), (rk.clone(), 1)], format!("link_collection ({}): one document per pair (links are idempotent), {}'s partners", d.id, rel.left.entity), RelationshipUse::Link, true);
             add(
                 &link,
                 vec![(rk, 1), (lk, 1)],
@@ -438,6 +462,7 @@ fn relationship(
                     "link_collection ({}): {}'s partners",
                     d.id, rel.right.entity
                 ),
+                RelationshipUse::Link,
                 false,
             );
         }
@@ -451,6 +476,7 @@ fn relationship(
                 "outlier ({}): overflow documents of a flagged {}",
                 d.id, d.parent
             ),
+            RelationshipUse::Overflow,
             false,
         );
     }
@@ -471,7 +497,7 @@ fn fold(mut wants: Vec<Index>) -> Vec<Index> {
             .find(|&k| serves(&wants[k], &candidate));
         match host {
             Some(k) => {
-                let reasons = candidate.reasons.clone();
+                let (reasons, serves) = (candidate.reasons.clone(), candidate.serves.clone());
                 let host = &mut wants[k];
                 if host.keys == candidate.keys {
                     host.unique |= candidate.unique;
@@ -479,6 +505,11 @@ fn fold(mut wants: Vec<Index>) -> Vec<Index> {
                 for r in reasons {
                     if !host.reasons.contains(&r) {
                         host.reasons.push(r);
+                    }
+                }
+                for u in serves {
+                    if !host.serves.contains(&u) {
+                        host.serves.push(u);
                     }
                 }
             }

@@ -1,7 +1,9 @@
 //! Indexes for declared queries (equality, sort, range) and the paths they resolve to.
 
 use crate::model::{Operator, Query};
-use crate::plan::{Collection, CollectionsByName, DecisionsById, FieldKind, Index, PlanField};
+use crate::plan::{
+    Collection, CollectionsByName, DecisionsById, FieldKind, Index, IndexUse, PlanField,
+};
 
 use super::{case_insensitive, index, Want};
 use crate::engine::context::Ctx;
@@ -132,6 +134,9 @@ pub(super) fn query(
                             "query `{}` joins through {}: first step",
                             q.name, t.relation
                         ),
+                        IndexUse::Query {
+                            name: q.name.clone(),
+                        },
                     );
                     if cond.ignore_case {
                         i.collation = Some(case_insensitive());
@@ -171,6 +176,9 @@ pub(super) fn query(
             "query `{}`{rate} (equality on the unique `{}`: at most one document)",
             q.name, i.keys[0].path
         )];
+        i.serves = vec![IndexUse::Query {
+            name: q.name.clone(),
+        }];
         out.push(Want {
             collection: c.name.clone(),
             index: i,
@@ -272,7 +280,13 @@ pub(super) fn query(
         ),
         None => format!("query `{}`{rate} ({order})", q.name),
     };
-    let mut i = index(&k, reason);
+    let mut i = index(
+        &k,
+        reason,
+        IndexUse::Query {
+            name: q.name.clone(),
+        },
+    );
     for key in &mut i.keys {
         key.sphere = spheres.contains(&key.path);
     }
@@ -300,7 +314,13 @@ fn unique_single(c: &Collection, path: &str, f: &PlanField, ignore_case: bool) -
     {
         return None;
     }
-    let mut i = index(&[(path, 1)], String::new());
+    let mut i = index(
+        &[(path, 1)],
+        String::new(),
+        IndexUse::Declared {
+            path: path.to_owned(),
+        },
+    );
     i.unique = true;
     i.sparse = f.optional;
     if collated {

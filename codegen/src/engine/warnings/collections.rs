@@ -2,7 +2,9 @@
 
 use squillion_grammar::Span;
 
-use crate::plan::{Collection, CollectionRole, Decision, FieldKind, PlanField, RuleId, Severity};
+use crate::plan::{
+    Collection, CollectionRole, Decision, FieldKind, IndexUse, PlanField, RuleId, Severity,
+};
 
 use crate::engine::collections::SpanIndex;
 use crate::engine::context::count;
@@ -411,7 +413,7 @@ fn read_often_beside(c: &Collection) -> bool {
 /// Whether the engine made `i` for a layout's own reads or writes (another direction, a fan-out),
 /// not for a declared field fact or a query.
 fn layout_made(i: &crate::plan::Index) -> bool {
-    i.reasons
+    i.serves
         .iter()
-        .all(|r| !r.contains(" is declared @") && !r.starts_with("query "))
+        .all(|u| matches!(u, IndexUse::Relationship { .. } | IndexUse::Pattern))
 }
