@@ -10,6 +10,7 @@ pub mod diff;
 pub mod engine;
 pub mod explain;
 pub mod files;
+pub mod lock;
 pub mod migration;
 pub mod model;
 pub mod pipeline;

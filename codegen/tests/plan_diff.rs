@@ -256,6 +256,31 @@ fn found(d: &PlanDiff, expect: &Expect) -> bool {
     }
 }
 
+/// The layout lock (build.rs's `Builder::lock`) names a change wherever the diff finds the
+/// stored layout changed (a layout flipped, a relationship or collection added or removed, a
+/// stored shape changed), and none where the diff is empty.
+fn lock_sees_the_stored_changes(a: &Plan, b: &Plan, d: &PlanDiff, context: &str) {
+    use squillion_codegen::lock::{changes, SchemaLock};
+    let locked = changes(
+        &SchemaLock::of("s.sqn", b"", a),
+        &SchemaLock::of("s.sqn", b"", b),
+    );
+    let flipped = d.decisions.iter().any(|c| match (&c.old, &c.new) {
+        (Some(o), Some(n)) => o.layout != n.layout,
+        _ => true,
+    });
+    let stored = flipped || !d.collections.is_empty() || d.versions.iter().any(|v| v.shape_changed);
+    assert!(
+        !stored || !locked.is_empty(),
+        "the stored layout changed and the lock sees nothing: {context}\n{}",
+        d.to_json()
+    );
+    assert!(
+        locked.is_empty() || !d.is_empty(),
+        "the lock sees {locked:?} where the diff is empty: {context}"
+    );
+}
+
 #[test]
 fn generated_pairs_hold_the_diff_properties() {
     let batch = squillion_schemagen::batch(0x15d1ff, 32, Default::default());
@@ -283,6 +308,7 @@ fn generated_pairs_hold_the_diff_properties() {
             let context =
                 format!("schema {n}, mutation {i} ({expect:?}):\n--- a\n{text}--- b\n{mtext}");
             let d = check_pair(&a, &b, &context);
+            lock_sees_the_stored_changes(&a, &b, &d, &context);
             // A `show` stated twice and removed once, or a ratio on an immutable copy, may leave
             // the decision's facts as they were: then there is nothing to find.
             let facts_differ = |id: &str| {
