@@ -19,12 +19,16 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let over_embed = max.is_none_or(|n| n > s.embed_array_max);
     let over_ids = max.is_none_or(|n| n > s.id_array_max);
     // Children that keep arriving never live in an array of the parent, as documents or as ids
-    // (rule 3; seed 000: "Continually Growing Documents").
+    // (rule 3; seed 000: "Continually Growing Documents"). An array whose bound is within
+    // `embed_array_max` stops at its bound, however often it is appended to: "arrays should not
+    // grow *without bound*" (rule 3), and seed 002's bucket is exactly such an array (`count <
+    // 200`, a `$push` per reading). So `append_heavy` keeps the children out of the parent only
+    // beyond that bound; `unbounded` always does.
     let growth = Growth {
         append_heavy: f.append_heavy,
         unbounded: f.unbounded,
     };
-    let growing = f.append_heavy || f.unbounded;
+    let growing = f.unbounded || (f.append_heavy && over_embed);
 
     // Bucket: children read a page at a time, or a time series read by time range. Summaries
     // alone are computed on the parent, not a reason to bucket.
@@ -192,6 +196,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             parent: p,
             child: c,
             max,
+            appended: f.append_heavy,
         };
         return choice(
             Layout::Embed,
