@@ -31,9 +31,11 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let growing = f.unbounded || (f.append_heavy && over_embed);
 
     // Bucket: children read a page at a time, or a time series read by time range. Summaries
-    // alone are computed on the parent, not a reason to bucket.
-    if !v.child_alone && (f.page.is_some() || (f.time_range.is_some() && (over_embed || growing))) {
-        let size = f.page.as_ref().map(|p| p.size).unwrap_or(s.bucket_size);
+    // alone are computed on the parent, not a reason to bucket; nor is a page that holds every
+    // child a parent can have (`super::pages`).
+    let page = super::pages(ctx, rel);
+    if !v.child_alone && (page.is_some() || (f.time_range.is_some() && (over_embed || growing))) {
+        let size = page.map(|p| p.size).unwrap_or(s.bucket_size);
         let mut rules = vec![RuleId::Bucket];
         if over_embed {
             rules.push(RuleId::Rule3);
@@ -42,7 +44,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             rules.push(RuleId::Computed);
         }
         rules.push(RuleId::Rule6);
-        let reason = if f.page.is_some() {
+        let reason = if page.is_some() {
             Reason::Pages {
                 parent: p.clone(),
                 child: c.clone(),
