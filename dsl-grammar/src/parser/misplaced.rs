@@ -103,3 +103,23 @@ pub(super) fn missing_parameter_help(rest: &str, before: &str) -> Option<String>
          value as an argument)"
     ))
 }
+
+/// The help when a word that names no argument comes inside a cardinality's parentheses
+/// (`few(up to 5)`, `many(at most 300)`): the arguments are numbers, the bound first,
+/// optionally named.
+pub(super) fn cardinality_args_help(before: &str) -> Option<&'static str> {
+    let open = before.rfind('(')?;
+    if before[open..].contains(')') {
+        return None;
+    }
+    let head = before[..open].trim_end();
+    let class = head
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()?;
+    ["one", "few", "many", "squillions"]
+        .contains(&class)
+        .then_some(
+            "a cardinality's arguments are numbers, the bound first, optionally named: \
+             `few(5)`, `many(max: 1000, typical: 50)`",
+        )
+}
