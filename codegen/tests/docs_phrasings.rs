@@ -87,3 +87,23 @@ fn words_inside_a_cardinality_get_its_help() {
         assert!(!help.contains("field"), "{card}: {help}");
     }
 }
+
+/// `latest 3 by at descending`: the parser reads `desc` and stops at `ending`; the help says
+/// how a direction is written.
+#[test]
+fn a_direction_written_in_full_gets_its_short_form() {
+    for (fact, short) in [
+        ("latest 3 by street descending", "desc"),
+        ("page 10 by street ascending", "asc"),
+    ] {
+        let src = format!(
+            "entity User {{ name: string }}\nentity Address {{ street: string }}\n\
+             relation User.addresses: few(5) <-> Address.user: one {{ {fact} }}\n"
+        );
+        let source = SourceFile::new("gen.sqn", src);
+        let diags = squillion_codegen::load(&source).err().unwrap_or_default();
+        assert_eq!(diags.len(), 1, "{fact}: {diags:#?}");
+        let help = diags[0].help.clone().unwrap_or_default();
+        assert!(help.contains(&format!("`{short}`")), "{fact}: {help}");
+    }
+}
