@@ -221,11 +221,13 @@ pub(crate) enum Reason {
         max: Max,
         limit: u64,
     },
-    /// A few children, embedded.
+    /// A few children, embedded; `appended`: added often (`append_heavy`), which the bound
+    /// caps.
     EmbedFew {
         parent: String,
         child: String,
         max: Max,
+        appended: bool,
     },
     /// Too many even for an id array.
     TooManyForIds {

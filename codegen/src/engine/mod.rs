@@ -350,6 +350,7 @@ fn attempt(
         warnings::forced(&mut emit, rel, d);
         warnings::expiring_kept(&mut emit, rel, d);
         warnings::summary_not_bucketed(&mut emit, rel, d);
+        warnings::whole_page(&mut emit, rel, d);
         warnings::kept_id_dropped(&mut emit, rel, d);
         warnings::summary_not_kept(&mut emit, rel, d);
         warnings::counters_in_arrays(&mut emit, rel, d);

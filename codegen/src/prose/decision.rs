@@ -349,12 +349,26 @@ pub(crate) fn reason(r: &Reason) -> String {
             read_through(parent, child),
             thousands(*limit)
         ),
-        Reason::EmbedFew { parent, child, max } => format!(
-            "{} per {parent}, {}, so they are embedded as an array: one read returns the {parent} with its {} (rule 1; seed 004 one-to-few)",
-            up_to(*max, child),
-            read_through(parent, child),
-            plural(child)
-        ),
+        Reason::EmbedFew {
+            parent,
+            child,
+            max,
+            appended,
+        } => {
+            let appended = match (appended, max) {
+                (true, Some(n)) => format!(
+                    ". They are added often, but never beyond {}, and rule 3 (arrays should not grow without bound) asks no more: an array capped at its bound and appended to is seed 002's bucket",
+                    thousands(*n)
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "{} per {parent}, {}, so they are embedded as an array: one read returns the {parent} with its {} (rule 1; seed 004 one-to-few){appended}",
+                up_to(*max, child),
+                read_through(parent, child),
+                plural(child)
+            )
+        }
         Reason::TooManyForIds { parent, child, max } => {
             let role = role(parent, child);
             format!(

@@ -284,6 +284,59 @@ fn check_end_name(
     }
 }
 
+/// `many(5,000)`: digits grouped with a comma, which the grammar reads as a bound followed by
+/// more arguments (`000`, a count of 0). The run, an unnamed first argument followed by unnamed
+/// groups of three digits each written right after its comma, is reported once (E0404, with the
+/// number it spells as the fix) and stands for the bound: `(bound, its span, arguments used)`.
+fn comma_grouped(
+    r: &mut Resolver<'_>,
+    args: &[squillion_grammar::ast::CardinalityArg],
+    class_name: &str,
+) -> Option<(u64, Span, usize)> {
+    let digits_only = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let first = args.first()?;
+    if first.name.is_some() || first.value.unit.is_some() || !digits_only(&first.value.number) {
+        return None;
+    }
+    let (mut digits, mut written) = (first.value.number.clone(), first.value.number.clone());
+    let (mut end, mut used) = (first.span.end, 1);
+    for arg in &args[1..] {
+        let v = &arg.value;
+        let group = arg.name.is_none()
+            && v.unit.is_none()
+            && v.number.len() == 3
+            && digits_only(&v.number)
+            && arg.span.start == end + 1;
+        if !group {
+            break;
+        }
+        digits.push_str(&v.number);
+        written.push(',');
+        written.push_str(&v.number);
+        end = arg.span.end;
+        used += 1;
+    }
+    if used < 2 {
+        return None;
+    }
+    let value: u64 = digits.parse().ok()?;
+    let span = Span::new(first.span.start, end);
+    let underscored = written.replace(',', "_");
+    r.report(
+        Diagnostic::error(
+            codes::INVALID_CARDINALITY,
+            span,
+            format!(
+                "`{class_name}({written})` reads as {used} arguments: a comma separates arguments, not thousands"
+            ),
+        )
+        .with_label("one number?")
+        .with_help(format!("write `{digits}` or `{underscored}`"))
+        .with_fix(span, &underscored),
+    );
+    Some((value, span, used))
+}
+
 /// Resolves a cardinality and checks its numbers against its class and the settings.
 fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings) -> Cardinality {
     let class_name = expr.class.name.as_str();
@@ -312,7 +365,12 @@ fn cardinality(r: &mut Resolver<'_>, expr: &CardinalityExpr, settings: &Settings
     let mut bound: Option<(u64, Span)> = None;
     let mut typical: Option<(u64, Span)> = None;
     let mut embed: Option<(u64, Span)> = None;
-    for arg in &expr.args {
+    let grouped = comma_grouped(r, &expr.args, class_name);
+    if let Some((n, span, _)) = grouped {
+        bound = Some((n, span));
+    }
+    let skip = grouped.map(|(_, _, args)| args).unwrap_or(0);
+    for arg in expr.args.iter().skip(skip) {
         let slot = match arg.name.as_ref().map(|n| n.name.as_str()) {
             None | Some("max") => &mut bound,
             Some("typical") => &mut typical,

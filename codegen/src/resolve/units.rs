@@ -286,9 +286,37 @@ pub(super) fn no_unit(r: &mut Resolver<'_>, q: &Quantity, what: &str, kind: &str
             ),
         )
         .with_label("no unit here")
-        .with_help(format!("write `{}`", q.number)),
+        .with_help(match thousands_meant(q, &unit.name) {
+            // `many(5k)`: a thousand, not a unit.
+            Some(n) => format!(
+                "`k` is not a unit: write `{n}` (digits may be grouped: `{}`)",
+                grouped(n)
+            ),
+            None => format!("write `{}`", q.number),
+        }),
     );
     false
+}
+
+/// The count `5k` means, when `unit` is `k` or `K` after a whole number.
+fn thousands_meant(q: &Quantity, unit: &str) -> Option<u64> {
+    if !matches!(unit, "k" | "K") {
+        return None;
+    }
+    q.number.parse::<u64>().ok()?.checked_mul(1000)
+}
+
+/// `5000000` -> `5_000_000`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn unit_factor(

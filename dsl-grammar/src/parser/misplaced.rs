@@ -103,3 +103,37 @@ pub(super) fn missing_parameter_help(rest: &str, before: &str) -> Option<String>
          value as an argument)"
     ))
 }
+
+/// The help when a word that names no argument comes inside a cardinality's parentheses
+/// (`few(up to 5)`, `many(at most 300)`): the arguments are numbers, the bound first,
+/// optionally named.
+pub(super) fn cardinality_args_help(before: &str) -> Option<&'static str> {
+    let open = before.rfind('(')?;
+    if before[open..].contains(')') {
+        return None;
+    }
+    let head = before[..open].trim_end();
+    let class = head
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()?;
+    ["one", "few", "many", "squillions"]
+        .contains(&class)
+        .then_some(
+            "a cardinality's arguments are numbers, the bound first, optionally named: \
+             `few(5)`, `many(max: 1000, typical: 50)`",
+        )
+}
+
+/// The help when the parser stops inside `ascending` or `descending` (it reads `asc`/`desc`,
+/// then finds the rest of the word): the direction is written short.
+pub(super) fn direction_help(before: &str, rest: &str) -> Option<&'static str> {
+    let word_goes_on = rest.starts_with(|c: char| c.is_ascii_alphabetic());
+    let direction = before.ends_with("asc") || before.ends_with("desc");
+    (word_goes_on && direction && rest.starts_with("ending"))
+        .then_some("a direction is written `asc` or `desc`, not `ascending` or `descending`")
+}
+
+/// The help of the two mistakes above, whichever this is.
+pub(super) fn inside_word_help(before: &str, rest: &str) -> Option<&'static str> {
+    cardinality_args_help(before).or_else(|| direction_help(before, rest))
+}

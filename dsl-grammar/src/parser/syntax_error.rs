@@ -419,6 +419,9 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         return "a relation joins two ends: `relation Author.books: many <-> Book.author: one`"
             .into();
     }
+    if let Some(help) = super::misplaced::inside_word_help(before, rest) {
+        return help.into();
+    }
     if has("`:`") && (has("`variant`") || rest.starts_with(|c: char| c.is_alphabetic())) {
         return "a field is written `name: type`, for example `title: string`".into();
     }

@@ -151,6 +151,17 @@ pub(super) fn view<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> View<'a> {
     }
 }
 
+/// The page `rel`'s children are read by, unless one page holds every child a parent can have
+/// (`page 10` of at most 5): the whole list is then the page, and pages are no reason to bucket
+/// the children or to keep them out of an array (warning W135 says so).
+pub(crate) fn pages<'a>(ctx: &Ctx<'_>, rel: &'a Relation) -> Option<&'a crate::model::Page> {
+    let max = rel.parent().cardinality.max(ctx.settings);
+    rel.facts
+        .page
+        .as_ref()
+        .filter(|p| max.is_none_or(|n| p.size < n))
+}
+
 /// Why `entity` must be a document of its own, as relationship `rel` sees it; asked where the
 /// engine already knows it must be (a child read alone), so the fallback never shows.
 fn why_alone(ctx: &Ctx<'_>, entity: &str, rel: &str) -> Alone {
@@ -620,7 +631,7 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
         ));
     }
     if layout != Layout::Bucket
-        && rel.facts.page.is_some()
+        && pages(ctx, rel).is_some()
         && !child_alone
         && !matches!(layout, Layout::ChildRef)
     {

@@ -19,17 +19,23 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
     let over_embed = max.is_none_or(|n| n > s.embed_array_max);
     let over_ids = max.is_none_or(|n| n > s.id_array_max);
     // Children that keep arriving never live in an array of the parent, as documents or as ids
-    // (rule 3; seed 000: "Continually Growing Documents").
+    // (rule 3; seed 000: "Continually Growing Documents"). An array whose bound is within
+    // `embed_array_max` stops at its bound, however often it is appended to: "arrays should not
+    // grow *without bound*" (rule 3), and seed 002's bucket is exactly such an array (`count <
+    // 200`, a `$push` per reading). So `append_heavy` keeps the children out of the parent only
+    // beyond that bound; `unbounded` always does.
     let growth = Growth {
         append_heavy: f.append_heavy,
         unbounded: f.unbounded,
     };
-    let growing = f.append_heavy || f.unbounded;
+    let growing = f.unbounded || (f.append_heavy && over_embed);
 
     // Bucket: children read a page at a time, or a time series read by time range. Summaries
-    // alone are computed on the parent, not a reason to bucket.
-    if !v.child_alone && (f.page.is_some() || (f.time_range.is_some() && (over_embed || growing))) {
-        let size = f.page.as_ref().map(|p| p.size).unwrap_or(s.bucket_size);
+    // alone are computed on the parent, not a reason to bucket; nor is a page that holds every
+    // child a parent can have (`super::pages`).
+    let page = super::pages(ctx, rel);
+    if !v.child_alone && (page.is_some() || (f.time_range.is_some() && (over_embed || growing))) {
+        let size = page.map(|p| p.size).unwrap_or(s.bucket_size);
         let mut rules = vec![RuleId::Bucket];
         if over_embed {
             rules.push(RuleId::Rule3);
@@ -38,7 +44,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             rules.push(RuleId::Computed);
         }
         rules.push(RuleId::Rule6);
-        let reason = if f.page.is_some() {
+        let reason = if page.is_some() {
             Reason::Pages {
                 parent: p.clone(),
                 child: c.clone(),
@@ -192,6 +198,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
             parent: p,
             child: c,
             max,
+            appended: f.append_heavy,
         };
         return choice(
             Layout::Embed,

@@ -63,6 +63,9 @@ pub const SUMMARY_NOT_KEPT: &str = "W129";
 /// `keep id` in a `latest`/`top` list of children that are elements without an `_id` (bucketed,
 /// or embedded in another entity): the copies cannot hold it.
 pub const KEPT_ID_DROPPED: &str = "W130";
+/// `page N` on children of which a parent has at most N: one page holds them all, so the page
+/// does not bucket them.
+pub const WHOLE_PAGE: &str = "W135";
 
 /// Every plan warning code with a one-line summary.
 pub const ALL: &[(&str, &str)] = &[
@@ -148,5 +151,9 @@ pub const ALL: &[(&str, &str)] = &[
     (
         KEPT_ID_DROPPED,
         "`keep id` in a list of children that have no `_id`",
+    ),
+    (
+        WHOLE_PAGE,
+        "a page that holds every child: no buckets for it",
     ),
 ];

@@ -13,8 +13,10 @@ use super::relation::broken_rules;
 /// Stable codes of plan warnings.
 pub mod codes;
 mod collections;
+mod pages;
 
 pub(crate) use collections::collections;
+pub(crate) use pages::whole_page;
 
 pub(crate) struct Emit<'a, 'c> {
     pub ctx: &'a Ctx<'c>,
