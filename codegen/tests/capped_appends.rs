@@ -13,7 +13,7 @@ use squillion_codegen::model::Layout;
 use squillion_codegen::plan::{CollectionRole, Plan, Shape};
 
 mod planned;
-use planned::{decision, plan, snake};
+use planned::{bound, decision, plan, snake};
 
 const EMBED_ARRAY_MAX: u64 = 200;
 
@@ -25,20 +25,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Inbox", "Entry"),
     ("Board", "Pin"),
 ];
-
-/// The bound a cardinality puts in force (`None`: unbounded).
-fn bound(card: &str) -> Option<u64> {
-    let declared = card
-        .trim_end_matches(')')
-        .split('(')
-        .nth(1)
-        .and_then(|n| n.parse().ok());
-    declared.or(match card {
-        "few" => Some(EMBED_ARRAY_MAX),
-        "many" => Some(5000),
-        _ => None,
-    })
-}
 
 fn cardinality() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use squillion_codegen::model::Layout;
 
 mod planned;
-use planned::{decision, plan, snake};
+use planned::{bound, decision, plan, snake};
 
 const PAIRS: &[(&str, &str)] = &[
     ("User", "Address"),
@@ -18,19 +18,6 @@ const PAIRS: &[(&str, &str)] = &[
     ("Album", "Track"),
     ("Ticket", "Reply"),
 ];
-
-fn bound(card: &str) -> Option<u64> {
-    let declared = card
-        .trim_end_matches(')')
-        .split('(')
-        .nth(1)
-        .and_then(|n| n.parse().ok());
-    declared.or(match card {
-        "few" => Some(200),
-        "many" => Some(5000),
-        _ => None,
-    })
-}
 
 fn cardinality() -> impl Strategy<Value = String> {
     prop_oneof![

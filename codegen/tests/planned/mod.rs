@@ -34,3 +34,19 @@ pub fn decision<'p>(p: &'p Plan, id: &str) -> &'p Decision {
     p.relationship(id)
         .unwrap_or_else(|| panic!("no decision {id}"))
 }
+
+/// The bound a cardinality as written puts in force (`few(20)`: 20; `few`: rule 3's 200;
+/// `many`: 5,000; `None`: unbounded).
+#[allow(dead_code)] // not every test crate including this module reads bounds
+pub fn bound(card: &str) -> Option<u64> {
+    let declared = card
+        .trim_end_matches(')')
+        .split('(')
+        .nth(1)
+        .and_then(|n| n.parse().ok());
+    declared.or(match card {
+        "few" => Some(200),
+        "many" => Some(5000),
+        _ => None,
+    })
+}
