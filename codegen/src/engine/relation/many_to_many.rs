@@ -75,12 +75,20 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     match (fits(l_max), fits(r_max)) {
         (true, true) => {
-            if let Navigate::Entity(e) = &rel.facts.navigate {
-                let side = if *e == l.entity {
+            // `navigate` names the side that holds the ids when the sides are alike; unbalanced,
+            // the small side holds them whichever is read: seed 003 reads a category's books
+            // through the books' own array (`find({categories: id})`), never an array of them
+            // in the category.
+            let navigated = match &rel.facts.navigate {
+                Navigate::Entity(e) => Some(if *e == l.entity {
                     Side::Left
                 } else {
                     Side::Right
-                };
+                }),
+                _ => None,
+            }
+            .filter(|_| unbalanced(ctx, rel).is_none());
+            if let (Some(side), Navigate::Entity(e)) = (navigated, &rel.facts.navigate) {
                 let reason = Reason::ReadFromOneSide {
                     entity: e.clone(),
                     max: rel.end(side).cardinality.max(s),
@@ -394,17 +402,6 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
     let (l, r) = (&rel.left, &rel.right);
     let fits = |end: &RelationEnd| end.cardinality.max(s).is_some_and(|n| n <= s.id_array_max);
     let names: Vec<String> = rel.fields.iter().map(|f| f.name.clone()).collect();
-    let holder = match (fits(l), fits(r)) {
-        (true, false) => Some((l, Side::Left)),
-        (false, true) => Some((r, Side::Right)),
-        (false, false) => None,
-        (true, true) => match &rel.facts.navigate {
-            Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
-                .into_iter()
-                .find(|(end, _)| end.entity == *e),
-            Navigate::Both | Navigate::Parent => None,
-        },
-    };
     // Fields that are arrays or maps would nest them in the holder's array (a student's 200
     // classes, each with its scores): the pairs then stay documents of their own.
     let nested = rel.fields.iter().any(|f| {
@@ -413,6 +410,19 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
             FieldType::Array { .. } | FieldType::Map { .. } | FieldType::Counters { .. }
         )
     });
+    let holder = match (fits(l), fits(r)) {
+        (true, false) => Some((l, Side::Left)),
+        (false, true) => Some((r, Side::Right)),
+        (false, false) => None,
+        // The side `navigate` names, unless the sides are unbalanced and the small side can hold
+        // the pairs (seed 003: the other direction is a query on its array).
+        (true, true) => match &rel.facts.navigate {
+            Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
+                .into_iter()
+                .find(|(end, _)| end.entity == *e && (nested || unbalanced(ctx, rel).is_none())),
+            Navigate::Both | Navigate::Parent => None,
+        },
+    };
     if holder.is_none() && fits(l) && fits(r) && !nested {
         if let Some(side) = unbalanced(ctx, rel) {
             return lines_on_small_side(ctx, rel, side, names, facts);
