@@ -231,3 +231,53 @@ fn unbalanced_sides_with_array_fields_keep_a_link_collection() {
         }
     }
 }
+
+/// `navigate` naming the large side of an unbalanced relationship keeps the list there only
+/// where that side has a reason of its own: it shows the other side's fields (its array carries
+/// the copies: sample_training's companies list their people with their names), or it usually
+/// holds few (`typical`). Otherwise the small side holds it (round 21: a driver's 2,000 routes).
+/// Over both orders of the ends, with and without fields of the relationship.
+#[test]
+fn navigate_on_the_large_side_needs_a_reason_of_its_own() {
+    // (the large end's cardinality, the extra fact, whether the large side holds the list)
+    let cases = [
+        ("many(2000)", "", false),
+        ("many(2000)", "show Route.code on Driver ratio 100:1", true),
+        ("many(2000)", "show Driver.name on Route ratio 100:1", false),
+        ("many(2000, typical 8)", "", true),
+        ("many(2000, typical 500)", "", false),
+    ];
+    let mut failures = Vec::new();
+    for (large, extra, large_holds) in cases {
+        for fields in ["", "fields { since: date }"] {
+            for driver_left in [true, false] {
+                let (left, right) = if driver_left {
+                    (
+                        format!("Driver.routes: {large}"),
+                        "Route.drivers: few(10)".to_owned(),
+                    )
+                } else {
+                    (
+                        "Route.drivers: few(10)".to_owned(),
+                        format!("Driver.routes: {large}"),
+                    )
+                };
+                let src = format!(
+                    "entity Driver {{ name: string }}\nentity Route {{ code: string }}\n\
+                     relation {left} <-> {right} {{\n  navigate Driver\n  {extra}\n  {fields}\n}}\n"
+                );
+                let plan = plan(&src);
+                let d = &plan.relationships[0];
+                let holders: Vec<&str> = d.placement.iter().map(|p| p.holder.as_str()).collect();
+                let want = if large_holds { "Driver" } else { "Route" };
+                if d.strategy != Layout::OneWay || holders != [want] {
+                    failures.push(format!(
+                        "{} held by {holders:?}, want one_way on {want}\n{src}",
+                        d.strategy.as_str()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

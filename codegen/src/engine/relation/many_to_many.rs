@@ -87,7 +87,7 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
                 }),
                 _ => None,
             }
-            .filter(|_| unbalanced(ctx, rel).is_none());
+            .filter(|side| navigate_holds(ctx, rel, *side));
             if let (Some(side), Navigate::Entity(e)) = (navigated, &rel.facts.navigate) {
                 let reason = Reason::ReadFromOneSide {
                     entity: e.clone(),
@@ -301,6 +301,40 @@ fn unbalanced(ctx: &Ctx<'_>, rel: &Relation) -> Option<Side> {
     (!balanced && queried(ctx, rel, large_end).is_none()).then_some(side)
 }
 
+/// Whether the side `navigate` names holds the list: always when the sides are alike; when they
+/// are unbalanced, only where the large side has a reason of its own to hold it (the small
+/// side holds it otherwise, the named side's reads being one query on its multikey index, seed
+/// 003): it shows fields of the other side (its array carries their copies: a company's people
+/// with their names), or it usually holds few (`typical`, the outlier pattern's usual case).
+fn navigate_holds(ctx: &Ctx<'_>, rel: &Relation, side: Side) -> bool {
+    let Some(small) = unbalanced(ctx, rel) else {
+        return true;
+    };
+    if small == side {
+        return false;
+    }
+    let (named, other) = if side == Side::Left {
+        (&rel.left, &rel.right)
+    } else {
+        (&rel.right, &rel.left)
+    };
+    let shows = rel
+        .facts
+        .shows
+        .iter()
+        .any(|sh| sh.on == named.entity && sh.from == other.entity);
+    let usually_few = match (
+        named.cardinality.typical,
+        other.cardinality.max(ctx.settings),
+    ) {
+        (Some(t), Some(o)) => {
+            t <= ctx.settings.embed_array_max && t < o.max(1).saturating_mul(UNBALANCED)
+        }
+        _ => false,
+    };
+    shows || usually_few
+}
+
 /// How many times the small side's bound the large side's must be for the sides to count as
 /// unbalanced (an order of magnitude).
 const UNBALANCED: u64 = 10;
@@ -417,9 +451,13 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
         // The side `navigate` names, unless the sides are unbalanced and the small side can hold
         // the pairs (seed 003: the other direction is a query on its array).
         (true, true) => match &rel.facts.navigate {
-            Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
-                .into_iter()
-                .find(|(end, _)| end.entity == *e && (nested || unbalanced(ctx, rel).is_none())),
+            Navigate::Entity(e) => {
+                [(l, Side::Left), (r, Side::Right)]
+                    .into_iter()
+                    .find(|(end, side)| {
+                        end.entity == *e && (nested || navigate_holds(ctx, rel, *side))
+                    })
+            }
             Navigate::Both | Navigate::Parent => None,
         },
     };
