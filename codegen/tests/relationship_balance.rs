@@ -279,5 +279,13 @@ fn navigate_on_the_large_side_needs_a_reason_of_its_own() {
             }
         }
     }
+    // A forced one_way keeps its ids where `navigate` says, balance or not (the user decided).
+    let src = "entity Driver { name: string }\nentity Route { code: string }\n\
+               relation Driver.routes: many(2000) <-> Route.drivers: few(10) {\n  navigate Driver\n  force one_way\n}\n";
+    let plan = plan(src);
+    let d = &plan.relationships[0];
+    if d.placement.first().map(|p| p.holder.as_str()) != Some("Driver") {
+        failures.push(format!("forced: {:?}\n{src}", d.placement));
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

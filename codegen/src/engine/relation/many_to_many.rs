@@ -306,8 +306,11 @@ fn unbalanced(ctx: &Ctx<'_>, rel: &Relation) -> Option<Side> {
 /// side holds it otherwise, the named side's reads being one query on its multikey index, seed
 /// 003): it shows fields of the other side (its array carries their copies: a company's people
 /// with their names), or it usually holds few (`typical`, the outlier pattern's usual case).
+///
+/// Under `force` (`navigate Course` with `force one_way`) the named side holds it, as written:
+/// the user has taken the decision.
 fn navigate_holds(ctx: &Ctx<'_>, rel: &Relation, side: Side) -> bool {
-    let Some(small) = unbalanced(ctx, rel) else {
+    let Some(small) = unbalanced(ctx, rel).filter(|_| rel.facts.force.is_none()) else {
         return true;
     };
     if small == side {
