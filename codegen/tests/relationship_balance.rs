@@ -38,6 +38,20 @@ fn bound() -> impl Strategy<Value = u64> {
     prop_oneof![1u64..20, 2u64..200, 200u64..=5000]
 }
 
+/// The `navigate` fact of a case: none, both, or one side by name. Round 21: `navigate` naming
+/// the large side of an unbalanced relationship (a driver's 2,000 routes against a route's 10
+/// drivers) put 2,000 `{id, fields}` in every driver (W103, 2 MB); seed 003 reads that
+/// direction through the small side's array (a category's books, `find({categories: id})`), so
+/// the small side holds the ids whichever side is read.
+fn navigation(navigate: &str, a: &str, b: &str) -> String {
+    match navigate {
+        "both" => "navigate both".to_owned(),
+        "left" => format!("navigate {a}"),
+        "right" => format!("navigate {b}"),
+        _ => String::new(),
+    }
+}
+
 fn class(n: u64) -> String {
     if n <= 200 {
         format!("few({n})")
@@ -101,7 +115,7 @@ proptest! {
         (a, b) in prop::sample::select(PAIRS),
         left in bound(),
         right in bound(),
-        navigate_both in any::<bool>(),
+        navigate in prop::sample::select(&["", "both", "left", "right"][..]),
     ) {
         let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
         let src = format!(
@@ -109,11 +123,16 @@ proptest! {
              relation {a}.{af}: {} <-> {b}.{bf}: {} {{ {} }}\n",
             class(left),
             class(right),
-            if navigate_both { "navigate both" } else { "" }
+            navigation(navigate, a, b)
         );
         let plan = plan(&src);
         let d = decision(&plan, &format!("{a}.{af}"));
         match reference(left, right) {
+            None if navigate == "left" || navigate == "right" => {
+                let named = if navigate == "left" { a } else { b };
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(d.placement[0].holder.as_str(), named, "{}", src);
+            }
             None => prop_assert_eq!(d.strategy, Layout::TwoWay, "{}", src),
             Some(left_small) => {
                 let ends = if left_small { (a, af.as_str(), b, bf.as_str()) } else { (b, bf.as_str(), a, af.as_str()) };
@@ -136,7 +155,7 @@ proptest! {
         (a, b) in prop::sample::select(PAIRS),
         left in bound(),
         right in bound(),
-        navigate_both in any::<bool>(),
+        navigate in prop::sample::select(&["", "both", "left", "right"][..]),
         (f1, f2) in prop::sample::select(&[("since", "role"), ("enrolled", "grade"), ("added", "weight")][..]),
     ) {
         let (af, bf) = (format!("{}s", snake(b)), format!("{}s", snake(a)));
@@ -145,11 +164,16 @@ proptest! {
              relation {a}.{af}: {} <-> {b}.{bf}: {} {{\n  fields {{ {f1}: date  {f2}: int32 }}\n  {}\n}}\n",
             class(left),
             class(right),
-            if navigate_both { "navigate both" } else { "" }
+            navigation(navigate, a, b)
         );
         let plan = plan(&src);
         let d = decision(&plan, &format!("{a}.{af}"));
         match reference(left, right) {
+            None if navigate == "left" || navigate == "right" => {
+                let named = if navigate == "left" { a } else { b };
+                prop_assert_eq!(d.strategy, Layout::OneWay, "{}", src);
+                prop_assert_eq!(d.placement[0].holder.as_str(), named, "{}", src);
+            }
             None => prop_assert_eq!(d.strategy, Layout::LinkCollection, "{}", src),
             Some(left_small) => {
                 let ends = if left_small { (a, af.as_str(), b, bf.as_str()) } else { (b, bf.as_str(), a, af.as_str()) };
@@ -206,4 +230,62 @@ fn unbalanced_sides_with_array_fields_keep_a_link_collection() {
             }
         }
     }
+}
+
+/// `navigate` naming the large side of an unbalanced relationship keeps the list there only
+/// where that side has a reason of its own: it shows the other side's fields (its array carries
+/// the copies: sample_training's companies list their people with their names), or it usually
+/// holds few (`typical`). Otherwise the small side holds it (round 21: a driver's 2,000 routes).
+/// Over both orders of the ends, with and without fields of the relationship.
+#[test]
+fn navigate_on_the_large_side_needs_a_reason_of_its_own() {
+    // (the large end's cardinality, the extra fact, whether the large side holds the list)
+    let cases = [
+        ("many(2000)", "", false),
+        ("many(2000)", "show Route.code on Driver ratio 100:1", true),
+        ("many(2000)", "show Driver.name on Route ratio 100:1", false),
+        ("many(2000, typical 8)", "", true),
+        ("many(2000, typical 500)", "", false),
+    ];
+    let mut failures = Vec::new();
+    for (large, extra, large_holds) in cases {
+        for fields in ["", "fields { since: date }"] {
+            for driver_left in [true, false] {
+                let (left, right) = if driver_left {
+                    (
+                        format!("Driver.routes: {large}"),
+                        "Route.drivers: few(10)".to_owned(),
+                    )
+                } else {
+                    (
+                        "Route.drivers: few(10)".to_owned(),
+                        format!("Driver.routes: {large}"),
+                    )
+                };
+                let src = format!(
+                    "entity Driver {{ name: string }}\nentity Route {{ code: string }}\n\
+                     relation {left} <-> {right} {{\n  navigate Driver\n  {extra}\n  {fields}\n}}\n"
+                );
+                let plan = plan(&src);
+                let d = &plan.relationships[0];
+                let holders: Vec<&str> = d.placement.iter().map(|p| p.holder.as_str()).collect();
+                let want = if large_holds { "Driver" } else { "Route" };
+                if d.strategy != Layout::OneWay || holders != [want] {
+                    failures.push(format!(
+                        "{} held by {holders:?}, want one_way on {want}\n{src}",
+                        d.strategy.as_str()
+                    ));
+                }
+            }
+        }
+    }
+    // A forced one_way keeps its ids where `navigate` says, balance or not (the user decided).
+    let src = "entity Driver { name: string }\nentity Route { code: string }\n\
+               relation Driver.routes: many(2000) <-> Route.drivers: few(10) {\n  navigate Driver\n  force one_way\n}\n";
+    let plan = plan(src);
+    let d = &plan.relationships[0];
+    if d.placement.first().map(|p| p.holder.as_str()) != Some("Driver") {
+        failures.push(format!("forced: {:?}\n{src}", d.placement));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

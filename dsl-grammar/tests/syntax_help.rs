@@ -743,3 +743,89 @@ fn a_condition_without_its_parameter_is_shown_with_it() {
     let help = help_of("entity A { x: int32 }\nquery q on A { where x == 3 }\n");
     assert!(help.contains("never a literal"), "{help}");
 }
+
+/// Round 21: `sort created descending` was reported at `ending` (the parser had read `desc`'s
+/// letters before finding the word goes on), with the generic help. An error never points into
+/// the middle of a word: for every keyword the grammar reads, followed by more letters, wherever
+/// the keyword is expected (a declaration, a fact, a clause, a direction, a cardinality), the
+/// error's span starts where the word starts.
+#[test]
+fn an_error_points_at_the_whole_word_not_its_tail() {
+    let places: [(&str, &str); 8] = [
+        ("", " A { n: string }\n"),
+        ("entity A { n: string }\nquery q on A { sort n ", " }\n"),
+        ("entity A { n: string }\nquery q on A { ", " n }\n"),
+        (
+            "entity A { n: string }\nentity B { m: date }\nrelation A.bs: squillions <-> B.a: one {\n  ",
+            " 20 by m\n}\n",
+        ),
+        (
+            "entity A { n: string }\nentity B { m: date }\nrelation A.bs: squillions <-> B.a: one {\n  page 20 by m ",
+            "\n}\n",
+        ),
+        (
+            "entity A { n: string }\nentity B { m: date }\nrelation A.bs: squillions <-> B.a: one {\n  latest 3 by m ",
+            "\n}\n",
+        ),
+        ("entity A { n: string }\nentity B { m: date }\nrelation A.bs: ", " <-> B.a: one\n"),
+        ("entity A { n: string }\nquery q on A { ", " n == ? }\n"),
+    ];
+    let words = [
+        "descending",
+        "ascending",
+        "descx",
+        "ascs",
+        "entitys",
+        "relations",
+        "pages",
+        "latests",
+        "sorting",
+        "wherever",
+        "standalones",
+        "manyy",
+        "squillionss",
+    ];
+    let mut failures = Vec::new();
+    let mut reached = 0;
+    for (head, tail) in places {
+        for word in words {
+            let src = format!("{head}{word}{tail}");
+            let Some(d) = errors(&src).into_iter().next() else {
+                continue;
+            };
+            let start = head.len();
+            if d.span.start > start && d.span.start < start + word.len() {
+                failures.push(format!(
+                    "{word:?} after {head:?}: points at {:?}",
+                    &src[d.span.start..d.span.end]
+                ));
+            }
+            reached += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(reached > 50, "only {reached} errors");
+    let help = help_of("entity A { n: date }\nquery q on A { sort n descending }\n");
+    assert!(help.contains("did you mean `desc`?"), "{help}");
+    let help = help_of("entity A { n: date }\nentity B { m: date }\nrelation A.bs: squillions <-> B.a: one { page 5 by m ascending }\n");
+    assert!(help.contains("did you mean `asc`?"), "{help}");
+}
+
+/// Other tools' ways of writing an array type and a declaration get help in squillion's words.
+#[test]
+fn other_tools_arrays_and_declarations_are_translated() {
+    for ty in ["string[]", "int32[]", "Tag[]"] {
+        let src = format!("value Tag {{ n: string }}\nentity A {{ tags: {ty} }}\n");
+        let help = help_of(&src);
+        assert!(help.contains("`[type]`"), "{ty}: {help}");
+    }
+    for word in ["model", "struct", "class", "collection", "Table"] {
+        let src = format!("{word} A {{ n: string }}\n");
+        let help = help_of(&src);
+        assert!(
+            help.contains(&format!("`{word}` is another language's word")),
+            "{word}: {help}"
+        );
+        assert!(help.contains("`entity`"), "{word}: {help}");
+    }
+}

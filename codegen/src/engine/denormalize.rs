@@ -35,6 +35,48 @@ struct Want {
     on: String,
     ratio: Option<f64>,
     query: Option<basis::QueryUse>,
+    /// The fields `query` reads (a show of several fields may be read by a query through one).
+    queried: Vec<String>,
+}
+
+impl Want {
+    /// The want for some of its fields, in their order: the query stays with the fields it reads.
+    fn part(&self, fields: Vec<String>) -> Want {
+        let queried: Vec<String> = self
+            .queried
+            .iter()
+            .filter(|f| fields.contains(f))
+            .cloned()
+            .collect();
+        Want {
+            from: self.from.clone(),
+            fields,
+            on: self.on.clone(),
+            ratio: self.ratio,
+            query: self.query.clone().filter(|_| !queried.is_empty()),
+            queried,
+        }
+    }
+
+    /// Split into runs of fields the query reads and fields it does not (in the fields' order),
+    /// so that a fact names a query only beside the fields it reads (`show Depot.name,
+    /// Depot.city` read through `where depot.city == ?`: the query filters on the city only).
+    fn split_by_query(self) -> Vec<Want> {
+        if self.query.is_none() || self.fields.iter().all(|f| self.queried.contains(f)) {
+            return vec![self];
+        }
+        let mut runs: Vec<Vec<String>> = Vec::new();
+        let mut last: Option<bool> = None;
+        for f in &self.fields {
+            let read = self.queried.contains(f);
+            match runs.last_mut() {
+                Some(run) if last == Some(read) => run.push(f.clone()),
+                _ => runs.push(vec![f.clone()]),
+            }
+            last = Some(read);
+        }
+        runs.into_iter().map(|run| self.part(run)).collect()
+    }
 }
 
 fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
@@ -48,6 +90,7 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
             on: s.on.clone(),
             ratio: s.ratio,
             query: None,
+            queried: Vec::new(),
         })
         .collect();
     // Queries that filter or sort through this relationship need the copy too.
@@ -80,6 +123,9 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
                     if used.name == q.name {
                         used.filters |= !sorts;
                         used.sorts |= sorts;
+                        if !w.queried.contains(&through.field) {
+                            w.queried.push(through.field.clone());
+                        }
                     }
                 }
                 continue;
@@ -94,6 +140,7 @@ fn wants(ctx: &Ctx<'_>, rel: &Relation) -> Vec<Want> {
                     filters: !sorts,
                     sorts,
                 }),
+                queried: vec![through.field.clone()],
             });
         }
     }
@@ -111,6 +158,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
     for want in wants(ctx, rel)
         .into_iter()
         .flat_map(|w| split_immutable(ctx, w))
+        .flat_map(Want::split_by_query)
     {
         if choice.strategy == Layout::Embed
             || (choice.strategy == Layout::Bucket && want.on == rel.parent().entity)
@@ -135,10 +183,7 @@ pub(crate) fn copies(ctx: &Ctx<'_>, rel: &Relation, choice: &Choice, lay: &mut L
         }
         let want = match (keys.is_empty(), rest.is_empty()) {
             (true, _) => want,
-            (false, false) => Want {
-                fields: rest,
-                ..want
-            },
+            (false, false) => want.part(rest),
             // Only the key: the reference is all it takes. A parent_refs child holds none, and
             // gets one (place_copy copies no key into it).
             (false, true) => {
@@ -292,19 +337,7 @@ fn split_immutable(ctx: &Ctx<'_>, want: Want) -> Vec<Want> {
     if fixed.is_empty() || other.is_empty() {
         return vec![want];
     }
-    vec![
-        Want {
-            fields: fixed,
-            from: want.from.clone(),
-            on: want.on.clone(),
-            ratio: want.ratio,
-            query: want.query.clone(),
-        },
-        Want {
-            fields: other,
-            ..want
-        },
-    ]
+    vec![want.part(fixed), want.part(other)]
 }
 
 fn trim(v: f64) -> String {

@@ -122,8 +122,9 @@ pub(crate) fn fact(f: &Fact) -> String {
                 "{} are not read on their own (no `standalone`, query or pattern says so), but other relationships reach them too",
                 plural(child)
             ),
+            // Layout-neutral: which side lists the other is the decision's, not a fact.
             Through::Partners => format!(
-                "{} are only read through the {} that list them",
+                "{} are not read on their own, only with the {} they are linked to",
                 plural(child),
                 plural(parent)
             ),

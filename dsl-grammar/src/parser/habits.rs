@@ -100,6 +100,9 @@ pub(super) fn type_syntax_help(rest: &str, before: &str) -> Option<&'static str>
             "a field with fields inside is a `value` type declared apart: `value Address { city: \
              string }`, then `address: Address`"
         }
+        '[' => {
+            "an array is written `[type]`, or `[type; N]` with at most N elements: `tags: [string]`"
+        }
         '|' => {
             "a field has one type; `?` after it lets it be absent or null (`nickname: string?`); \
              documents of several shapes are the variants of a `@polymorphic` entity"
@@ -110,7 +113,7 @@ pub(super) fn type_syntax_help(rest: &str, before: &str) -> Option<&'static str>
 
 /// Words people put between a declaration's keyword and its name, from other languages
 /// (`value type LineItem`, `entity class Book`).
-const FILLERS: &[&str] = &[
+pub(super) const FILLERS: &[&str] = &[
     "type",
     "struct",
     "class",

@@ -97,7 +97,7 @@ pub(super) fn syntax_diagnostic(
     if let Some(attempts) = error.parse_attempts() {
         local = local.max(attempts.max_position);
     }
-    let at = (offset + local).min(source.len());
+    let at = word_start(source, (offset + local).min(source.len()));
     let rest = &source[at..];
     let found = describe_found(rest);
     let span = Span::new(at, at + found_len(rest));
@@ -148,6 +148,28 @@ pub(super) fn syntax_diagnostic(
     diagnostic
         .with_help(syntax_help(rest, &source[..at], &expected))
         .with_fix_from(fix.as_ref().map(|(span, kw)| (*span, kw.as_str())))
+}
+
+/// Where a word that holds `at` begins: the parser may have read a keyword's letters before
+/// finding the word goes on (`desc` in `descending`, `page` in `pages`), and an error points at
+/// the whole word, not at its tail (`ending`). Numbers are left alone: in `20kb` the error is the
+/// unit after the number.
+fn word_start(source: &str, at: usize) -> usize {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    if !source.get(at..).is_some_and(|r| r.starts_with(is_word)) {
+        return at;
+    }
+    let start = source[..at]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_word(c))
+        .last()
+        .map_or(at, |(i, _)| i);
+    if source[start..].starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        start
+    } else {
+        at
+    }
 }
 
 /// The doc comment a syntax error at `at` is really about: the error falls inside a `///` line,
@@ -397,6 +419,17 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if has("a unit") && rest.starts_with(|c: char| c.is_alphabetic()) {
         return unit_apart_help(last_number(before), word);
     }
+    if (has("`asc` or `desc`") || has("`asc`"))
+        && ["ascending", "descending", "ascend", "descend", "up", "down"]
+            .contains(&word.to_ascii_lowercase().as_str())
+    {
+        let kw = if word.to_ascii_lowercase().starts_with("asc") || word == "up" {
+            "asc"
+        } else {
+            "desc"
+        };
+        return format!("did you mean `{kw}`? a direction is written `asc` or `desc`");
+    }
     if word == "order" && (has("`sort`") || has("`where`")) {
         return "did you mean `sort`? a query orders its results with `sort field [asc|desc]`"
             .into();
@@ -431,6 +464,13 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         }
     }
     if declaration_expected(before, expected) {
+        if super::habits::FILLERS.contains(&word.to_ascii_lowercase().as_str()) {
+            return format!(
+                "`{word}` is another language's word: a thing with identity and a collection is \
+                 an `entity` (`entity Name {{ ... }}`), a shape embedded in documents a `value`; \
+                 the file also holds `relation`, `query` and `settings`"
+            );
+        }
         return match misspelt_keyword(word) {
             Some(kw) => format!(
                 "did you mean `{kw}`? a file holds `settings`, `value`, `entity`, `relation` and \

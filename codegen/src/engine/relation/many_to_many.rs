@@ -75,12 +75,20 @@ pub(super) fn decide(ctx: &Ctx<'_>, rel: &Relation) -> Choice {
 
     match (fits(l_max), fits(r_max)) {
         (true, true) => {
-            if let Navigate::Entity(e) = &rel.facts.navigate {
-                let side = if *e == l.entity {
+            // `navigate` names the side that holds the ids when the sides are alike; unbalanced,
+            // the small side holds them whichever is read: seed 003 reads a category's books
+            // through the books' own array (`find({categories: id})`), never an array of them
+            // in the category.
+            let navigated = match &rel.facts.navigate {
+                Navigate::Entity(e) => Some(if *e == l.entity {
                     Side::Left
                 } else {
                     Side::Right
-                };
+                }),
+                _ => None,
+            }
+            .filter(|side| navigate_holds(ctx, rel, *side));
+            if let (Some(side), Navigate::Entity(e)) = (navigated, &rel.facts.navigate) {
                 let reason = Reason::ReadFromOneSide {
                     entity: e.clone(),
                     max: rel.end(side).cardinality.max(s),
@@ -293,6 +301,43 @@ fn unbalanced(ctx: &Ctx<'_>, rel: &Relation) -> Option<Side> {
     (!balanced && queried(ctx, rel, large_end).is_none()).then_some(side)
 }
 
+/// Whether the side `navigate` names holds the list: always when the sides are alike; when they
+/// are unbalanced, only where the large side has a reason of its own to hold it (the small
+/// side holds it otherwise, the named side's reads being one query on its multikey index, seed
+/// 003): it shows fields of the other side (its array carries their copies: a company's people
+/// with their names), or it usually holds few (`typical`, the outlier pattern's usual case).
+///
+/// Under `force` (`navigate Course` with `force one_way`) the named side holds it, as written:
+/// the user has taken the decision.
+fn navigate_holds(ctx: &Ctx<'_>, rel: &Relation, side: Side) -> bool {
+    let Some(small) = unbalanced(ctx, rel).filter(|_| rel.facts.force.is_none()) else {
+        return true;
+    };
+    if small == side {
+        return false;
+    }
+    let (named, other) = if side == Side::Left {
+        (&rel.left, &rel.right)
+    } else {
+        (&rel.right, &rel.left)
+    };
+    let shows = rel
+        .facts
+        .shows
+        .iter()
+        .any(|sh| sh.on == named.entity && sh.from == other.entity);
+    let usually_few = match (
+        named.cardinality.typical,
+        other.cardinality.max(ctx.settings),
+    ) {
+        (Some(t), Some(o)) => {
+            t <= ctx.settings.embed_array_max && t < o.max(1).saturating_mul(UNBALANCED)
+        }
+        _ => false,
+    };
+    shows || usually_few
+}
+
 /// How many times the small side's bound the large side's must be for the sides to count as
 /// unbalanced (an order of magnitude).
 const UNBALANCED: u64 = 10;
@@ -394,17 +439,6 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
     let (l, r) = (&rel.left, &rel.right);
     let fits = |end: &RelationEnd| end.cardinality.max(s).is_some_and(|n| n <= s.id_array_max);
     let names: Vec<String> = rel.fields.iter().map(|f| f.name.clone()).collect();
-    let holder = match (fits(l), fits(r)) {
-        (true, false) => Some((l, Side::Left)),
-        (false, true) => Some((r, Side::Right)),
-        (false, false) => None,
-        (true, true) => match &rel.facts.navigate {
-            Navigate::Entity(e) => [(l, Side::Left), (r, Side::Right)]
-                .into_iter()
-                .find(|(end, _)| end.entity == *e),
-            Navigate::Both | Navigate::Parent => None,
-        },
-    };
     // Fields that are arrays or maps would nest them in the holder's array (a student's 200
     // classes, each with its scores): the pairs then stay documents of their own.
     let nested = rel.fields.iter().any(|f| {
@@ -413,6 +447,23 @@ fn with_fields(ctx: &Ctx<'_>, rel: &Relation, facts: Vec<Fact>) -> Choice {
             FieldType::Array { .. } | FieldType::Map { .. } | FieldType::Counters { .. }
         )
     });
+    let holder = match (fits(l), fits(r)) {
+        (true, false) => Some((l, Side::Left)),
+        (false, true) => Some((r, Side::Right)),
+        (false, false) => None,
+        // The side `navigate` names, unless the sides are unbalanced and the small side can hold
+        // the pairs (seed 003: the other direction is a query on its array).
+        (true, true) => match &rel.facts.navigate {
+            Navigate::Entity(e) => {
+                [(l, Side::Left), (r, Side::Right)]
+                    .into_iter()
+                    .find(|(end, side)| {
+                        end.entity == *e && (nested || navigate_holds(ctx, rel, *side))
+                    })
+            }
+            Navigate::Both | Navigate::Parent => None,
+        },
+    };
     if holder.is_none() && fits(l) && fits(r) && !nested {
         if let Some(side) = unbalanced(ctx, rel) {
             return lines_on_small_side(ctx, rel, side, names, facts);

@@ -145,13 +145,45 @@ pub(crate) fn summary_not_bucketed(e: &mut Emit<'_, '_>, rel: &Relation, d: &Dec
             d.strategy.as_str(),
             d.parent
         ),
-        Some(format!(
-            "remove `per bucket`, or bucket the {} (`page N`, `time_range by f`, or `force bucket(N)`)",
-            plural(&d.child)
-        )),
+        Some(not_bucketed_help(rel, d)),
         None,
         Some(&d.id),
     );
+}
+
+/// W127's help: the facts that bucket children when none is written; when one is (`page`,
+/// `time_range`), why the decision did not bucket them all the same (its rejected `bucket`).
+fn not_bucketed_help(rel: &Relation, d: &Decision) -> String {
+    let children = plural(&d.child);
+    if d.forced {
+        return format!(
+            "`force {}` keeps the {children} out of buckets: remove `per bucket`, or `force bucket(N)` instead",
+            d.strategy.as_str()
+        );
+    }
+    let read = match (&rel.facts.page, &rel.facts.time_range) {
+        (Some(_), _) => "a page at a time",
+        (None, Some(_)) => "by a time range",
+        (None, None) => {
+            return format!(
+                "remove `per bucket`, or bucket the {children} (`page N`, `time_range by f`, or `force bucket(N)`)"
+            )
+        }
+    };
+    let why = match d
+        .rejected
+        .iter()
+        .find(|r| r.strategy == Layout::Bucket.as_str())
+    {
+        Some(r) => format!("bucket was rejected: {}", r.why),
+        None => format!(
+            "the decision keeps them as {} (its reasons say why)",
+            d.strategy.as_str()
+        ),
+    };
+    format!(
+        "the {children} are read {read}, but not bucketed: {why}; remove `per bucket`, or `force bucket(N)` to keep the summaries in buckets"
+    )
 }
 
 /// Summaries of a many-to-many relationship that no generated write keeps: the repository
