@@ -11,6 +11,7 @@
 use proptest::prelude::*;
 use squillion_codegen::model::Layout;
 use squillion_codegen::plan::{CollectionRole, Plan, Shape};
+use squillion_codegen::prose::thousands;
 
 mod planned;
 use planned::{bound, decision, plan, snake};
@@ -107,18 +108,6 @@ proptest! {
             }
         }
     }
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// The example the class came from: a cart of at most 50 items, items added all day.

@@ -308,15 +308,7 @@ fn thousands_meant(q: &Quantity, unit: &str) -> Option<u64> {
 
 /// `5000000` -> `5_000_000`.
 fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('_');
-        }
-        out.push(c);
-    }
-    out
+    crate::prose::thousands(n).replace(',', "_")
 }
 
 fn unit_factor(
