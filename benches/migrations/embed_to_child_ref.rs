@@ -221,19 +221,25 @@ pub async fn step_03_relax_the_validator_of_authors_to_old_or_new(
 
 /// Step 4 of 6, `move: move the Author.books children in authors.books out into books (each with its parent in author)`.
 ///
-/// The children get their own collection: each batch of parents is unwound and merged, the server making the children's ids (as a hand-written `$merge` does); a run that finds children a stopped run wrote first deletes the batch's (by their reference to the parent) and merges it again, so nothing is written twice. The parents' arrays stay until the contract phase.
+/// The children get their own collection: in each batch of parents, the children without an `_id` first get a fixed one (made here, the server has no generator; written into the parent before any child is, so a resumed run splits out the same children), then the batch is unwound and merged on `_id`, keeping children already there.
 pub async fn step_04_move_the_author_books_children_in_authors_books(
     run: &mut ::squillion::migrate::Run<'_>,
 ) -> ::core::result::Result<(), ::squillion::migrate::MigrationError> {
     use ::squillion::migrate::literal::*;
     run.step(
             STEPS[3],
-            ::squillion::migrate::Op::SplitOutReferring {
+            ::squillion::migrate::Op::SplitOut {
                 batched: ::squillion::migrate::Batched {
                     collection: ::std::string::String::from("authors"),
                     guard: doc([("books", obj([("$type", text("object"))]))]),
                     stages: docs([
                         doc([("$unwind", text("$books"))]),
+                        doc([
+                            (
+                                "$match",
+                                obj([("books._id", obj([("$exists", boolean(true))]))]),
+                            ),
+                        ]),
                         doc([
                             (
                                 "$replaceWith",
@@ -258,10 +264,21 @@ pub async fn step_04_move_the_author_books_children_in_authors_books(
                         ]),
                     ]),
                 },
-                redo: ::squillion::migrate::Redo {
-                    collection: ::std::string::String::from("books"),
-                    key: ::std::string::String::from("author"),
+                ids: ::squillion::migrate::Ids {
+                    array: ::std::string::String::from("books"),
+                    missing: doc([
+                        (
+                            "books",
+                            obj([
+                                (
+                                    "$elemMatch",
+                                    obj([("_id", obj([("$exists", boolean(false))]))]),
+                                ),
+                            ]),
+                        ),
+                    ]),
                 },
+                walk: ::squillion::migrate::Walk::Parents,
             },
         )
         .await

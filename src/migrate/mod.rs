@@ -44,7 +44,7 @@ mod moves;
 mod ops;
 mod run;
 
-pub use ops::{Backfill, Batched, Check, Ids, Index, Op, Redo, Update, ValidationLevel, Walk};
+pub use ops::{Backfill, Batched, Check, Ids, Index, Op, Update, ValidationLevel, Walk};
 pub use run::{Changed, Migration, MigrationError, Progress, Run, Summary};
 
 /// Documents read per batch when a step walks a collection in `_id` order.

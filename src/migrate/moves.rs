@@ -1,13 +1,13 @@
 //! How each [`Op`] runs against the server: the checks, the walks in `_id` order running
 //! aggregation stages per batch (after giving ids to the children about to leave the batch's
-//! arrays: [`super::ids`], or deleting the children a stopped split wrote), the copies backfilled, and the single commands (collections,
+//! arrays: [`super::ids`]), the copies backfilled, and the single commands (collections,
 //! indexes, validators, `updateMany`).
 
 use bson::{doc, Bson, Document};
 use futures::TryStreamExt;
 use mongodb::{Collection, Database};
 
-use super::ops::{Backfill, Batched, Check, Ids, Op, Redo, Update, Walk};
+use super::ops::{Backfill, Batched, Check, Ids, Op, Update, Walk};
 use super::run::Changed;
 use super::BATCH;
 
@@ -106,7 +106,7 @@ pub(super) async fn execute(
             Ok(Changed::Documents(r.modified_count))
         }
         Op::Batched { batched: b, walk } => Ok(Changed::Walked {
-            count: walk_batches(db, b, Before::Nothing, on_batch).await?,
+            count: walk_batches(db, b, None, on_batch).await?,
             walk: *walk,
         }),
         Op::SplitOut {
@@ -114,31 +114,14 @@ pub(super) async fn execute(
             ids,
             walk,
         } => Ok(Changed::Walked {
-            count: walk_batches(db, b, Before::Ids(ids), on_batch).await?,
+            count: walk_batches(db, b, Some(ids), on_batch).await?,
             walk: *walk,
         }),
-        Op::SplitOutReferring { batched: b, redo } => {
-            // Children referring to a parent already there: a stopped run's.
-            let stale = coll(&redo.collection)
-                .find_one(doc! { &redo.key: { "$exists": true } })
-                .projection(doc! { "_id": 1 })
-                .await?
-                .is_some();
-            let before = if stale {
-                Before::Redo(redo)
-            } else {
-                Before::Nothing
-            };
-            Ok(Changed::Walked {
-                count: walk_batches(db, b, before, on_batch).await?,
-                walk: Walk::Parents,
-            })
-        }
         Op::Gather {
             batched: b,
             leftover,
         } => {
-            let walked = walk_batches(db, b, Before::Nothing, on_batch).await?;
+            let walked = walk_batches(db, b, None, on_batch).await?;
             if let Some((guard, c)) = leftover {
                 let left = coll(&b.collection).count_documents(guard.clone()).await?;
                 if left > 0 {
@@ -253,22 +236,12 @@ fn ends(batch: &[Document]) -> Option<(&Bson, &Bson)> {
     Some((batch.first()?.get("_id")?, batch.last()?.get("_id")?))
 }
 
-/// What each batch of a walk does before its stages run.
-enum Before<'a> {
-    /// Nothing.
-    Nothing,
-    /// The elements of the array lacking `_id` get one ([`super::ids::give`]).
-    Ids(&'a Ids),
-    /// The children referring to the batch's documents are deleted (a stopped run wrote them).
-    Redo(&'a Redo),
-}
-
 /// Walks `b.collection` a batch of `_id`s at a time, running the stages on each batch (after
-/// `before`); returns the documents walked.
+/// giving the elements of `ids` lacking one an `_id`, if given); returns the documents walked.
 async fn walk_batches(
     db: &Database,
     b: &Batched,
-    before: Before<'_>,
+    ids: Option<&Ids>,
     on_batch: &mut dyn FnMut(Tick),
 ) -> Result<u64, Failure> {
     let coll = db.collection::<Document>(&b.collection);
@@ -280,21 +253,11 @@ async fn walk_batches(
             return Ok(walked);
         };
         let batch = range(&b.guard, first, end);
-        match before {
-            Before::Nothing => {}
-            Before::Ids(ids) => {
-                // Written before the batch's children are: a run killed after this splits out
-                // the same children under the same ids.
-                let documents = super::ids::give(db, &coll, &batch, ids).await?;
-                on_batch(Tick::IdsGiven { walked, documents });
-            }
-            Before::Redo(redo) => {
-                let parents: Vec<Bson> =
-                    read.iter().filter_map(|d| d.get("_id").cloned()).collect();
-                db.collection::<Document>(&redo.collection)
-                    .delete_many(doc! { &redo.key: { "$in": parents } })
-                    .await?;
-            }
+        if let Some(ids) = ids {
+            // Written before the batch's children are: a run killed after this splits out the
+            // same children under the same ids.
+            let documents = super::ids::give(db, &coll, &batch, ids).await?;
+            on_batch(Tick::IdsGiven { walked, documents });
         }
         let mut pipeline = vec![doc! { "$match": batch }];
         pipeline.extend(b.stages.iter().cloned());

@@ -45,9 +45,7 @@ pub enum Op {
         update: Update,
     },
     /// Children leaving an array of the documents walked for documents of their own (embedded
-    /// children split out where the parent lists their ids, buckets filled from or split into
-    /// their items; [`Op::SplitOutReferring`] for children that only refer to their parent): a
-    /// [`Op::Batched`]
+    /// children split out, buckets filled from or split into their items): a [`Op::Batched`]
     /// walk whose every batch first gives the array's elements lacking `_id` a new ObjectId
     /// (made here: the server has none; each document updated only if its array is still the
     /// one read), then runs the stages. The ids are written before the batch's children are,
@@ -60,19 +58,6 @@ pub enum Op {
         ids: Ids,
         /// What a walked document is, for the progress report.
         walk: Walk,
-    },
-    /// Embedded children leaving the array of the parents walked for documents of their own
-    /// that refer to their parent (`child_ref`): a [`Op::Batched`] walk whose `$merge` lets the
-    /// server make the children's ids, as a hand-written `$merge` does. A run stopped inside
-    /// the walk leaves some children written under ids nobody recorded: a run that finds any
-    /// child referring to a parent (one read before the walk) deletes, before merging each
-    /// batch, the children referring to the batch's parents, so nothing is written twice.
-    /// (The old layout's arrays stay until the contract phase: they are what is split again.)
-    SplitOutReferring {
-        /// The walk.
-        batched: Batched,
-        /// Where the children are and how they refer to their parent.
-        redo: Redo,
     },
     /// A walk over a collection in `_id` order, one aggregation (ending in a guarded
     /// `$merge`) per batch.
@@ -164,15 +149,6 @@ pub struct Ids {
     /// The documents with an element lacking `_id` (`{array: {$elemMatch: {_id: {$exists:
     /// false}}}}`), matched inside the batch's range.
     pub missing: Document,
-}
-
-/// The children of an [`Op::SplitOutReferring`]: a stopped run's are found by their reference.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Redo {
-    /// The children's collection.
-    pub collection: String,
-    /// The stored path of their parent's id (`author`, `author.id`).
-    pub key: String,
 }
 
 /// A check: `pipeline` run on `collection` finds the first offender as `{_id, n}`.

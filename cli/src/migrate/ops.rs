@@ -136,17 +136,6 @@ fn runtime(o: &Op) -> Result<rt::Op, String> {
             },
             walk: walk(*buckets),
         },
-        Op::SplitOutReferring {
-            batched: b,
-            children,
-            key,
-        } => rt::Op::SplitOutReferring {
-            batched: batched(b)?,
-            redo: rt::Redo {
-                collection: children.clone(),
-                key: key.clone(),
-            },
-        },
         Op::Gather {
             batched: b,
             leftover,

@@ -100,15 +100,11 @@ pub enum Action {
         check: Check,
     },
     /// Embedded children copied out into their own collection (`embed` -> `child_ref`,
-    /// `parent_refs`, `two_way`): per batch of parents, `$unwind`, `$replaceWith` the element
-    /// (with the reference to its parent, and `schema_version`), `$merge` on `_id` keeping
-    /// existing documents. Where the parent keeps the children's ids (`parent_refs`,
-    /// `two_way`), the elements lacking `_id` first get one made by the client (the server has
-    /// no ObjectId generator; each parent written only if its array is still the one read), so
-    /// that every run splits out the same children under the ids the parent will list. Where
-    /// only the children refer to their parent (`child_ref`), the server makes the ids, and a
-    /// run that finds children a stopped run wrote deletes the batch's (by their reference)
-    /// before merging it again.
+    /// `parent_refs`, `two_way`): per batch of parents, the elements lacking `_id` first given
+    /// one made by the client (the server has no ObjectId generator; each parent written only
+    /// if its array is still the one read), so that every run splits out the same children;
+    /// then `$unwind`, `$replaceWith` the element (with the reference to its parent, and
+    /// `schema_version`), `$merge` on `_id` keeping existing documents.
     SplitOut {
         /// The relationship.
         relation: String,
@@ -123,8 +119,6 @@ pub enum Action {
         reference: Option<ParentRef>,
         /// The children's `schema_version`, if their collection is versioned.
         version: Option<u32>,
-        /// The parent keeps the children's ids after the split (a `KeepIds` step follows).
-        parent_keeps_ids: bool,
     },
     /// An array of embedded children replaced by their ids: a pipeline update with `$map`.
     KeepIds {

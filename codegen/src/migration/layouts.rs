@@ -184,7 +184,6 @@ fn relation(
                     child_collection: children.clone(),
                     reference: after.reference.clone(),
                     version: child.schema_version,
-                    parent_keeps_ids: after.ids.is_some(),
                 },
             ));
             if let Some(ids) = &after.ids {

@@ -49,13 +49,9 @@ function valueAt(doc, path) {
 // The documents of `name` matching `guard`, a batch of _ids at a time in _id order (one cursor
 // over the _ids; each batch read as its bounded range), each batch run through `stages` on the
 // server (their $merge writes). With `ids` ({array, missing}), the batch's elements of that
-// array lacking an _id first get one (giveIds). With `redo` ({into, key}: children split out
-// under ids the server makes), if a stopped run left children referring to a parent, each
-// batch's children (`key` in the batch's _ids) are deleted before it is merged again.
-function batches(name, guard, stages, ids, redo) {
+// array lacking an _id first get one (giveIds).
+function batches(name, guard, stages, ids) {
   const coll = db.getCollection(name);
-  const children = redo === undefined ? undefined : db.getCollection(redo.into);
-  const stale = children !== undefined && children.findOne({ [redo.key]: { $exists: true } }, { _id: 1 }) !== null;
   const cursor = coll.find(guard, { _id: 1 }).sort({ _id: 1 }).batchSize(BATCH);
   let n = 0;
   while (cursor.hasNext()) {
@@ -63,7 +59,6 @@ function batches(name, guard, stages, ids, redo) {
     while (batch.length < BATCH && cursor.hasNext()) batch.push(cursor.next()._id);
     const range = { $and: [guard, { _id: { $gte: batch[0], $lte: batch[batch.length - 1] } }] };
     if (ids !== undefined) giveIds(coll, range, ids);
-    if (stale) children.deleteMany({ [redo.key]: { $in: batch } });
     coll.aggregate([{ $match: range }].concat(stages), { bypassDocumentValidation: true }).toArray();
     n += batch.length;
   }
@@ -320,20 +315,17 @@ fn body(s: &mut String, a: &Action) {
 }
 
 /// A batched layout move: `batches(collection, guard, stages)`, with `{array, missing}` when
-/// the batches first give ids, or `undefined, {into, key}` when a stopped run's children are
-/// written again.
+/// the batches first give ids.
 fn batched_js(s: &mut String, a: &Action) {
     if let Some(b) = pipelines::batched(a) {
-        let ids = match (pipelines::ids_array(a), pipelines::redo(a)) {
-            (Some(array), _) => format!(
-                ", {}",
-                json!({ "array": array, "missing": pipelines::missing_ids(array) })
-            ),
-            (None, Some((into, key))) => {
-                format!(", undefined, {}", json!({ "into": into, "key": key }))
-            }
-            (None, None) => String::new(),
-        };
+        let ids = pipelines::ids_array(a)
+            .map(|array| {
+                format!(
+                    ", {}",
+                    json!({ "array": array, "missing": pipelines::missing_ids(array) })
+                )
+            })
+            .unwrap_or_default();
         let _ = writeln!(
             s,
             "  batches({}, {}, {}{ids});",

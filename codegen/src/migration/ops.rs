@@ -57,16 +57,6 @@ pub enum Op {
         /// `true`: buckets are walked; `false`: parents.
         buckets: bool,
     },
-    /// `Op::SplitOutReferring`: a batched walk whose batches first delete the children a
-    /// stopped run wrote, if a run finds any.
-    SplitOutReferring {
-        /// The walk.
-        batched: BatchedOp,
-        /// The children's collection.
-        children: String,
-        /// The path of their reference to the parent.
-        key: String,
-    },
     /// `Op::Batched`.
     Batched {
         /// The walk.
@@ -181,15 +171,7 @@ pub fn op(step: &Step) -> Option<Op> {
         filter,
         update,
     };
-    // Children leaving an array under ids the server makes: a stopped run's are written again.
-    if let Some((children, key)) = pipelines::redo(a) {
-        return Some(Op::SplitOutReferring {
-            batched: batched(pipelines::batched(a)?),
-            children: children.to_owned(),
-            key,
-        });
-    }
-    // Children leaving an array under ids made here: their batches give ids first.
+    // Children leaving an array: their batches give ids first.
     if let Some(array) = pipelines::ids_array(a) {
         return Some(Op::SplitOut {
             batched: batched(pipelines::batched(a)?),

@@ -70,7 +70,6 @@ pub fn batched(a: &Action) -> Option<Batched> {
             version,
             ..
         } => {
-            let fixed_ids = ids_array(a).is_some();
             let mut added = Map::new();
             if let Some(r) = reference {
                 added.insert(r.path.clone(), reference_value(r));
@@ -78,22 +77,19 @@ pub fn batched(a: &Action) -> Option<Batched> {
             if let Some(v) = version {
                 added.insert("schema_version".to_owned(), json!({ "$toInt": v }));
             }
-            let mut stages = vec![json!({ "$unwind": format!("${array}") })];
-            if fixed_ids {
-                // Never a child without its fixed id (the server would make one per run).
-                stages.push(json!({ "$match": { format!("{array}._id"): { "$exists": true } } }));
-            }
-            stages.extend([
-                json!({ "$replaceWith": { "$mergeObjects": [format!("${array}"), added] } }),
-                json!({ "$merge": {
-                    "into": child_collection, "on": "_id",
-                    "whenMatched": "keepExisting", "whenNotMatched": "insert",
-                } }),
-            ]);
             Some(Batched {
                 collection: parent_collection.clone(),
                 guard: json!({ array: { "$type": "object" } }),
-                stages,
+                stages: vec![
+                    json!({ "$unwind": format!("${array}") }),
+                    // Never a child without its fixed id (the server would make one per run).
+                    json!({ "$match": { format!("{array}._id"): { "$exists": true } } }),
+                    json!({ "$replaceWith": { "$mergeObjects": [format!("${array}"), added] } }),
+                    json!({ "$merge": {
+                        "into": child_collection, "on": "_id",
+                        "whenMatched": "keepExisting", "whenNotMatched": "insert",
+                    } }),
+                ],
             })
         }
         Action::Gather {
@@ -421,35 +417,15 @@ fn element(keep: &Keep) -> Value {
 
 /// The array of the walked documents whose elements, lacking `_id`, get one in each batch
 /// before the stages run: the children about to leave it for documents of their own
-/// (`SplitOut` where the parent keeps their ids or they keep no reference to it,
-/// `SplitBuckets`, `FillBuckets` from an embedded array).
+/// (`SplitOut`, `SplitBuckets`, `FillBuckets` from an embedded array).
 pub fn ids_array(a: &Action) -> Option<&str> {
     match a {
-        Action::SplitOut {
-            array,
-            reference,
-            parent_keeps_ids,
-            ..
-        } if *parent_keeps_ids || reference.is_none() => Some(array),
+        Action::SplitOut { array, .. } => Some(array),
         Action::SplitBuckets { buckets, .. } => Some(&buckets.items),
         Action::FillBuckets {
             children: Children::Embedded { array },
             ..
         } => Some(array),
-        _ => None,
-    }
-}
-
-/// The children a stopped run of a split wrote under ids the server made (`SplitOut` to
-/// `child_ref`): their collection and the path of their reference to the parent. A run that
-/// finds any deletes each batch's (the reference in the batch's parents) before merging it.
-pub fn redo(a: &Action) -> Option<(&str, String)> {
-    match a {
-        Action::SplitOut {
-            child_collection,
-            reference: Some(r),
-            ..
-        } if ids_array(a).is_none() => Some((child_collection, r.key())),
         _ => None,
     }
 }

@@ -292,18 +292,6 @@ fn op_tokens(o: &Op, literals: &mut bool) -> Tokens {
                 walk: #walk,
             })
         }
-        Op::SplitOutReferring {
-            batched,
-            children,
-            key,
-        } => {
-            let b = batched_tokens(batched)?;
-            let (c, k) = (s(children), s(key));
-            quote!(#p::Op::SplitOutReferring {
-                batched: #b,
-                redo: #p::Redo { collection: #c, key: #k },
-            })
-        }
         Op::Gather { batched, leftover } => {
             let b = batched_tokens(batched)?;
             let l = match leftover {
