@@ -14,7 +14,7 @@ use squillion_codegen::plan::{CollectionRole, Plan, Shape};
 use squillion_codegen::prose::thousands;
 
 mod planned;
-use planned::{bound, decision, plan, snake};
+use planned::{bound, decision, growth_schema, plan, snake};
 
 const EMBED_ARRAY_MAX: u64 = 200;
 
@@ -67,15 +67,8 @@ proptest! {
     ) {
         let card = if unbounded { "squillions".to_owned() } else { card };
         let kinds = if unbounded { "append_heavy, unbounded" } else { "append_heavy" };
-        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
-        let mut src = format!(
-            "entity {p} {{ name: string }}\nentity {c} {{ title: string  at: date }}\n\
-             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  growth {kinds}\n  {}\n",
-            navigate.replace("PARENT", p)
-        );
-        if standalone {
-            src.push_str(&format!("  standalone {c}\n"));
-        }
+        let pf = format!("{}s", snake(c));
+        let mut src = growth_schema((p, c), &card, kinds, navigate, standalone);
         src.push_str("}\n");
         let plan = plan(&src);
         let id = format!("{p}.{pf}");

@@ -8,7 +8,7 @@ use squillion_codegen::plan::{CollectionRole, Decision, FieldKind, Plan, PlanFie
 use squillion_grammar::SourceFile;
 
 mod planned;
-use planned::{decision, plan, snake};
+use planned::{decision, growth_schema, plan, snake};
 
 /// Parent/child name pairs: regular plurals, `y`/`s`/`x` endings, words that start with a vowel.
 const PAIRS: &[(&str, &str)] = &[
@@ -146,15 +146,8 @@ proptest! {
             (Some(t), Some(b)) if t <= b => card.replace(')', &format!(", typical {t})")),
             _ => card,
         };
-        let (pf, cf) = (format!("{}s", snake(c)), snake(p));
-        let mut src = format!(
-            "entity {p} {{ name: string }}\nentity {c} {{ title: string  at: date }}\n\
-             relation {p}.{pf}: {card} <-> {c}.{cf}: one {{\n  growth {kinds}\n  {}\n",
-            navigate.replace("PARENT", p)
-        );
-        if standalone {
-            src.push_str(&format!("  standalone {c}\n"));
-        }
+        let pf = format!("{}s", snake(c));
+        let mut src = growth_schema((p, c), &card, kinds, navigate, standalone);
         if latest {
             src.push_str("  latest 5 by at desc keep title\n");
         }
