@@ -238,3 +238,89 @@ fn a_maintained_field_has_no_direct_writer() {
     }
     assert!(checked > 40, "only {checked} maintained fields checked");
 }
+
+/// The methods of a repository that read or write whole documents only.
+const WHOLE_DOCUMENT: &[&str] = &[
+    "new",
+    "with_collection",
+    "core",
+    "collection",
+    "insert",
+    "insert_many",
+    "get",
+    "replace",
+    "delete",
+    "find",
+    "count",
+    "ensure_indexes",
+    "ensure_validator",
+];
+
+/// A `@versioned` entity (history kept in another collection) with the fields and relations
+/// chosen by the bits of `k`: each kind of field the derive would otherwise write one at a time.
+fn versioned_schema(k: u32) -> String {
+    let parts: [(&str, &str); 7] = [
+        ("amount: int32", ""),
+        ("note: string?", ""),
+        ("stage: one_of(\"draft\", \"signed\")", ""),
+        ("tags: [string; 8]", ""),
+        (
+            "",
+            "entity Clause { title: string }\nrelation Contract.clauses: few(10) <-> Clause.contract: one\n",
+        ),
+        (
+            "",
+            "entity Client { name: string }\nrelation Client.contracts: many(300) <-> Contract.client: one { show Client.name on Contract ratio 50 }\n",
+        ),
+        (
+            "",
+            "entity Party { name: string }\nrelation Contract.parties: few(4) <-> Party.contracts: many(1000) { navigate both }\n",
+        ),
+    ];
+    let mut fields = String::from("terms: string ");
+    let mut rest = String::new();
+    for (bit, (field, relation)) in parts.iter().enumerate() {
+        if k & (1 << bit) != 0 {
+            fields.push_str(field);
+            fields.push(' ');
+            rest.push_str(relation);
+        }
+    }
+    format!("entity Contract @versioned {{ {fields}}}\n{rest}")
+}
+
+/// Earlier versions are records of the past: the repository of a history collection (struct
+/// `<Entity>Version`, `#[squillion(archive)]`) reads and writes whole documents only. It used to
+/// offer `set_terms`, `inc_amount`, `push_clauses`... on the archived versions, each changing the
+/// record of a version in place.
+#[test]
+fn archived_versions_have_no_field_writers() {
+    let mut checked = 0;
+    for k in 0..(1 << 7) {
+        let text = versioned_schema(k);
+        let source = SourceFile::new(format!("versioned_{k}.sqn"), text.clone());
+        let generated = compile(&source, &GenerateSettings::default())
+            .unwrap_or_else(|e| panic!("versioned_{k} does not compile: {e:?}\n{text}"));
+        let file: syn::File = syn::parse_str(&generated.rust).expect("the generated file parses");
+        let history = file.items.iter().find_map(|item| match item {
+            syn::Item::Struct(s) if s.ident == "ContractVersion" => Some(s),
+            _ => None,
+        });
+        let s = history.unwrap_or_else(|| panic!("versioned_{k}: no ContractVersion\n{text}"));
+        let expanded = squillion_derive_impl::derive_document(quote::quote!(#s))
+            .unwrap_or_else(|e| panic!("versioned_{k}: the derive refuses it: {e}"));
+        let expanded: syn::File = syn::parse2(expanded).expect("the expansion parses");
+        let methods = methods_of(&expanded.items, "ContractVersionRepo");
+        let writers: Vec<&String> = methods
+            .iter()
+            .filter(|m| !WHOLE_DOCUMENT.contains(&m.as_str()))
+            .filter(|m| !m.starts_with("find_by_") && !m.starts_with("count_by_"))
+            .collect();
+        assert!(
+            writers.is_empty(),
+            "versioned_{k}: the archive's repository writes fields of a past version: {writers:?}\n{text}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 128);
+}

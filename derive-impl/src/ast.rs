@@ -256,6 +256,12 @@ fn check_container(cx: &Ctxt, item: &Item<'_>) {
             );
         }
     }
+    if let (Some(span), Some(_)) = (a.archive, &a.history) {
+        cx.error_at(
+            span,
+            "`archive` holds the earlier versions another struct's `history(...)` keeps, and `history(...)` keeps this struct's own: a struct has one of them",
+        );
+    }
     if let Some(l) = &a.link {
         for (end, _) in &l.ends {
             exists(end, "link end");

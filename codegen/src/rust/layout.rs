@@ -296,6 +296,10 @@ pub(super) fn collection_attrs(lookup: &PlanIndex<'_>, c: &Collection) -> Collec
 }
 
 fn patterns(plan: &Plan, c: &Collection, out: &mut CollectionAttrs) {
+    if matches!(c.role, CollectionRole::History) {
+        // Earlier versions do not change: their repository writes whole documents only.
+        out.container.push(quote!(archive));
+    }
     for p in &c.patterns {
         match p.name.as_str() {
             "queue" => {

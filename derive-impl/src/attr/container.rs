@@ -7,7 +7,7 @@ use crate::ctxt::Ctxt;
 use super::values::*;
 use super::*;
 
-const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, history, link, kept_by, copy_of, upgrade";
+const CONTAINER_KEYS: &str = "collection, schema_version, min_schema_version, index, implied_indexes, validator, queue, tree, versioned, history, archive, link, kept_by, copy_of, upgrade";
 
 /// Reads the container's attributes.
 pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
@@ -21,6 +21,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         tree: None,
         versioned: None,
         history: None,
+        archive: None,
         link: None,
         kept_by: Vec::new(),
         copy_of: Vec::new(),
@@ -180,6 +181,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
                         None => cx.error_at(span, "`history` names the type of the earlier versions: `history(to = ContractVersion)`"),
                     }
                 }
+                "archive" => out.archive = Some(meta.path.span()),
                 "link" => {
                     let span = meta.path.span();
                     let mut ends = Vec::new();

@@ -127,6 +127,9 @@ pub struct ContainerAttrs {
     pub tree: Option<TreeDecl>,
     pub versioned: Option<VersionedDecl>,
     pub history: Option<HistoryDecl>,
+    /// `archive`: the documents are records of the past (the earlier versions a `history(...)`
+    /// keeps); the repository writes whole documents only.
+    pub archive: Option<Span>,
     pub link: Option<LinkDecl>,
     pub kept_by: Vec<KeptByDecl>,
     pub copy_of: Vec<CopyOfDecl>,

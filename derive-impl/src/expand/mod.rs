@@ -126,8 +126,9 @@ pub fn expand(item: &Item<'_>) -> TokenStream {
     let mut pattern_methods = patterns::methods(item);
     pattern_methods.extend(history::methods(item));
     let mut field_methods = TokenStream::new();
-    if item.attrs.history.is_some() {
-        // A document versioned with a history changes its own fields by `new_version` only.
+    if item.attrs.history.is_some() || item.attrs.archive.is_some() {
+        // A document versioned with a history changes its own fields by `new_version` only, and
+        // an archived version does not change.
         layout_methods = history::without(layout_methods, &history::unversioned_writes(item));
     } else {
         field_methods.extend(fields::methods(item));

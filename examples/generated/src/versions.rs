@@ -130,7 +130,7 @@ impl Contract {
 /// Collection `contracts_history`. Past versions of Contract.
 /// Estimated size: about 578 bytes on average, 22988 bytes at worst.
 ///
-/// Repository: `ContractVersionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`, `push_clauses`, `remove_clauses`, `pull_clauses`, `set_clauses`, `set_terms`, `set_amount`, `inc_amount`, `set_note`, `set_client`.
+/// Repository: `ContractVersionRepo::new(&db)`, written by `#[derive(squillion::Document)]`, with `new`, `with_collection`, `core`, `collection`, `insert`, `insert_many`, `get`, `replace`, `delete`, `find`, `count`, `ensure_indexes`, `ensure_validator`.
 #[derive(
     Debug,
     Clone,
@@ -143,6 +143,7 @@ impl Contract {
     collection = "contracts_history",
     validator = ContractVersion::validator_document,
     implied_indexes = false,
+    archive,
     index(
         keys("document_id" = 1, "version" = -1),
         name = "document_id_1_version_-1",

@@ -36,4 +36,12 @@ pub struct Both {
     pub valid_to: Option<DateTime>,
 }
 
+#[derive(Serialize, Deserialize, squillion::Document)]
+#[squillion(archive, history(to = NoTarget))]
+pub struct ArchiveWithHistory {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub version: i32,
+}
+
 fn main() {}
