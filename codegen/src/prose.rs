@@ -5,6 +5,7 @@
 pub mod cost;
 pub(crate) mod counters;
 pub(crate) mod decision;
+pub(crate) mod facts;
 pub mod diff;
 pub(crate) mod hot;
 mod obligations;

@@ -111,8 +111,7 @@ pub(crate) enum Fact {
     Page {
         child: String,
         size: u64,
-        by: Option<String>,
-        newest_first: bool,
+        by: Option<PageOrder>,
     },
     /// `time_range by f`.
     TimeRange {
@@ -694,4 +693,27 @@ pub(crate) enum Obligation {
     },
     /// A copy fans out (index into the decision's `denormalized`).
     FanOut(usize),
+}
+
+/// The order a `page N by f [desc]` reads in: the field, its direction, and what kind of value it
+/// holds (the words for "first" differ: newest, highest, last in order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageOrder {
+    /// The child's field.
+    pub field: String,
+    /// `desc`.
+    pub descending: bool,
+    /// What the field holds.
+    pub kind: OrderKind,
+}
+
+/// What a field ordering pages holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderKind {
+    /// A date or timestamp (or an ObjectId, made from the clock).
+    Time,
+    /// A number.
+    Number,
+    /// Anything else (strings: alphabetical order).
+    Other,
 }

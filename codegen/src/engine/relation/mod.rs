@@ -9,10 +9,10 @@ mod by_cost;
 mod many_to_many;
 mod one_to_many;
 
-use crate::model::{Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
+use crate::model::{BsonType, Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
 use crate::plan::RuleId;
 
-use super::basis::{Against, Alone, Broken, Fact, Oversized, Reason, Through};
+use super::basis::{Against, Alone, Broken, Fact, OrderKind, Oversized, PageOrder, Reason, Through};
 use super::context::Ctx;
 use super::cost;
 use by_cost::{accepted_by_rules, choose_by_cost, holds_ids, refit};
@@ -267,8 +267,11 @@ pub(super) fn base_facts(ctx: &Ctx<'_>, v: &View<'_>) -> Vec<Fact> {
         facts.push(Fact::Page {
             child: c.clone(),
             size: page.size,
-            by: page.by.as_ref().map(|b| b.field.clone()),
-            newest_first: page.by.as_ref().is_some_and(|b| b.descending),
+            by: page.by.as_ref().map(|b| PageOrder {
+                field: b.field.clone(),
+                descending: b.descending,
+                kind: order_kind(ctx, c, &b.field),
+            }),
         });
     }
     if let Some(field) = &f.time_range {
@@ -638,4 +641,17 @@ pub(crate) fn broken_rules(ctx: &Ctx<'_>, rel: &Relation, layout: Layout) -> Vec
         out.push((RuleId::Rule6, Broken::NoPages));
     }
     out
+}
+
+/// What `child`'s field `field` holds, for the words of its page order.
+fn order_kind(ctx: &Ctx<'_>, child: &str, field: &str) -> OrderKind {
+    let bson = ctx
+        .entity(child)
+        .and_then(|e| e.field(field))
+        .and_then(|f| f.ty.scalar());
+    match bson {
+        Some(BsonType::Date | BsonType::Timestamp | BsonType::ObjectId) => OrderKind::Time,
+        Some(b) if b.is_numeric() => OrderKind::Number,
+        _ => OrderKind::Other,
+    }
 }
