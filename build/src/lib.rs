@@ -30,6 +30,8 @@
 //! rewrites a file only when its content changed, and on a bad schema fails with the diagnostics
 //! rendered as the CLI prints them (`file:line:col`, the message, the source underlined, a help
 //! line). A `BuildError` returned from `main` prints that text, not an escaped debug string.
+//! Warnings (of the schema and of its Plan) do not stop the build: each is printed as
+//! `cargo:warning=` lines, `file:line:col: warning[W...]: what` and then `  help: what to do`.
 //!
 //! With [`Builder::lock`], the stored layout of every schema (each relationship's layout and
 //! where it keeps its data, each collection's stored fields) is kept in a lock file beside the
@@ -59,6 +61,10 @@ use squillion_codegen::files::{write_all, Output};
 use squillion_codegen::lock::{self, SchemaLock};
 use squillion_codegen::pipeline::{compile, display_name};
 use squillion_grammar::SourceFile;
+
+mod warnings;
+
+pub use warnings::cargo_warning_lines;
 
 pub use squillion_codegen::pipeline::GenerateSettings;
 
@@ -267,14 +273,9 @@ impl Builder {
                 &generated.plan,
             ));
             for w in &generated.warnings {
-                let pos = source.position(w.span.start);
-                println!(
-                    "cargo:warning={}:{}:{}: {}",
-                    source.name(),
-                    pos.line,
-                    pos.column,
-                    w
-                );
+                for line in cargo_warning_lines(&source, w) {
+                    println!("cargo:warning={line}");
+                }
             }
             let stem = path
                 .file_stem()

@@ -211,7 +211,11 @@ pub(crate) fn collections(
                 "the schema has {entity_collections} collections, more than {}",
                 s.max_collections
             ),
-            None,
+            Some(
+                "embed the entities that are always read with their parent, merge entities of one \
+                 shape into one collection (@polymorphic), or raise `max_collections` in `settings`"
+                    .to_owned(),
+            ),
             None,
             None,
         );
