@@ -76,6 +76,11 @@ pub fn run(args: &CheckArgs) -> Exit {
         match squillion_codegen::pipeline::check(&source) {
             Ok(valid) => {
                 let checked = valid.checked;
+                // What `generate` and build.rs would print too: the Plan's warnings beside the
+                // schema's own, in the file's order.
+                let mut warnings = checked.warnings;
+                warnings.extend(valid.plan_warnings);
+                warnings.sort_by_key(|d| d.span.start);
                 let m = &checked.model;
                 let summary = Summary {
                     entities: m.entities.len(),
@@ -95,15 +100,15 @@ pub fn run(args: &CheckArgs) -> Exit {
                     if let Err(failed) = printed {
                         exit = exit.max(failed);
                     }
-                    if !checked.warnings.is_empty() {
-                        err!("{}", source.render(&checked.warnings, stderr_color()));
+                    if !warnings.is_empty() {
+                        err!("{}", source.render(&warnings, stderr_color()));
                     }
                 }
                 reports.push(FileReport {
                     file: source.name().to_owned(),
                     ok: true,
                     summary: Some(summary),
-                    diagnostics: checked.warnings.iter().map(|d| source.locate(d)).collect(),
+                    diagnostics: warnings.iter().map(|d| source.locate(d)).collect(),
                 });
             }
             Err(diags) => {

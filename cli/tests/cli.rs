@@ -235,3 +235,84 @@ fn generate_writes_rust_and_scripts_only_for_valid_schemas() {
         "nothing written on failure"
     );
 }
+
+/// `check` says everything `generate` (and build.rs) would say about a schema: the Plan's
+/// warnings too, not only the language's. It printed `ok` and nothing else for a relationship
+/// forced to embed without bound (W101, W103, W110), which `generate` warned about. For the
+/// examples and schemas that draw the Plan's warnings, the codes and places `check --format
+/// json` reports are those of `plan --json`'s warnings (notes aside) and the file still checks.
+#[test]
+fn check_reports_the_plans_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sqn"))
+        .collect();
+    for (k, (card, force)) in [
+        ("squillions", "force embed"),
+        ("many", "force embed"),
+        ("many(5000)", "force parent_refs"),
+        ("few(2000)", ""),
+        ("squillions", "force two_way"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.path().join(format!("warned_{k}.sqn"));
+        std::fs::write(
+            &path,
+            format!(
+                "entity Host {{ name: string  tags: [string] }}\nentity Log {{ msg: string }}\n\
+                 relation Host.logs: {card} <-> Log.hosts: many(3) {{ {force} }}\n"
+            ),
+        )
+        .unwrap();
+        files.push(path);
+    }
+    let mut warned = 0;
+    for path in &files {
+        let out = squillion()
+            .args(["check", "--format", "json"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", path.display());
+        let check: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut reported: Vec<(String, u64, u64)> = check["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            // The Plan's codes (W1xx); the language's own warnings are W0xxx.
+            .filter(|d| d["code"].as_str().is_some_and(|c| c.len() == 4 && c.starts_with('W')))
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap().to_owned(),
+                    d["line"].as_u64().unwrap(),
+                    d["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let out = squillion().args(["plan", "--json"]).arg(path).output().unwrap();
+        assert!(out.status.success(), "{}", path.display());
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut planned: Vec<(String, u64, u64)> = plan["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["severity"] != "info")
+            .map(|w| {
+                (
+                    w["code"].as_str().unwrap().to_owned(),
+                    w["position"]["line"].as_u64().unwrap(),
+                    w["position"]["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        reported.sort();
+        planned.sort();
+        assert_eq!(reported, planned, "{}", path.display());
+        warned += usize::from(!planned.is_empty());
+    }
+    assert!(warned >= 5, "only {warned} files drew warnings");
+}

@@ -308,7 +308,9 @@ fn walk(e: &mut Emit<'_, '_>, c: &Collection, fields: &[PlanField], spans: &Span
                             RuleId::Rule3,
                             span,
                             message,
-                            Some(if f.max_items.is_none() {
+                            Some(if f.max_items.is_none() && f.relation.is_some() {
+                                "bound the relationship's end (`few(20)`, `many(500)`), or let the children be referenced instead of embedded (no `force embed`)".to_owned()
+                            } else if f.max_items.is_none() {
                                 "declare a bound, e.g. `[string; 20]`".to_owned()
                             } else if kept {
                                 "the parent keeps exactly the number of copies `latest` or `top` asks for: lower it if fewer are shown".to_owned()
