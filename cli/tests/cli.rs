@@ -284,7 +284,11 @@ fn check_reports_the_plans_warnings() {
             .unwrap()
             .iter()
             // The Plan's codes (W1xx); the language's own warnings are W0xxx.
-            .filter(|d| d["code"].as_str().is_some_and(|c| c.len() == 4 && c.starts_with('W')))
+            .filter(|d| {
+                d["code"]
+                    .as_str()
+                    .is_some_and(|c| c.len() == 4 && c.starts_with('W'))
+            })
             .map(|d| {
                 (
                     d["code"].as_str().unwrap().to_owned(),
@@ -293,7 +297,11 @@ fn check_reports_the_plans_warnings() {
                 )
             })
             .collect();
-        let out = squillion().args(["plan", "--json"]).arg(path).output().unwrap();
+        let out = squillion()
+            .args(["plan", "--json"])
+            .arg(path)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", path.display());
         let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut planned: Vec<(String, u64, u64)> = plan["warnings"]

@@ -5,8 +5,8 @@
 pub mod cost;
 pub(crate) mod counters;
 pub(crate) mod decision;
-pub(crate) mod facts;
 pub mod diff;
+pub(crate) mod facts;
 pub(crate) mod hot;
 mod obligations;
 pub(crate) mod rejections;

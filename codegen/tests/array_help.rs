@@ -29,7 +29,11 @@ fn unbounded_array_help_fits_where_the_array_comes_from() {
                     continue;
                 };
                 let plan = squillion_codegen::engine::plan(&checked.model, &source);
-                for w in plan.warnings.iter().filter(|w| w.code == "W101" && w.message.contains("no bound")) {
+                for w in plan
+                    .warnings
+                    .iter()
+                    .filter(|w| w.code == "W101" && w.message.contains("no bound"))
+                {
                     let help = w.help.as_deref().unwrap_or_default();
                     let from_relation = w.relation.is_some();
                     if from_relation {

@@ -197,3 +197,112 @@ async fn missing_stages_degrade_with_a_note() {
     assert!(text.contains("in all 20 sampled things"), "{text}");
     t.cleanup().await;
 }
+
+/// Every BSON value a tool can store as an `_id`, as the `_id` of a collection's documents, of
+/// documents embedded one at a time and in arrays, alone and mixed with other types: the draft
+/// passes `squillion check` and names nothing a defect. A regular expression as the `_id` of
+/// embedded documents became `key: regex @key`, which `check` refuses (E0309), and infer stopped
+/// with "please report this".
+#[tokio::test]
+async fn every_id_type_in_every_place_gives_a_valid_draft() {
+    let t = TestDb::new("infer_id_types").await;
+    let values: Vec<(&str, Box<dyn Fn(i32) -> Bson>)> = vec![
+        ("double", Box::new(|i| Bson::Double(f64::from(i) + 0.5))),
+        ("string", Box::new(|i| Bson::String(format!("k{i}")))),
+        ("document", Box::new(|i| Bson::Document(doc! { "a": i }))),
+        (
+            "binary",
+            Box::new(|i| {
+                Bson::Binary(Binary {
+                    subtype: BinarySubtype::Generic,
+                    bytes: vec![i as u8; 3],
+                })
+            }),
+        ),
+        ("objectid", Box::new(|_| Bson::ObjectId(ObjectId::new()))),
+        ("bool", Box::new(|i| Bson::Boolean(i % 2 == 0))),
+        (
+            "date",
+            Box::new(|i| Bson::DateTime(bson::DateTime::from_millis(i64::from(i)))),
+        ),
+        ("null", Box::new(|_| Bson::Null)),
+        (
+            "regex",
+            Box::new(|i| {
+                Bson::RegularExpression(bson::Regex {
+                    pattern: format!("a{i}.*"),
+                    options: "i".into(),
+                })
+            }),
+        ),
+        (
+            "javascript",
+            Box::new(|i| Bson::JavaScriptCode(format!("function() {{ return {i}; }}"))),
+        ),
+        ("int32", Box::new(Bson::Int32)),
+        (
+            "timestamp",
+            Box::new(|i| {
+                Bson::Timestamp(bson::Timestamp {
+                    time: 1,
+                    increment: i as u32,
+                })
+            }),
+        ),
+        ("int64", Box::new(|i| Bson::Int64(i64::from(i) << 40))),
+        (
+            "decimal128",
+            Box::new(|i| Bson::Decimal128(format!("{i}.25").parse().unwrap())),
+        ),
+        ("minkey", Box::new(|_| Bson::MinKey)),
+        ("maxkey", Box::new(|_| Bson::MaxKey)),
+        ("symbol", Box::new(|i| Bson::Symbol(format!("s{i}")))),
+    ];
+    let mut stored = 0;
+    for (k, (name, value)) in values.iter().enumerate() {
+        // Alone, and mixed: every third document's `_id` of the next type.
+        for (mix, suffix) in [(false, ""), (true, "_mixed")] {
+            let other = &values[(k + 1) % values.len()].1;
+            let id = |i: i32| {
+                if mix && i % 3 == 0 {
+                    other(i)
+                } else {
+                    value(i)
+                }
+            };
+            let docs: Vec<Document> = (0..6)
+                .map(|i| {
+                    doc! {
+                        "_id": id(i),
+                        "name": format!("n{i}"),
+                        "address": { "_id": id(i + 10), "city": "c" },
+                        "lines": [
+                            { "_id": id(i + 20), "qty": 1 },
+                            { "_id": id(i + 30), "qty": 2 },
+                        ],
+                    }
+                })
+                .collect();
+            // The server refuses some `_id`s at the top (a regex, an array): the embedded places
+            // still get them.
+            let coll = t.db.collection::<Document>(&format!("ids_{name}{suffix}"));
+            if coll.insert_many(docs.clone()).await.is_err() {
+                let docs: Vec<Document> = docs
+                    .into_iter()
+                    .map(|mut d| {
+                        d.insert("_id", ObjectId::new());
+                        d
+                    })
+                    .collect();
+                coll.insert_many(docs).await.unwrap();
+            }
+            stored += 1;
+        }
+    }
+    assert_eq!(stored, values.len() * 2);
+    let (run, text, dir) = infer(&t, &["--sample", "50"]).await;
+    run.expect(0, "every _id type");
+    assert!(!text.contains("please report"), "{text}");
+    assert_valid(&dir).await;
+    t.cleanup().await;
+}

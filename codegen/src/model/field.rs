@@ -99,6 +99,12 @@ impl BsonType {
         BsonType::ALL.into_iter().find(|t| t.sqn_name() == name)
     }
 
+    /// Whether a value of this type can be a document's `_id` (a natural key): MongoDB refuses a
+    /// regular expression there, and null is no key.
+    pub fn can_be_key(self) -> bool {
+        !matches!(self, BsonType::Regex | BsonType::Null)
+    }
+
     /// Whether values can be summed, compared as numbers.
     pub fn is_numeric(self) -> bool {
         matches!(

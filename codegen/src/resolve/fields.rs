@@ -259,12 +259,10 @@ fn key_problems(
         Some(FieldType::Array { .. }) | Some(FieldType::Counters { .. }) => Some("an array"),
         Some(FieldType::Map { .. }) => Some("a map"),
         Some(FieldType::Value { .. }) => Some("a value type"),
-        Some(FieldType::Scalar {
-            bson: BsonType::Regex,
-        }) => Some("a regular expression"),
-        Some(FieldType::Scalar {
-            bson: BsonType::Null,
-        }) => Some("null"),
+        Some(FieldType::Scalar { bson }) if !bson.can_be_key() => Some(match bson {
+            BsonType::Regex => "a regular expression",
+            _ => "null",
+        }),
         _ => None,
     };
     if let Some(what) = unusable {

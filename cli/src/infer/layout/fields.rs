@@ -156,7 +156,10 @@ impl Assembly<'_> {
         if kind == Kind::ObjectId {
             return None;
         }
-        let ty = kind.sqn().filter(|t| *t != "null")?;
+        // Only a type `check` accepts as a key (a regex `_id` stored by some tool is not one).
+        let ty = kind.sqn().filter(|t| {
+            squillion_codegen::model::BsonType::from_sqn(t).is_some_and(|b| b.can_be_key())
+        })?;
         let name = self.entities[e].namer.unique("key");
         self.entities[e]
             .names

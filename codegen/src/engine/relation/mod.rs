@@ -12,7 +12,9 @@ mod one_to_many;
 use crate::model::{BsonType, Layout, Navigate, Relation, RelationEnd, RelationKind, Side};
 use crate::plan::RuleId;
 
-use super::basis::{Against, Alone, Broken, Fact, OrderKind, Oversized, PageOrder, Reason, Through};
+use super::basis::{
+    Against, Alone, Broken, Fact, OrderKind, Oversized, PageOrder, Reason, Through,
+};
 use super::context::Ctx;
 use super::cost;
 use by_cost::{accepted_by_rules, choose_by_cost, holds_ids, refit};
