@@ -239,23 +239,6 @@ fn a_maintained_field_has_no_direct_writer() {
     assert!(checked > 40, "only {checked} maintained fields checked");
 }
 
-/// The methods of a repository that read or write whole documents only.
-const WHOLE_DOCUMENT: &[&str] = &[
-    "new",
-    "with_collection",
-    "core",
-    "collection",
-    "insert",
-    "insert_many",
-    "get",
-    "replace",
-    "delete",
-    "find",
-    "count",
-    "ensure_indexes",
-    "ensure_validator",
-];
-
 /// A `@versioned` entity (history kept in another collection) with the fields and relations
 /// chosen by the bits of `k`: each kind of field the derive would otherwise write one at a time.
 fn versioned_schema(k: u32) -> String {
@@ -313,7 +296,7 @@ fn archived_versions_have_no_field_writers() {
         let methods = methods_of(&expanded.items, "ContractVersionRepo");
         let writers: Vec<&String> = methods
             .iter()
-            .filter(|m| !WHOLE_DOCUMENT.contains(&m.as_str()))
+            .filter(|m| !squillion_derive_impl::names::REPOSITORY_METHODS.contains(&m.as_str()))
             .filter(|m| !m.starts_with("find_by_") && !m.starts_with("count_by_"))
             .collect();
         assert!(
