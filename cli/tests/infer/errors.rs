@@ -206,7 +206,8 @@ async fn missing_stages_degrade_with_a_note() {
 #[tokio::test]
 async fn every_id_type_in_every_place_gives_a_valid_draft() {
     let t = TestDb::new("infer_id_types").await;
-    let values: Vec<(&str, Box<dyn Fn(i32) -> Bson>)> = vec![
+    type MakeId = Box<dyn Fn(i32) -> Bson>;
+    let values: Vec<(&str, MakeId)> = vec![
         ("double", Box::new(|i| Bson::Double(f64::from(i) + 0.5))),
         ("string", Box::new(|i| Bson::String(format!("k{i}")))),
         ("document", Box::new(|i| Bson::Document(doc! { "a": i }))),
