@@ -42,7 +42,10 @@ fn series() -> impl Strategy<Value = Series> {
     (
         0..PAIRS.len(),
         prop::sample::select(vec!["append_heavy, unbounded", "unbounded", "append_heavy"]),
-        (1u32..5000, prop::sample::select(vec!["/s", "/min", "/h", "/day"]))
+        (
+            1u32..5000,
+            prop::sample::select(vec!["/s", "/min", "/h", "/day"]),
+        )
             .prop_map(|(n, u)| format!("{n}{u}")),
         prop::option::of(prop::sample::select(vec![10u32, 60, 300, 1000, 3600])),
         prop::sample::select(vec![
