@@ -36,7 +36,9 @@ fn w127_help_offers_only_what_would_bucket_the_children() {
         "growth append_heavy rate 200/s",
         "growth append_heavy rate 5/s",
         // The parent's latest ping costs a second write either way: documents of their own
-        // are then cheaper than rewriting a bucket (the fleet's case).
+        // are then cheaper than rewriting a bucket when read a page at a time. Read by a time
+        // range without bound, the pings keep their buckets: the reads are not declared
+        // (round 22, endless_series.rs).
         "growth append_heavy rate 200/s\n  latest 1 by at desc",
         "force child_ref",
         "force bucket(50)",

@@ -73,12 +73,14 @@ pub(super) fn holds_ids(alt: cost::Alternative) -> bool {
 /// A reference on each child against an id array in the parent is open only where the parent's
 /// own queries list parents, which carry the array unread (`Workload::parent_reads`): the rules
 /// prefer the array otherwise, and the cost model's near-ties do not overturn seed 004.
+/// A document per child against the buckets of a series without bound is open only where the
+/// reads are declared too (`series_weighed`).
 pub(super) fn accepted_by_rules(choice: &Choice, layout: Layout, w: &cost::Workload) -> bool {
     choice.rejected.iter().any(|r| {
         r.strategy == Some(layout)
             && match r.against {
-                Against::DocumentPerChild { .. }
-                | Against::ChildCollection { .. }
+                Against::DocumentPerChild { .. } => series_weighed(choice, w),
+                Against::ChildCollection { .. }
                 | Against::ReferencesBuyNothing { .. }
                 | Against::UsualFewInline { .. }
                 | Against::SecondRead { .. } => true,
@@ -86,6 +88,19 @@ pub(super) fn accepted_by_rules(choice: &Choice, layout: Layout, w: &cost::Workl
                 _ => false,
             }
     })
+}
+
+/// Whether the workload may weigh a document per child against the rules' buckets. Always for
+/// children read a page at a time, or a series with a bound; for a series without bound (a
+/// time range over children added for ever: seed 002's IoT readings) only when the reads are
+/// declared (a query's rate), not only the growth's. The estimate prices server time, not the
+/// index a document per reading keeps for ever, which is what seed 002 buckets for ("reduces
+/// index sizes up to 200X", "reduced RAM requirements"); and with the reads at their default
+/// rate, a declared growth rate alone outweighs them by construction (`growth ... rate 10/s`
+/// against one read a second), turning every busy series into a document per reading.
+fn series_weighed(choice: &Choice, w: &cost::Workload) -> bool {
+    let endless = matches!(choice.reason, Reason::Series { max: None, .. });
+    !endless || w.declared
 }
 
 /// Among the alternatives the rules accept, the cheapest under the workload wins; the engine's
