@@ -72,10 +72,29 @@ fn design_of(file: &std::path::Path) -> Result<(squillion_codegen::model::Model,
     Ok((checked.model, plan))
 }
 
-async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
+/// Why a database could not be used, and what to do about it.
+struct Unreachable {
+    message: String,
+    help: &'static str,
+}
+
+impl Unreachable {
+    /// Says why on stderr, then what to do: a usage error (exit 2).
+    fn report(&self) -> Exit {
+        errln!("error: {}", self.message);
+        errln!("  help: {}", self.help);
+        Exit::Usage
+    }
+}
+
+async fn connect(c: &Connection) -> Result<mongodb::Database, Unreachable> {
     let client = mongodb::Client::with_uri_str(&c.uri)
         .await
-        .map_err(|e| format!("cannot connect to {}: {}", redact(&c.uri), describe(&e)))?;
+        .map_err(|e| Unreachable {
+            message: format!("cannot connect to {}: {}", redact(&c.uri), describe(&e)),
+            help: "a connection string looks like `mongodb://host:27017/db` \
+                   (`mongodb+srv://` for a DNS seed list); give it with --uri or SQUILLION_MONGODB_URI",
+        })?;
     let name =
         c.db.clone()
             .or_else(|| client.default_database().map(|d| d.name().to_owned()))
@@ -83,7 +102,11 @@ async fn connect(c: &Connection) -> Result<mongodb::Database, String> {
     let db = client.database(&name);
     db.run_command(mongodb::bson::doc! { "ping": 1 })
         .await
-        .map_err(|e| format!("cannot reach {}: {}", redact(&c.uri), describe(&e)))?;
+        .map_err(|e| Unreachable {
+            message: format!("cannot reach {}: {}", redact(&c.uri), describe(&e)),
+            help: "check that the server runs and listens at that address (host, port, \
+                   credentials, TLS options), or give another with --uri or SQUILLION_MONGODB_URI",
+        })?;
     Ok(db)
 }
 
@@ -113,7 +136,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
 }
 
 /// Runs `work` with the database `c` names, on a runtime of its own; a database that cannot be
-/// reached is one line on stderr and exit 2.
+/// reached is a line on stderr saying why, a help line, and exit 2.
 pub(crate) fn with_database<F, Fut>(c: &Connection, work: F) -> Exit
 where
     F: FnOnce(mongodb::Database) -> Fut,
@@ -126,10 +149,7 @@ where
     rt.block_on(async {
         match connect(c).await {
             Ok(db) => work(db).await,
-            Err(m) => {
-                errln!("error: {m}");
-                Exit::Usage
-            }
+            Err(u) => u.report(),
         }
     })
 }
@@ -148,10 +168,7 @@ pub fn indexes(args: &IndexesArgs) -> Exit {
     rt.block_on(async {
         let db = match connect(&args.connection).await {
             Ok(db) => db,
-            Err(m) => {
-                errln!("error: {m}");
-                return Exit::Usage;
-            }
+            Err(u) => return u.report(),
         };
         let drift = match crate::sync::inspect(&db, &plan).await {
             Ok(d) => d,
@@ -217,10 +234,7 @@ pub fn audit(args: &AuditArgs) -> Exit {
     rt.block_on(async {
         let db = match connect(&args.connection).await {
             Ok(db) => db,
-            Err(m) => {
-                errln!("error: {m}");
-                return Exit::Usage;
-            }
+            Err(u) => return u.report(),
         };
         let bar = if args.format == crate::check::OutputFormat::Text && crate::input::stdout_color()
         {

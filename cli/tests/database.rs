@@ -416,8 +416,16 @@ async fn an_unreachable_server_is_a_clear_error() {
         );
         assert!(!run.stderr.contains("secret"), "{command}: {}", run.stderr);
         assert!(
-            run.stderr.contains("Server selection timeout") && run.stderr.lines().count() == 1,
-            "one line saying why: {}",
+            run.stderr
+                .contains("no server answered before the server selection timeout (127.0.0.1:1: ")
+                && !run.stderr.contains(['{', '['])
+                && run.stderr.lines().count() == 2
+                && run
+                    .stderr
+                    .lines()
+                    .nth(1)
+                    .is_some_and(|l| l.starts_with("  help: ")),
+            "one line saying why, one saying what to do: {}",
             run.stderr
         );
         assert!(

@@ -150,8 +150,49 @@ impl DriverError {
             ErrorKind::Write(_) | ErrorKind::InsertMany(_) | ErrorKind::BulkWrite(_) => {
                 "the server refused the write".to_owned()
             }
+            // Its text carries the driver's description of the topology (Debug-like braces).
+            ErrorKind::ServerSelection { message, .. } => server_selection(message),
             kind => without_noise(&one_line(&kind.to_string())),
         }
+    }
+}
+
+/// A server selection failure in words: each server the driver tried and what it met
+/// (`127.0.0.1:1: connection refused (os error 111)`), without the topology's description.
+fn server_selection(message: &str) -> String {
+    let mut tried = Vec::new();
+    for server in message.split("Address: ").skip(1) {
+        let address = server.split([',', ' ']).next().unwrap_or_default();
+        let error = server
+            .split_once("Error: ")
+            .map(|(_, e)| e.split(" }").next().unwrap_or(e).trim())
+            .filter(|e| !e.is_empty());
+        match error {
+            Some(e) => tried.push(format!("{address}: {}", lowercase_first(&without_noise(e)))),
+            None => tried.push(format!("{address}: no answer")),
+        }
+    }
+    if tried.is_empty() {
+        "no server answered before the server selection timeout".to_owned()
+    } else {
+        format!(
+            "no server answered before the server selection timeout ({})",
+            tried.join("; ")
+        )
+    }
+}
+
+/// `s` with its first letter in lower case, unless it starts an acronym (`I/O`).
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => {
+            let mut out: String = a.to_lowercase().collect();
+            out.push(b);
+            out.extend(chars);
+            out
+        }
+        _ => s.to_owned(),
     }
 }
 
@@ -356,6 +397,46 @@ impl<T> Context<T> for crate::Result<T> {
 #[cfg(test)]
 mod tests {
     use super::duplicate_key;
+
+    /// A server nobody answers at, as the driver reports it: in words, each address with what it
+    /// met, never the driver's description of the topology (`Topology: { Type: Unknown, Servers:
+    /// [ { Address: ...`), which the CLI printed as it was.
+    #[tokio::test]
+    async fn an_unreachable_server_is_said_in_words() {
+        for (uri, addresses) in [
+            (
+                "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300",
+                &["127.0.0.1:1"][..],
+            ),
+            (
+                "mongodb://127.0.0.1:1,127.0.0.1:2/?serverSelectionTimeoutMS=300",
+                &["127.0.0.1:1", "127.0.0.1:2"][..],
+            ),
+            (
+                "mongodb://127.0.0.1:1/?directConnection=true&serverSelectionTimeoutMS=300",
+                &["127.0.0.1:1"][..],
+            ),
+        ] {
+            let client = mongodb::Client::with_uri_str(uri)
+                .await
+                .expect("a valid uri");
+            let error = client
+                .database("x")
+                .run_command(bson::doc! { "ping": 1 })
+                .await
+                .expect_err("nobody listens on ports 1 and 2");
+            let said = crate::DriverError::new(error).reason();
+            assert!(
+                !said.contains(['{', '}', '[', ']']) && !said.contains("Topology"),
+                "{uri}: {said}"
+            );
+            assert!(said.starts_with("no server answered"), "{uri}: {said}");
+            for a in addresses {
+                assert!(said.contains(&format!("{a}: ")), "{uri}: {said}");
+            }
+            assert!(said.contains("refused"), "{uri}: {said}");
+        }
+    }
 
     #[test]
     fn duplicate_keys_name_the_index_and_never_print_collation_keys() {

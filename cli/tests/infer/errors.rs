@@ -29,7 +29,8 @@ async fn an_unreachable_server_is_a_clear_error_and_writes_nothing() {
         run.stderr
             .starts_with("error: cannot reach mongodb://<credentials>@127.0.0.1:1/")
             && !run.stderr.contains("secret")
-            && run.stderr.lines().count() == 1,
+            && run.stderr.lines().count() == 2
+            && run.stderr.contains("\n  help: check that the server runs"),
         "{}",
         run.stderr
     );
@@ -37,7 +38,10 @@ async fn an_unreachable_server_is_a_clear_error_and_writes_nothing() {
     let run = squillion(["infer", "--uri", "not-a-uri"]).await;
     run.expect(2, "bad uri");
     assert!(
-        run.stderr.starts_with("error: cannot connect to not-a-uri"),
+        run.stderr.starts_with("error: cannot connect to not-a-uri")
+            && run
+                .stderr
+                .contains("\n  help: a connection string looks like"),
         "{}",
         run.stderr
     );
