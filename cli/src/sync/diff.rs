@@ -147,9 +147,11 @@ pub fn differences(d: &Index, e: &ExistingIndex) -> Vec<String> {
         ));
     }
     if d.expire_after_seconds != e.expire_after_seconds {
+        let ttl = |s: Option<u64>| s.map_or("none".to_owned(), |s| format!("{s} s"));
         out.push(format!(
-            "expireAfterSeconds: declared {:?}, existing {:?}",
-            d.expire_after_seconds, e.expire_after_seconds
+            "expireAfterSeconds: declared {}, existing {}",
+            ttl(d.expire_after_seconds),
+            ttl(e.expire_after_seconds)
         ));
     }
     let declared_partial = d.partial_filter.as_ref().map(|p| p.to_string());
@@ -246,5 +248,50 @@ mod tests {
         let d = [declared("title_1", &[("title", 1)])];
         let e = [existing("my_title_index", &[("title", "1")])];
         assert!(diff(&d, &e).is_empty());
+    }
+
+    /// Every option that can differ, each way round, is said in words: never `Some(3600)` or
+    /// `None` (the TTL was printed with Debug formatting).
+    #[test]
+    fn every_difference_is_said_in_words() {
+        let mut checked = 0;
+        for k in 0..6u8 {
+            for swap in [false, true] {
+                let mut d = declared("i", &[("a", 1)]);
+                let mut e = existing("i", &[("a", "1")]);
+                match k {
+                    0 => d.unique = true,
+                    1 => d.sparse = true,
+                    2 => {
+                        d.collation = Some(IndexCollation {
+                            locale: "fr".into(),
+                            strength: 1,
+                        })
+                    }
+                    3 => d.expire_after_seconds = Some(3600),
+                    4 => d.partial_filter = Some(serde_json::json!({ "a": { "$exists": true } })),
+                    _ => e.keys = vec![("a".into(), "-1".into()), ("b".into(), "1".into())],
+                }
+                if swap {
+                    // The existing index has the option and the declared one not.
+                    std::mem::swap(&mut d.unique, &mut e.unique);
+                    std::mem::swap(&mut d.sparse, &mut e.sparse);
+                    std::mem::swap(&mut d.expire_after_seconds, &mut e.expire_after_seconds);
+                }
+                let said = differences(&d, &e);
+                assert!(
+                    !said.is_empty(),
+                    "option {k}, swapped {swap}: no difference"
+                );
+                for line in &said {
+                    assert!(
+                        !line.contains("Some(") && !line.contains("None"),
+                        "option {k}: `{line}`"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 12);
     }
 }
