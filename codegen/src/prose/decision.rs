@@ -23,6 +23,19 @@ pub(super) fn list(names: &[String]) -> String {
     names.join(", ")
 }
 
+/// `a Season (Season.standings) and a Team (Team.standings)`: the parents that would each embed
+/// one child (`Alone::Shared`).
+pub(super) fn parents(parents: &[(String, String)]) -> String {
+    let each: Vec<String> = parents
+        .iter()
+        .map(|(relation, parent)| format!("{} ({relation})", a(parent)))
+        .collect();
+    match each.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => each.join(""),
+    }
+}
+
 pub(super) fn ratio(r: f64) -> String {
     if r.fract() == 0.0 && r.abs() < 1e15 {
         thousands(r as u64)
@@ -102,6 +115,11 @@ pub(crate) fn fact(f: &Fact) -> String {
             Alone::Referenced { relation, layout } => format!(
                 "{entity} is a document of its own: {relation} ({}) refers to each {entity} by its id, which only a top-level document has (rule 2)",
                 layout.as_str()
+            ),
+            Alone::Shared { parents: p } => format!(
+                "each {entity} belongs to {}, and each of them would embed it: embedded in both, every {entity} would be stored twice with nothing keeping the two alike, so {} are documents of their own (rule 2)",
+                parents(p),
+                plural(entity)
             ),
             Alone::Expires { field, ttl } => format!(
                 "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",
@@ -284,6 +302,10 @@ pub(crate) fn reason(r: &Reason) -> String {
                 Alone::Referenced { relation, .. } => {
                     format!("{other} is a document of its own ({relation} refers to it by id)")
                 }
+                Alone::Shared { parents: p } => format!(
+                    "{other} is a document of its own (it belongs to {}: embedded in both it would be stored twice)",
+                    parents(p)
+                ),
                 Alone::Expires { field, .. } => {
                     format!("{other}'s documents expire on their own (`{field}` is @expires)")
                 }
@@ -305,6 +327,11 @@ pub(crate) fn reason(r: &Reason) -> String {
             ),
             Alone::Referenced { relation, .. } => format!(
                 "{other} is a document of its own ({relation} refers to it by id), so it stores its {role}'s id (rule 2)"
+            ),
+            Alone::Shared { parents: p } => format!(
+                "{} belongs to {}: embedded in both it would be stored twice, so it keeps its own collection and stores its {role}'s id (rule 2)",
+                a(other),
+                parents(p)
             ),
             Alone::Expires { field, .. } => format!(
                 "{other}'s documents expire on their own (`{field}` is @expires), so it keeps its own collection and stores its {role}'s id (rule 2)"
@@ -447,6 +474,11 @@ pub(crate) fn reason(r: &Reason) -> String {
                 Some(Alone::Referenced { relation, .. }) => format!(
                     "{} are documents of their own ({relation} refers to them by id)",
                     plural(child)
+                ),
+                Some(Alone::Shared { parents: p }) => format!(
+                    "{} are documents of their own (each belongs to {}: embedded in both it would be stored twice)",
+                    plural(child),
+                    parents(p)
                 ),
                 Some(Alone::Expires { field, .. }) => format!(
                     "{} expire on their own (`{field}` is @expires)",
