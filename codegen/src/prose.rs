@@ -7,6 +7,7 @@ pub(crate) mod counters;
 pub(crate) mod decision;
 pub mod diff;
 pub(crate) mod hot;
+pub(crate) mod kept_elsewhere;
 mod obligations;
 pub(crate) mod rejections;
 

@@ -354,6 +354,7 @@ fn attempt(
         warnings::whole_page(&mut emit, rel, d);
         warnings::kept_id_dropped(&mut emit, rel, d);
         warnings::summary_not_kept(&mut emit, rel, d);
+        warnings::kept_elsewhere(&mut emit, rel, d, &decisions, &collections);
         warnings::counters_in_arrays(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);
