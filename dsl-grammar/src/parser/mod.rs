@@ -9,6 +9,7 @@ mod misplaced;
 mod queries;
 mod relations;
 mod syntax_error;
+mod syntax_help;
 mod tree;
 mod types;
 
