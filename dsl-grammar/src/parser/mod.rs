@@ -6,6 +6,7 @@
 
 mod habits;
 mod misplaced;
+mod names;
 mod queries;
 mod relations;
 mod syntax_error;

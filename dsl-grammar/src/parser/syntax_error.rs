@@ -125,6 +125,9 @@ pub(super) fn syntax_diagnostic(
         .with_help("add the closing `\"`");
     }
 
+    if let Some(d) = super::names::non_ascii_name(&rest[..found_len(rest)], span) {
+        return d;
+    }
     let expected = expected_descriptions(error);
     let message = if expected.is_empty() {
         format!("unexpected {found}")

@@ -23,6 +23,9 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
     if let Some(help) = unclosed_body_help(rest, before, expected) {
         return help;
     }
+    if let Some(help) = super::names::bound_brackets_help(rest, before) {
+        return help;
+    }
     if let Some(help) = super::misplaced::misplaced_fact_help(rest, before, expected) {
         return help;
     }
