@@ -48,7 +48,9 @@ fn violations(p: &Plan) -> Vec<String> {
         .relationships
         .iter()
         .filter(|d| matches!(d.strategy, Layout::Embed | Layout::Bucket) && !d.forced)
-        .filter(|d| d.child != d.parent && d.kind != squillion_codegen::model::RelationKind::ManyToMany)
+        .filter(|d| {
+            d.child != d.parent && d.kind != squillion_codegen::model::RelationKind::ManyToMany
+        })
         .collect();
     for (i, d) in embedders.iter().enumerate() {
         for e in embedders.iter().skip(i + 1).filter(|e| e.child == d.child) {
@@ -204,7 +206,9 @@ fn a_child_two_relationships_would_embed_is_stored_once() {
         for second in SECOND_EMBEDDINGS {
             for same_parent in [false, true] {
                 let second = if same_parent {
-                    second.replace("Q.cs", "P.others").replace("Q.label", "P.name")
+                    second
+                        .replace("Q.cs", "P.others")
+                        .replace("Q.label", "P.name")
                 } else {
                     second.to_owned()
                 };

@@ -264,7 +264,8 @@ impl<'a> Ctx<'a> {
     pub fn is_standalone(&self, entity: &str) -> bool {
         self.standalone.contains(entity) || {
             self.asked(entity);
-            self.referenced.borrow().contains_key(entity) || self.shared.borrow().contains_key(entity)
+            self.referenced.borrow().contains_key(entity)
+                || self.shared.borrow().contains_key(entity)
         }
     }
 

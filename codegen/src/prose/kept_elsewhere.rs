@@ -22,7 +22,9 @@ pub(crate) struct KeptElsewhere<'a> {
 /// The warning's message.
 pub(crate) fn message(k: &KeptElsewhere<'_>) -> String {
     let kept: Vec<String> = k.kept.iter().map(|f| format!("`{f}`")).collect();
-    let (last, rest) = kept.split_last().map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
+    let (last, rest) = kept
+        .split_last()
+        .map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
     let kept = if rest.is_empty() {
         last
     } else {
