@@ -90,6 +90,9 @@ pub(super) fn syntax_help(rest: &str, before: &str, expected: &[String]) -> Stri
         }
     }
     if declaration_expected(before, expected) {
+        if let Some(help) = super::habits::foreign_declaration_help(rest, word) {
+            return help;
+        }
         if super::habits::FILLERS.contains(&word.to_ascii_lowercase().as_str()) {
             return format!(
                 "`{word}` is another language's word: a thing with identity and a collection is \
