@@ -8,6 +8,7 @@ pub(crate) mod decision;
 pub mod diff;
 pub(crate) mod facts;
 pub(crate) mod hot;
+pub(crate) mod kept_elsewhere;
 mod obligations;
 pub(crate) mod rejections;
 

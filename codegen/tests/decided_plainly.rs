@@ -93,7 +93,7 @@ fn the_fast_way_decides_as_the_plain_way() {
     }
     let mut rng = Lcg(0x5eed_cafe);
     sources.extend((0..600).map(|_| graph(&mut rng)));
-    let (mut planned, mut referenced, mut cycles) = (0, 0, 0);
+    let (mut planned, mut referenced, mut cycles, mut shared) = (0, 0, 0, 0);
     for src in &sources {
         let Some((fast, plain)) = both(src) else {
             continue;
@@ -104,6 +104,9 @@ fn the_fast_way_decides_as_the_plain_way() {
         }
         if fast.contains("would leave them without a collection") || fast.contains("W121") {
             cycles += 1;
+        }
+        if fast.contains("would be stored twice") {
+            shared += 1;
         }
         if fast != plain {
             let line = fast
@@ -119,7 +122,7 @@ fn the_fast_way_decides_as_the_plain_way() {
         }
     }
     eprintln!(
-        "{planned} planned, {referenced} with an entity made standalone, {cycles} with a cycle"
+        "{planned} planned, {referenced} with an entity made standalone, {cycles} with a cycle, {shared} with a child two relationships would embed"
     );
     // The comparison means something only if the schemas reach both fast paths often.
     assert!(
@@ -131,5 +134,12 @@ fn the_fast_way_decides_as_the_plain_way() {
         referenced >= 250,
         "{referenced} schemas with an entity made standalone"
     );
-    assert!(cycles >= 30, "{cycles} schemas with an embedding cycle");
+    // A child that two relationships would embed is a document of its own before any cycle
+    // through it is looked for (newcomer round 22): some schemas that reached a cycle now reach
+    // that path instead, which the comparison covers as well.
+    assert!(cycles >= 20, "{cycles} schemas with an embedding cycle");
+    assert!(
+        shared >= 30,
+        "{shared} schemas with a child two relationships would embed"
+    );
 }

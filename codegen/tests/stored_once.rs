@@ -6,6 +6,11 @@
 //! (in its bucket and in its own collection, W117). Tested over squillion-schemagen's schemas
 //! and over a generator of the family: a child embedded by one relationship and referenced by id
 //! from another, for every referencing layout and every embedding layout.
+//!
+//! The same holds for a child two relationships would embed: a league's standing belongs to a
+//! season and to a team (`Season.standings: few(24) <-> Standing.season: one`, `Team.standings:
+//! few(30) <-> Standing.team: one`); embedded in both, every standing was stored twice, as two
+//! subdocuments nothing kept alike (newcomer round 22). Such a child is a document of its own.
 
 use proptest::prelude::*;
 use squillion_codegen::model::Layout;
@@ -37,6 +42,28 @@ fn violations(p: &Plan) -> Vec<String> {
             .iter()
             .any(|c| c.role == CollectionRole::Entity && c.entity == e)
     };
+    // One child embedded (or bucketed) by two relationships under parents of its own kind or
+    // another: stored twice. A tree's own nodes (child == parent) and many-to-many copies are not.
+    let embedders: Vec<_> = p
+        .relationships
+        .iter()
+        .filter(|d| matches!(d.strategy, Layout::Embed | Layout::Bucket) && !d.forced)
+        .filter(|d| {
+            d.child != d.parent && d.kind != squillion_codegen::model::RelationKind::ManyToMany
+        })
+        .collect();
+    for (i, d) in embedders.iter().enumerate() {
+        for e in embedders.iter().skip(i + 1).filter(|e| e.child == d.child) {
+            out.push(format!(
+                "{} ({}) and {} ({}) both embed {}: stored twice",
+                d.id,
+                d.strategy.as_str(),
+                e.id,
+                e.strategy.as_str(),
+                d.child
+            ));
+        }
+    }
     for d in &p.relationships {
         for pl in d.placement.iter().filter(|pl| by_id(&pl.shape)) {
             if !own(&pl.target) {
@@ -159,4 +186,59 @@ fn a_child_embedded_by_one_relationship_and_referenced_by_another_is_stored_once
         moved >= 12,
         "only {moved} of 24 combinations keep C out of P"
     );
+}
+
+/// How a second parent `Q` would embed the same child `C`.
+const SECOND_EMBEDDINGS: [&str; 5] = [
+    "relation Q.cs: few(30) <-> C.q: one",
+    "relation Q.cs: one <-> C.q: one",
+    "relation Q.cs: many(150) <-> C.q: one { show Q.label on C ratio 100:1 }",
+    "relation Q.cs: squillions <-> C.q: one { page 20 by at }",
+    "relation Q.cs: few(10) <-> C.q: one { summary count  latest 3 by at desc }",
+];
+
+/// A child that two relationships (of two parents, or of one parent through two ends) would each
+/// embed or bucket is stored once: a document of its own, and both relationships say why.
+#[test]
+fn a_child_two_relationships_would_embed_is_stored_once() {
+    let mut cases = 0;
+    for first in EMBEDDINGS {
+        for second in SECOND_EMBEDDINGS {
+            for same_parent in [false, true] {
+                let second = if same_parent {
+                    second
+                        .replace("Q.cs", "P.others")
+                        .replace("Q.label", "P.name")
+                } else {
+                    second.to_owned()
+                };
+                let src = format!(
+                    "entity P {{ name: string }}\nentity Q {{ label: string }}\nentity C {{ at: date  text: string }}\n{first}\n{second}\n"
+                );
+                let p = plan(&src);
+                let v = violations(&p);
+                assert!(v.is_empty(), "{v:?}\n{src}");
+                assert!(
+                    p.collections
+                        .iter()
+                        .any(|c| c.role == CollectionRole::Entity && c.entity == "C"),
+                    "C has no collection of its own\n{src}"
+                );
+                for d in p.relationships.iter().filter(|d| d.child == "C") {
+                    let text: Vec<&String> = d
+                        .facts
+                        .iter()
+                        .chain(d.rejected.iter().map(|r| &r.why))
+                        .collect();
+                    assert!(
+                        text.iter().any(|f| f.contains("stored twice")),
+                        "{} must say why C is not embedded: {text:?}\n{src}",
+                        d.id
+                    );
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 40);
 }

@@ -29,6 +29,10 @@ pub(crate) enum Alone {
     },
     /// Another relationship's layout refers to it by `_id` (`relation`, decided `layout`).
     Referenced { relation: String, layout: Layout },
+    /// It belongs to parents of two kinds (or through two relationships), each of which would
+    /// embed it: embedded in both it would be stored twice, as two documents nothing keeps
+    /// alike. Each parent is `(relationship, parent entity)`, in the model's order.
+    Shared { parents: Vec<(String, String)> },
 }
 
 /// How a child is reached when it is not read on its own.

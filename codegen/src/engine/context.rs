@@ -30,6 +30,11 @@ pub(crate) struct Ctx<'a> {
     /// (rule 2). Filled by the engine between decision rounds, with the relationship and its
     /// layout that refer to each.
     pub referenced: std::cell::RefCell<BTreeMap<String, (String, Layout)>>,
+    /// Entities that two or more relationships with different parents would embed (or bucket)
+    /// without being forced to: embedded in each, one child would be stored twice, so each is a
+    /// document of its own (rule 2 across relationships). Filled by the engine between decision
+    /// rounds, with the embedding relationships and their parents.
+    pub shared: std::cell::RefCell<BTreeMap<String, Vec<(String, String)>>>,
     /// How many relationship decisions were made, for [`super::Effort`].
     pub decided: std::cell::Cell<usize>,
     /// Steps taken breaking embedding cycles (entities reached and walked back through), for
@@ -181,6 +186,7 @@ impl<'a> Ctx<'a> {
             source,
             standalone,
             referenced: Default::default(),
+            shared: Default::default(),
             decided: Default::default(),
             walked: Default::default(),
             exhaustive: false,
@@ -259,6 +265,7 @@ impl<'a> Ctx<'a> {
         self.standalone.contains(entity) || {
             self.asked(entity);
             self.referenced.borrow().contains_key(entity)
+                || self.shared.borrow().contains_key(entity)
         }
     }
 
@@ -322,6 +329,11 @@ impl<'a> Ctx<'a> {
             return Some(Alone::Pattern);
         }
         self.asked(entity);
+        if let Some(parents) = self.shared.borrow().get(entity) {
+            return Some(Alone::Shared {
+                parents: parents.clone(),
+            });
+        }
         self.referenced
             .borrow()
             .get(entity)

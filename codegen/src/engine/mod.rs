@@ -156,6 +156,7 @@ fn attempt(
     // an entity another layout embeds: it is then standalone too, and everything is decided
     // again. Each round adds an entity to the referenced set, so this ends.
     ctx.referenced.borrow_mut().clear();
+    ctx.shared.borrow_mut().clear();
     let (choices, broken) = loop {
         let mut choices = referenced::decide_all(ctx, ineligible);
         if let Some((i, alt)) = pin {
@@ -353,6 +354,7 @@ fn attempt(
         warnings::whole_page(&mut emit, rel, d);
         warnings::kept_id_dropped(&mut emit, rel, d);
         warnings::summary_not_kept(&mut emit, rel, d);
+        warnings::kept_elsewhere(&mut emit, rel, d, &decisions, &collections);
         warnings::counters_in_arrays(&mut emit, rel, d);
     }
     warnings::forced_cycles(&mut emit, &broken.forced, &model.relations);

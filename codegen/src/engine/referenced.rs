@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::model::{Layout, Relation, Side};
+use crate::model::{Layout, Relation, RelationKind, Side};
 
 use super::context::Ctx;
 use super::placement;
@@ -21,6 +21,9 @@ struct Part {
     choice: Choice,
     /// The entity it embeds or buckets without being forced to.
     embeds: Option<String>,
+    /// Its parent entity, when it embeds a child of another kind through a one-to-many or
+    /// one-to-one relationship: what a second such embedding of the same child would duplicate.
+    holds: Option<String>,
     /// The entities its placement refers to by `_id`.
     targets: Vec<String>,
 }
@@ -32,10 +35,20 @@ struct Fixpoint<'c, 'a> {
     parts: Vec<Part>,
     /// Relationships whose decision or placement asked whether each entity is standalone.
     readers: HashMap<String, BTreeSet<usize>>,
+    /// Where each entity is held, over all parts.
+    held: Held,
+}
+
+/// The fixpoint's indexes of what the parts embed and refer to.
+#[derive(Default)]
+struct Held {
     /// How many unforced layouts embed or bucket each entity.
     embedded: HashMap<String, usize>,
     /// Relationships whose placement refers to each entity by `_id`.
     referrers: HashMap<String, BTreeSet<usize>>,
+    /// The relationships that embed each entity under a parent of another kind (`holds`), with
+    /// that parent.
+    holders: HashMap<String, BTreeMap<usize, String>>,
 }
 
 impl Fixpoint<'_, '_> {
@@ -53,6 +66,10 @@ impl Fixpoint<'_, '_> {
             self.readers.entry(entity).or_default().insert(i);
         }
         let embeds = embedded_child(rel, &choice).map(str::to_owned);
+        let holds = embeds.as_ref().and_then(|child| {
+            let parent = &rel.end(choice.parent).entity;
+            (rel.kind != RelationKind::ManyToMany && parent != child).then(|| parent.clone())
+        });
         let targets = placed
             .placement
             .into_iter()
@@ -62,6 +79,7 @@ impl Fixpoint<'_, '_> {
         Part {
             choice,
             embeds,
+            holds,
             targets,
         }
     }
@@ -71,13 +89,34 @@ impl Fixpoint<'_, '_> {
     fn found(&self, candidates: &BTreeSet<String>) -> BTreeMap<String, (String, Layout)> {
         candidates
             .iter()
-            .filter(|e| self.embedded.get(*e).is_some_and(|n| *n > 0))
+            .filter(|e| self.held.embedded.get(*e).is_some_and(|n| *n > 0))
             .filter(|e| !self.ctx.is_standalone(e))
             .filter_map(|e| {
-                let first = *self.referrers.get(e)?.first()?;
+                let first = *self.held.referrers.get(e)?.first()?;
                 let rel = &self.ctx.model.relations[first];
                 let layout = self.parts.get(first)?.choice.strategy;
                 Some((e.clone(), (rel.id.clone(), layout)))
+            })
+            .collect()
+    }
+
+    /// Of `candidates`, the entities two or more relationships embed under their parents
+    /// (stored twice if both did) and not yet standalone, each with those relationships and
+    /// their parents.
+    fn shared(&self, candidates: &BTreeSet<String>) -> BTreeMap<String, Vec<(String, String)>> {
+        candidates
+            .iter()
+            .filter(|e| !self.ctx.is_standalone(e))
+            .filter_map(|e| {
+                let holders = self.held.holders.get(e).filter(|h| h.len() > 1)?;
+                let parents = holders
+                    .iter()
+                    .filter_map(|(i, parent)| {
+                        let rel = self.ctx.model.relations.get(*i)?;
+                        Some((rel.id.clone(), parent.clone()))
+                    })
+                    .collect();
+                Some((e.clone(), parents))
             })
             .collect()
     }
@@ -95,17 +134,20 @@ fn embedded_child<'r>(rel: &'r Relation, choice: &Choice) -> Option<&'r str> {
 
 /// Adds (`add`) or removes relationship `i`'s part from the fixpoint's indexes; returns the
 /// entities it touches.
-fn index(
-    embedded: &mut HashMap<String, usize>,
-    referrers: &mut HashMap<String, BTreeSet<usize>>,
-    i: usize,
-    part: &Part,
-    add: bool,
-) -> Vec<String> {
+fn index(held: &mut Held, i: usize, part: &Part, add: bool) -> Vec<String> {
+    let (embedded, referrers) = (&mut held.embedded, &mut held.referrers);
     let mut touched = Vec::new();
     if let Some(e) = &part.embeds {
         let n = embedded.entry(e.clone()).or_default();
         *n = if add { *n + 1 } else { n.saturating_sub(1) };
+        if let Some(parent) = &part.holds {
+            let holders = held.holders.entry(e.clone()).or_default();
+            if add {
+                holders.insert(i, parent.clone());
+            } else {
+                holders.remove(&i);
+            }
+        }
         touched.push(e.clone());
     }
     for t in &part.targets {
@@ -129,13 +171,12 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
         ineligible,
         parts: Vec::with_capacity(ctx.model.relations.len()),
         readers: HashMap::new(),
-        embedded: HashMap::new(),
-        referrers: HashMap::new(),
+        held: Held::default(),
     };
     let mut touched = BTreeSet::new();
     for i in 0..ctx.model.relations.len() {
         let part = fix.part(i);
-        touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, &part, true));
+        touched.extend(index(&mut fix.held, i, &part, true));
         fix.parts.push(part);
     }
     // Within one attempt the referenced set only grows (an entity found is standalone from then
@@ -143,7 +184,8 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
     // touches can be found in the next round.
     loop {
         let found = fix.found(&touched);
-        if found.is_empty() {
+        let shared = fix.shared(&touched);
+        if found.is_empty() && shared.is_empty() {
             break;
         }
         let again: BTreeSet<usize> = if ctx.exhaustive {
@@ -151,12 +193,14 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
         } else {
             found
                 .keys()
+                .chain(shared.keys())
                 .filter_map(|e| fix.readers.get(e))
                 .flatten()
                 .copied()
                 .collect()
         };
         ctx.referenced.borrow_mut().extend(found);
+        ctx.shared.borrow_mut().extend(shared);
         touched.clear();
         for i in again {
             let part = fix.part(i);
@@ -164,8 +208,8 @@ pub(super) fn decide_all(ctx: &Ctx<'_>, ineligible: &[Vec<Ineligible>]) -> Vec<C
             // same entity).
             if let Some(slot) = fix.parts.get_mut(i) {
                 let old = std::mem::replace(slot, part);
-                touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, &old, false));
-                touched.extend(index(&mut fix.embedded, &mut fix.referrers, i, slot, true));
+                touched.extend(index(&mut fix.held, i, &old, false));
+                touched.extend(index(&mut fix.held, i, slot, true));
             }
         }
     }

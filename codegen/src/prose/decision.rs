@@ -23,6 +23,19 @@ pub(super) fn list(names: &[String]) -> String {
     names.join(", ")
 }
 
+/// `a Season (Season.standings) and a Team (Team.standings)`: the parents that would each embed
+/// one child (`Alone::Shared`).
+pub(super) fn parents(parents: &[(String, String)]) -> String {
+    let each: Vec<String> = parents
+        .iter()
+        .map(|(relation, parent)| format!("{} ({relation})", a(parent)))
+        .collect();
+    match each.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => each.join(""),
+    }
+}
+
 pub(super) fn ratio(r: f64) -> String {
     if r.fract() == 0.0 && r.abs() < 1e15 {
         thousands(r as u64)
@@ -76,6 +89,10 @@ pub(crate) fn reason(r: &Reason) -> String {
                 Alone::Referenced { relation, .. } => {
                     format!("{other} is a document of its own ({relation} refers to it by id)")
                 }
+                Alone::Shared { parents: p } => format!(
+                    "{other} is a document of its own (it belongs to {}: embedded in both it would be stored twice)",
+                    parents(p)
+                ),
                 Alone::Expires { field, .. } => {
                     format!("{other}'s documents expire on their own (`{field}` is @expires)")
                 }
@@ -97,6 +114,11 @@ pub(crate) fn reason(r: &Reason) -> String {
             ),
             Alone::Referenced { relation, .. } => format!(
                 "{other} is a document of its own ({relation} refers to it by id), so it stores its {role}'s id (rule 2)"
+            ),
+            Alone::Shared { parents: p } => format!(
+                "{} belongs to {}: embedded in both it would be stored twice, so it keeps its own collection and stores its {role}'s id (rule 2)",
+                a(other),
+                parents(p)
             ),
             Alone::Expires { field, .. } => format!(
                 "{other}'s documents expire on their own (`{field}` is @expires), so it keeps its own collection and stores its {role}'s id (rule 2)"
@@ -239,6 +261,11 @@ pub(crate) fn reason(r: &Reason) -> String {
                 Some(Alone::Referenced { relation, .. }) => format!(
                     "{} are documents of their own ({relation} refers to them by id)",
                     plural(child)
+                ),
+                Some(Alone::Shared { parents: p }) => format!(
+                    "{} are documents of their own (each belongs to {}: embedded in both it would be stored twice)",
+                    plural(child),
+                    parents(p)
                 ),
                 Some(Alone::Expires { field, .. }) => format!(
                     "{} expire on their own (`{field}` is @expires)",

@@ -2,7 +2,7 @@
 
 use crate::engine::basis::{Alone, Fact, OrderKind, PageOrder, Ratio, Through};
 
-use super::decision::{chain, list, reads_per_update};
+use super::decision::{chain, list, parents, reads_per_update};
 use super::{a, n_of, plural, thousands, up_to};
 
 /// A fact as a sentence.
@@ -47,6 +47,11 @@ pub(crate) fn fact(f: &Fact) -> String {
             Alone::Referenced { relation, layout } => format!(
                 "{entity} is a document of its own: {relation} ({}) refers to each {entity} by its id, which only a top-level document has (rule 2)",
                 layout.as_str()
+            ),
+            Alone::Shared { parents: p } => format!(
+                "each {entity} belongs to {}, and each of them would embed it: embedded in both, every {entity} would be stored twice with nothing keeping the two alike, so {} are documents of their own (rule 2)",
+                parents(p),
+                plural(entity)
             ),
             Alone::Expires { field, ttl } => format!(
                 "{entity} has a lifecycle of its own: its documents expire {} after `{field}` (@expires), so it keeps a collection whose documents can expire alone (rule 2)",

@@ -4,7 +4,7 @@
 
 use crate::engine::basis::{Against, Alone, Broken, Declined, Oversized};
 
-use super::decision::{chain, growth, ids, list, ratio, reason};
+use super::decision::{chain, growth, ids, list, parents, ratio, reason};
 use super::{a, n_of, plural, thousands, up_to};
 
 /// One estimated cost as a share of another, `percent` of it, before the other's name:
@@ -48,6 +48,10 @@ pub(crate) fn against(x: &Against) -> String {
             ),
             Alone::Referenced { relation, .. } => format!(
                 "{entity} is a document of its own: {relation} refers to each {entity} by its id (rule 2)"
+            ),
+            Alone::Shared { parents: p } => format!(
+                "each {entity} belongs to {}: embedded in both, it would be stored twice (rule 2)",
+                parents(p)
             ),
             Alone::Expires { field, .. } => format!(
                 "{entity}'s documents expire on their own (`{field}` is @expires) (rule 2)"

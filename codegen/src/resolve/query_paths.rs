@@ -330,6 +330,10 @@ impl<'m> Paths<'m> {
                 End::Id(t),
             ));
         }
+        if let Some(d) = self.summary_named(first) {
+            r.report(d);
+            return None;
+        }
         let mut candidates: Vec<&str> = fields_of(self.entity);
         candidates.extend(self.relation_ends());
         candidates.extend(pattern_fields(self.entity));
@@ -439,6 +443,39 @@ impl<'m> Paths<'m> {
                 None
             }
         })
+    }
+
+    /// E0501 for a path naming a summary the entity keeps of its children, or would keep
+    /// (`goals_count`, `reviews_avg`: `<end>_<summary>` of one of its relation ends): summaries
+    /// are written by the repositories, not fields a query reads, and the nearest field or
+    /// relation end ("did you mean `goals`?") was no answer.
+    fn summary_named(&self, seg: &Ident) -> Option<Diagnostic> {
+        const SUMMARIES: [&str; 5] = ["count", "total", "max", "min", "avg"];
+        let (end, function) = self.relation_ends().find_map(|end| {
+            let suffix = seg.name.strip_prefix(end)?.strip_prefix('_')?;
+            SUMMARIES.contains(&suffix).then_some((end, suffix))
+        })?;
+        let entity = &self.entity.name;
+        let (ty, by) = if function == "count" {
+            ("int32 @counter", "counted")
+        } else {
+            ("double", "set")
+        };
+        let entities = crate::prose::plural(entity);
+        Some(
+            Diagnostic::error(
+                codes::UNKNOWN_QUERY_FIELD,
+                seg.span,
+                format!(
+                    "entity `{entity}` has no field `{}`: that is the name of the summary `{function}` of {entity}.{end}, which a query cannot filter or sort on",
+                    seg.name
+                ),
+            )
+            .with_label("a summary, not a field")
+            .with_help(format!(
+                "a query reads {entity}'s own fields, relation ends and pattern fields; to order or find {entities} by it, keep the value in a field of {entity} under another name (`{end}_{function}_kept: {ty}`, {by} by the application) and query that"
+            )),
+        )
     }
 
     fn relation_ends(&self) -> impl Iterator<Item = &'m str> + '_ {

@@ -124,10 +124,23 @@ pub(super) fn whole_at_least_one(r: &mut Resolver<'_>, q: &Quantity, what: &str)
                 q,
                 format!("{what} is too large: `{}`", q.number),
                 "too large",
-                "write a smaller number".to_owned(),
+                too_large_help(what),
             ));
             None
         }
+    }
+}
+
+/// The help of a count beyond `u64`: its largest value, and for a relation end's bound the class
+/// that has none.
+fn too_large_help(what: &str) -> String {
+    let largest = crate::prose::thousands(u64::MAX);
+    if what.starts_with("a count of `") {
+        format!(
+            "write the largest number a parent really reaches (a count is at most {largest}); for children without a bound write `squillions`, without a number"
+        )
+    } else {
+        format!("write a smaller number: a count is at most {largest}")
     }
 }
 

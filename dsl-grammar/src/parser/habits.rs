@@ -256,3 +256,44 @@ pub(super) fn fact_syntax_help(rest: &str, before: &str) -> Option<&'static str>
     }
     None
 }
+
+/// The help for a file (or declaration) written in another schema language, by how it starts:
+/// SQL's `CREATE TABLE`, JavaScript's `const UserSchema = new Schema(...)` (Mongoose), a
+/// TypeScript decorator (`@Entity()`, TypeORM), JSON or JSON Schema (`{`, `[`), protobuf's
+/// `message`, TypeScript's or GraphQL's `interface`, and `enum`.
+pub(super) fn foreign_declaration_help(rest: &str, word: &str) -> Option<String> {
+    const ENTITY: &str = "a thing with identity and a collection is an `entity` with its fields \
+                          (`entity User { name: string, email: string @unique }`), and a link \
+                          between two of them a `relation` (`relation User.orders: many <-> \
+                          Order.user: one`)";
+    let lower = word.to_ascii_lowercase();
+    let language = match lower.as_str() {
+        "create" | "alter" | "drop" | "insert" | "select" => "SQL",
+        "const" | "let" | "var" | "import" | "export" | "module" | "require" | "function" => {
+            "JavaScript (a Mongoose schema?)"
+        }
+        "message" | "syntax" | "package" => "protobuf",
+        "interface" | "schema" | "input" => "TypeScript or GraphQL",
+        "enum" => {
+            return Some(
+                "an enumeration is a field's type, not a declaration: `status: one_of(\"new\", \
+                 \"paid\", \"shipped\")`"
+                    .into(),
+            )
+        }
+        _ if rest.starts_with('@') && rest[1..].starts_with(|c: char| c.is_ascii_uppercase()) => {
+            return Some(format!(
+                "a `.sqn` file has no decorators (TypeORM's `@Entity()`, `@Column()`): {ENTITY}; \
+                 attributes follow what they describe (`entity User @collection(\"users\")`, \
+                 `email: string @unique`)"
+            ))
+        }
+        _ if rest.starts_with(['{', '[']) && rest[1..].trim_start().starts_with(['"', '{']) => {
+            "JSON (or JSON Schema)"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "this looks like {language}, which a `.sqn` file is not: {ENTITY}; see docs/language.md"
+    ))
+}

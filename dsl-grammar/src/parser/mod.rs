@@ -6,9 +6,11 @@
 
 mod habits;
 mod misplaced;
+mod names;
 mod queries;
 mod relations;
 mod syntax_error;
+mod syntax_help;
 mod tree;
 mod types;
 

@@ -63,6 +63,9 @@ pub const SUMMARY_NOT_KEPT: &str = "W129";
 /// `keep id` in a `latest`/`top` list of children that are elements without an `_id` (bucketed,
 /// or embedded in another entity): the copies cannot hold it.
 pub const KEPT_ID_DROPPED: &str = "W130";
+/// A parent keeps lists (`latest`, `top`) or summaries of children that another relationship
+/// stores as elements of its own documents (embedded or bucketed): no generated write keeps them.
+pub const KEPT_ELSEWHERE: &str = "W131";
 /// `page N` on children of which a parent has at most N: one page holds them all, so the page
 /// does not bucket them.
 pub const WHOLE_PAGE: &str = "W135";
@@ -151,6 +154,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         KEPT_ID_DROPPED,
         "`keep id` in a list of children that have no `_id`",
+    ),
+    (
+        KEPT_ELSEWHERE,
+        "a parent keeps lists or summaries of children stored inside another entity's documents",
     ),
     (
         WHOLE_PAGE,

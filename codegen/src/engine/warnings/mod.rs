@@ -13,9 +13,11 @@ use super::relation::broken_rules;
 /// Stable codes of plan warnings.
 pub mod codes;
 mod collections;
+mod kept_elsewhere;
 mod pages;
 
 pub(crate) use collections::collections;
+pub(crate) use kept_elsewhere::kept_elsewhere;
 pub(crate) use pages::whole_page;
 
 pub(crate) struct Emit<'a, 'c> {
