@@ -3,18 +3,8 @@
 //! round 22). It now says the largest count, and for a relation end's bound that children
 //! without one are `squillions`. Over every place a count is written.
 
-use squillion_grammar::SourceFile;
-
-fn first_error(src: &str) -> squillion_grammar::Diagnostic {
-    let source = SourceFile::new("n.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(_) => panic!("checks, but should not:\n{src}"),
-        Err(d) => d
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no error\n{src}")),
-    }
-}
+mod planned;
+use planned::first_error;
 
 const HUGE: [&str; 3] = [
     "99999999999999999999999",

@@ -6,16 +6,8 @@
 
 use squillion_grammar::SourceFile;
 
-fn first_error(src: &str) -> squillion_grammar::Diagnostic {
-    let source = SourceFile::new("q.sqn", src);
-    match squillion_codegen::load(&source) {
-        Ok(_) => panic!("checks, but should not:\n{src}"),
-        Err(d) => d
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no error\n{src}")),
-    }
-}
+mod planned;
+use planned::first_error;
 
 #[test]
 fn a_query_on_a_summary_name_says_it_is_a_summary() {

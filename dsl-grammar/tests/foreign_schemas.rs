@@ -4,17 +4,8 @@
 //! `query` declarations" (newcomer round 22); it now names the language and shows what an
 //! entity and a relation look like. Each at the start of the file and after a valid declaration.
 
-use squillion_grammar::{parse, Diagnostic};
-
-fn first_error(src: &str) -> Diagnostic {
-    match parse(src) {
-        Ok(_) => panic!("parses, but should not:\n{src}"),
-        Err(d) => d
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no diagnostic\n{src}")),
-    }
-}
+mod support;
+use support::first_error;
 
 const FOREIGN: [(&str, &str); 16] = [
     ("CREATE TABLE users (id INT PRIMARY KEY, name TEXT);", "SQL"),

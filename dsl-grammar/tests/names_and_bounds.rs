@@ -10,17 +10,10 @@
 //! Each is tested in every place a name (or a bound) is written, and the suggested spelling is
 //! checked by parsing the file with it.
 
-use squillion_grammar::{parse, Diagnostic};
+use squillion_grammar::parse;
 
-fn first_error(src: &str) -> Diagnostic {
-    match parse(src) {
-        Ok(_) => panic!("parses, but should not:\n{src}"),
-        Err(d) => d
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no diagnostic\n{src}")),
-    }
-}
+mod support;
+use support::first_error;
 
 /// Every place a name is written, with `{}` where the name goes; the rest of the file is valid.
 const PLACES: [&str; 9] = [

@@ -17,6 +17,18 @@ pub fn plan(src: &str) -> Plan {
     }
 }
 
+/// The first diagnostic of `src`, which must not check (the panic shows the text).
+pub fn first_error(src: &str) -> squillion_grammar::Diagnostic {
+    let source = SourceFile::new("gen.sqn", src);
+    match squillion_codegen::load(&source) {
+        Ok(_) => panic!("checks, but should not:\n{src}"),
+        Err(d) => d
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no error\n{src}")),
+    }
+}
+
 /// `snake_case` of a `PascalCase` name (`LogMessage` -> `log_message`).
 pub fn snake(name: &str) -> String {
     let mut out = String::new();
