@@ -213,7 +213,7 @@ async fn hand_made_indexes_are_kept_unless_pruned_and_changed_options_are_rebuil
         "customers",
         "different",
         "created_1",
-        "expireAfterSeconds: declared Some(2592000), existing Some(60)",
+        "expireAfterSeconds: declared 2592000 s, existing 60 s",
     ]);
     run.assert_line(&["orders", "validator differs"]);
     let report = indexes(&file, &t, &["--format", "json"]).await.json();
