@@ -90,7 +90,8 @@ fn files_with_errors_get_checks_diagnostics_and_their_fixes() {
                 }),
             );
             let actions = actions.as_array().unwrap();
-            if !message.contains("did you mean") {
+            // A suggestion: "did you mean `x`?", or the spelling to write instead ("write `a`").
+            if !message.contains("did you mean") && !message.contains("help: write `") {
                 assert!(
                     actions.is_empty(),
                     "{name}: a fix without a suggestion: {actions:?}"
@@ -105,7 +106,8 @@ fn files_with_errors_get_checks_diagnostics_and_their_fixes() {
             let replacement = edits[0]["newText"].as_str().unwrap();
             assert!(
                 message.contains(&format!("did you mean `{replacement}"))
-                    || message.contains(&format!("{replacement}`?")),
+                    || message.contains(&format!("{replacement}`?"))
+                    || message.contains(&format!("help: write `{replacement}`")),
                 "{name}: the fix `{replacement}` is not the one suggested: {message}"
             );
             let repaired = oracle::apply(&text, edits);
