@@ -46,11 +46,12 @@ proptest! {
             prop_assert_eq!(&source[o.span.start..o.span.end], declared.name.as_str());
         }
         // Anywhere, in the whole text and in the text cut short: answers, never a panic.
-        let end = cut.index(source.len() + 1);
-        let mut short = source[..end].to_owned();
-        while !source.is_char_boundary(short.len()) {
-            short.pop();
+        // Cut at a character boundary (an enum value may hold `à`).
+        let mut end = cut.index(source.len() + 1);
+        while !source.is_char_boundary(end) {
+            end -= 1;
         }
+        let short = source[..end].to_owned();
         let short_text = Text::new(short.clone());
         let short_analysis = Analysis::new("gen.sqn", &short);
         for offset in (0..=source.len()).step_by(5) {
