@@ -398,46 +398,6 @@ impl<T> Context<T> for crate::Result<T> {
 mod tests {
     use super::duplicate_key;
 
-    /// A server nobody answers at, as the driver reports it: in words, each address with what it
-    /// met, never the driver's description of the topology (`Topology: { Type: Unknown, Servers:
-    /// [ { Address: ...`), which the CLI printed as it was.
-    #[tokio::test]
-    async fn an_unreachable_server_is_said_in_words() {
-        for (uri, addresses) in [
-            (
-                "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300",
-                &["127.0.0.1:1"][..],
-            ),
-            (
-                "mongodb://127.0.0.1:1,127.0.0.1:2/?serverSelectionTimeoutMS=300",
-                &["127.0.0.1:1", "127.0.0.1:2"][..],
-            ),
-            (
-                "mongodb://127.0.0.1:1/?directConnection=true&serverSelectionTimeoutMS=300",
-                &["127.0.0.1:1"][..],
-            ),
-        ] {
-            let client = mongodb::Client::with_uri_str(uri)
-                .await
-                .expect("a valid uri");
-            let error = client
-                .database("x")
-                .run_command(bson::doc! { "ping": 1 })
-                .await
-                .expect_err("nobody listens on ports 1 and 2");
-            let said = crate::DriverError::new(error).reason();
-            assert!(
-                !said.contains(['{', '}', '[', ']']) && !said.contains("Topology"),
-                "{uri}: {said}"
-            );
-            assert!(said.starts_with("no server answered"), "{uri}: {said}");
-            for a in addresses {
-                assert!(said.contains(&format!("{a}: ")), "{uri}: {said}");
-            }
-            assert!(said.contains("refused"), "{uri}: {said}");
-        }
-    }
-
     #[test]
     fn duplicate_keys_name_the_index_and_never_print_collation_keys() {
         // SecantusDB and MongoDB print a collated value as its collation key: bytes.
